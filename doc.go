@@ -1,0 +1,48 @@
+// Package zkcoord coordinates distributed processes through Apache ZooKeeper.
+//
+// A [Session] owns exactly one ZooKeeper session. It wraps
+// github.com/go-zookeeper/zk for the wire protocol and adds what that
+// library leaves out: contexts on every call, a chroot, retries of
+// idempotent reads, protected sequential creates that never leave an orphan
+// node, fencing tokens with guarded writes, and, most importantly, a
+// connection-state stream that declares the session Lost from the time of the
+// last server response, before the server can expire it.
+//
+// # Why Lost matters
+//
+// ZooKeeper ownership is advisory. A client cut off from the ensemble cannot
+// learn that its session expired until it reconnects, which may be long after
+// another client took over what it owned. A Session therefore watches the time
+// since it last heard from any server. When that silence reaches
+// [Config.LostAfter] of the negotiated session timeout, the Session declares
+// itself Lost: [Session.Done] closes, [Session.Err] reports [ErrSessionLost],
+// and every recipe built on it (locks, leadership, assignments) signals loss.
+// Because the server cannot expire the session before a full timeout has
+// passed since it last heard from the client, owners are told first and have
+// the rest of the timeout to stop.
+//
+// # One Session, one ZooKeeper session
+//
+// After Lost, Expired or Close a Session is finished for good: its connection
+// is closed and nothing more is sent, not even on a new ZooKeeper session.
+// (go-zookeeper/zk, left alone, would open a new session and send queued
+// requests on it.) To carry on, a caller starts a fresh Session with
+// [Connect] and re-establishes what it owned:
+//
+//	for {
+//		sess, err := zkcoord.Connect(ctx, cfg)
+//		if err != nil {
+//			return err
+//		}
+//		runWork(ctx, sess) // returns when sess.Done() closes
+//		sess.Close(ctx)
+//		if ctx.Err() != nil {
+//			return ctx.Err()
+//		}
+//	}
+//
+// # Concurrency
+//
+// A Session is safe for concurrent use by many goroutines; many recipes may
+// share one Session.
+package zkcoord

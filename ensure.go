@@ -1,0 +1,75 @@
+package zkcoord
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// EnsurePath creates path and any missing ancestors as persistent nodes with
+// no data. Existing nodes are left as they are.
+func (s *Session) EnsurePath(ctx context.Context, path string) error {
+	if err := ValidatePath(path); err != nil {
+		return err
+	}
+	return s.ensure(ctx, s.root, path, 0)
+}
+
+// EnsureContainers creates path and any missing ancestors as container
+// nodes, which the server deletes once they become empty, so recipes leave
+// no litter behind. On servers without containers (before 3.5.3) it falls
+// back to persistent nodes. A recipe must be ready for a container to vanish
+// between EnsureContainers and its next create (ErrNoNode): ensure again.
+func (s *Session) EnsureContainers(ctx context.Context, path string) error {
+	if err := ValidatePath(path); err != nil {
+		return err
+	}
+	return s.ensure(ctx, s.root, path, zk.FlagContainer)
+}
+
+// ensure creates each missing node of path under root, top-down, after
+// first checking whether path already exists (the common case: one read).
+func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int32) error {
+	if path == "/" {
+		return nil
+	}
+	exists := func(p string) (bool, error) {
+		var ok bool
+		err := s.Retry(ctx, func(ctx context.Context) error {
+			return s.call(ctx, func() error {
+				e, _, err := s.conn.Exists(root.add(p))
+				ok = e
+				return err
+			})
+		})
+		return ok, err
+	}
+	if ok, err := exists(path); err != nil || ok {
+		return wrapPath(err, "ensure", path)
+	}
+	parts := strings.Split(path[1:], "/")
+	cur := ""
+	for _, part := range parts {
+		cur += "/" + part
+		err := s.Retry(ctx, func(ctx context.Context) error {
+			return s.call(ctx, func() error {
+				var err error
+				if flag == zk.FlagContainer {
+					_, err = s.conn.CreateContainer(root.add(cur), nil, zk.FlagContainer, s.cfg.ACL)
+					if errors.Is(err, zk.ErrUnknown) || errors.Is(err, zk.ErrAPIError) {
+						_, err = s.conn.Create(root.add(cur), nil, 0, s.cfg.ACL)
+					}
+				} else {
+					_, err = s.conn.Create(root.add(cur), nil, 0, s.cfg.ACL)
+				}
+				return err
+			})
+		})
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return wrapPath(err, "ensure", cur)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package zkcoord
+
+import (
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Errors that describe how a Session ended. Session.Err wraps exactly one of
+// them; check with errors.Is.
+var (
+	// ErrSessionLost: no server response for Config.LostAfter of the
+	// negotiated timeout. The server may still hold the session for a while;
+	// this side has stopped relying on it.
+	ErrSessionLost = errors.New("zkcoord: session lost")
+	// ErrSessionExpired: the server reported the session expired.
+	ErrSessionExpired = errors.New("zkcoord: session expired")
+	// ErrSessionClosed: the Session was closed by its owner.
+	ErrSessionClosed = errors.New("zkcoord: session closed")
+	// ErrAuthFailed: the server rejected the session's credentials.
+	ErrAuthFailed = errors.New("zkcoord: authentication failed")
+)
+
+// Errors returned by Session operations and helpers.
+var (
+	// ErrInvalidConfig wraps every Config validation failure.
+	ErrInvalidConfig = errors.New("zkcoord: invalid config")
+	// ErrInvalidPath wraps every path validation failure.
+	ErrInvalidPath = errors.New("zkcoord: invalid path")
+	// ErrTooLarge: a value exceeds Config.MaxDataSize.
+	ErrTooLarge = errors.New("zkcoord: value too large")
+	// ErrNotOwner: a guarded write found the owner's node gone or changed.
+	ErrNotOwner = errors.New("zkcoord: not the owner")
+	// ErrBadData: a znode holds data this package cannot decode (corrupt or
+	// written by something else).
+	ErrBadData = errors.New("zkcoord: unrecognised znode data")
+)
+
+// ZooKeeper errors, re-exported so callers need not import go-zookeeper.
+var (
+	ErrNoNode           = zk.ErrNoNode
+	ErrNodeExists       = zk.ErrNodeExists
+	ErrBadVersion       = zk.ErrBadVersion
+	ErrNotEmpty         = zk.ErrNotEmpty
+	ErrNoAuth           = zk.ErrNoAuth
+	ErrConnectionClosed = zk.ErrConnectionClosed
+)
+
+// IsRetryable reports whether err is a connection loss after which an
+// idempotent operation may safely be sent again on the same session.
+func IsRetryable(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) ||
+		errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, zk.ErrSessionMoved)
+}

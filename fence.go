@@ -1,0 +1,67 @@
+package zkcoord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Fence proves ownership of a node, such as a lock's or a leader's node.
+//
+// Token is the node's creation zxid (czxid). ZooKeeper orders every write
+// in one global sequence, so a later owner of the same thing always has a
+// larger token: a resource that remembers the largest token it has seen can
+// reject a stale owner, such as a process that paused past the end of its
+// session. Pass Token to the resource along with each use.
+type Fence struct {
+	Path    string
+	Token   int64
+	Version int32
+}
+
+// FenceOf reads the fence of a node this Session owns. A node that is
+// ephemeral but owned by another session gives ErrNotOwner.
+func (s *Session) FenceOf(ctx context.Context, path string) (Fence, error) {
+	ok, st, err := s.Exists(ctx, path)
+	if err != nil {
+		return Fence{}, err
+	}
+	if !ok {
+		return Fence{}, fmt.Errorf("%w: %s does not exist", ErrNotOwner, path)
+	}
+	if st.EphemeralOwner != 0 && st.EphemeralOwner != s.ID() {
+		return Fence{}, fmt.Errorf("%w: %s belongs to session 0x%x", ErrNotOwner, path, st.EphemeralOwner)
+	}
+	return Fence{Path: path, Token: st.Czxid, Version: st.Version}, nil
+}
+
+// GuardedMulti runs ops atomically, only if the fence's node still exists
+// with the fenced version. Otherwise nothing is written and the error wraps
+// ErrNotOwner.
+//
+// With an ephemeral owner node the check is exact: the node cannot be
+// recreated by anyone else while this Session lives, and a Session never
+// continues on a new ZooKeeper session.
+func (s *Session) GuardedMulti(ctx context.Context, f Fence, ops ...any) ([]MultiResponse, error) {
+	all := append([]any{CheckOp(f.Path, f.Version)}, ops...)
+	res, err := s.Multi(ctx, all...)
+	if err != nil && len(res) > 0 && res[0].Error != nil &&
+		(errors.Is(res[0].Error, zk.ErrNoNode) || errors.Is(res[0].Error, zk.ErrBadVersion)) {
+		return nil, fmt.Errorf("%w: %s is gone or changed: %v", ErrNotOwner, f.Path, res[0].Error)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res[1:], nil
+}
+
+// GuardedSet writes data to path only while the fence holds.
+func (s *Session) GuardedSet(ctx context.Context, f Fence, path string, data []byte, version int32) (*Stat, error) {
+	res, err := s.GuardedMulti(ctx, f, SetOp(path, data, version))
+	if err != nil {
+		return nil, err
+	}
+	return res[0].Stat, nil
+}

@@ -1,0 +1,326 @@
+package zkcoord
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Types re-exported from go-zookeeper so that callers rarely need it.
+type (
+	Stat          = zk.Stat
+	Event         = zk.Event
+	ACL           = zk.ACL
+	MultiResponse = zk.MultiResponse
+)
+
+// Create flags.
+const (
+	FlagPersistent          int32 = 0
+	FlagEphemeral                 = zk.FlagEphemeral
+	FlagSequence                  = zk.FlagSequence
+	FlagEphemeralSequential       = zk.FlagEphemeralSequential
+)
+
+// Watch event types.
+const (
+	EventNodeCreated         = zk.EventNodeCreated
+	EventNodeDeleted         = zk.EventNodeDeleted
+	EventNodeDataChanged     = zk.EventNodeDataChanged
+	EventNodeChildrenChanged = zk.EventNodeChildrenChanged
+	EventNotWatching         = zk.EventNotWatching
+)
+
+// Reads are idempotent: they are retried on connection loss until ctx ends
+// or the Session ends.
+
+// Get returns a node's data and stat.
+func (s *Session) Get(ctx context.Context, path string) (data []byte, stat *Stat, err error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, err
+	}
+	err = s.Retry(ctx, func(ctx context.Context) error {
+		return s.call(ctx, func() error {
+			d, st, err := s.conn.Get(s.root.add(path))
+			data, stat = d, st
+			return err
+		})
+	})
+	return data, stat, wrapPath(err, "get", path)
+}
+
+// GetW is Get plus a one-shot watch on the node's data. The watch channel
+// receives one event, then closes; it receives nothing while disconnected
+// and EventNotWatching when the Session ends.
+func (s *Session) GetW(ctx context.Context, path string) (data []byte, stat *Stat, w <-chan Event, err error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, nil, err
+	}
+	err = s.Retry(ctx, func(ctx context.Context) error {
+		return s.call(ctx, func() error {
+			d, st, ch, err := s.conn.GetW(s.root.add(path))
+			data, stat, w = d, st, ch
+			return err
+		})
+	})
+	if err != nil {
+		return nil, nil, nil, wrapPath(err, "get", path)
+	}
+	return data, stat, s.strip(w), nil
+}
+
+// Children returns the names of a node's children, unsorted.
+func (s *Session) Children(ctx context.Context, path string) (children []string, stat *Stat, err error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, err
+	}
+	err = s.Retry(ctx, func(ctx context.Context) error {
+		return s.call(ctx, func() error {
+			c, st, err := s.conn.Children(s.root.add(path))
+			children, stat = c, st
+			return err
+		})
+	})
+	return children, stat, wrapPath(err, "children", path)
+}
+
+// ChildrenW is Children plus a one-shot watch on the node's children.
+func (s *Session) ChildrenW(ctx context.Context, path string) (children []string, stat *Stat, w <-chan Event, err error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, nil, nil, err
+	}
+	err = s.Retry(ctx, func(ctx context.Context) error {
+		return s.call(ctx, func() error {
+			c, st, ch, err := s.conn.ChildrenW(s.root.add(path))
+			children, stat, w = c, st, ch
+			return err
+		})
+	})
+	if err != nil {
+		return nil, nil, nil, wrapPath(err, "children", path)
+	}
+	return children, stat, s.strip(w), nil
+}
+
+// Exists reports whether a node exists, with its stat if it does.
+func (s *Session) Exists(ctx context.Context, path string) (ok bool, stat *Stat, err error) {
+	if err := ValidatePath(path); err != nil {
+		return false, nil, err
+	}
+	err = s.Retry(ctx, func(ctx context.Context) error {
+		return s.call(ctx, func() error {
+			e, st, err := s.conn.Exists(s.root.add(path))
+			ok, stat = e, st
+			return err
+		})
+	})
+	return ok, stat, wrapPath(err, "exists", path)
+}
+
+// ExistsW is Exists plus a one-shot watch for the node's creation, deletion
+// or data change.
+func (s *Session) ExistsW(ctx context.Context, path string) (ok bool, stat *Stat, w <-chan Event, err error) {
+	if err := ValidatePath(path); err != nil {
+		return false, nil, nil, err
+	}
+	err = s.Retry(ctx, func(ctx context.Context) error {
+		return s.call(ctx, func() error {
+			e, st, ch, err := s.conn.ExistsW(s.root.add(path))
+			ok, stat, w = e, st, ch
+			return err
+		})
+	})
+	if err != nil {
+		return false, nil, nil, wrapPath(err, "exists", path)
+	}
+	return ok, stat, s.strip(w), nil
+}
+
+// Sync makes the connected server catch up with the leader for path, so that
+// the next read is at least as new as every write before the Sync.
+func (s *Session) Sync(ctx context.Context, path string) error {
+	if err := ValidatePath(path); err != nil {
+		return err
+	}
+	err := s.Retry(ctx, func(ctx context.Context) error {
+		return s.call(ctx, func() error {
+			_, err := s.conn.Sync(s.root.add(path))
+			return err
+		})
+	})
+	return wrapPath(err, "sync", path)
+}
+
+// Writes are sent once: after a connection loss their outcome is unknown and
+// the caller decides (see Retry, CreateProtected and the fencing helpers).
+
+// Create creates a node with the Session's ACL and returns its path (which
+// differs from path for sequential nodes).
+func (s *Session) Create(ctx context.Context, path string, data []byte, flags int32) (string, error) {
+	if err := s.checkCreate(path, data, flags); err != nil {
+		return "", err
+	}
+	var created string
+	err := s.call(ctx, func() error {
+		p, err := s.conn.Create(s.root.add(path), data, flags, s.cfg.ACL)
+		created = p
+		return err
+	})
+	if err != nil {
+		return "", wrapPath(err, "create", path)
+	}
+	return s.root.strip(created), nil
+}
+
+func (s *Session) checkCreate(path string, data []byte, flags int32) error {
+	if err := ValidatePath(path); err != nil {
+		return err
+	}
+	if path == "/" {
+		return fmt.Errorf("%w: cannot create /", ErrInvalidPath)
+	}
+	if flags&^FlagEphemeralSequential != 0 {
+		return fmt.Errorf("zkcoord: create %s: unsupported flags %d", path, flags)
+	}
+	return s.checkSize(path, data)
+}
+
+func (s *Session) checkSize(path string, data []byte) error {
+	if len(data) > s.cfg.MaxDataSize {
+		return fmt.Errorf("%w: %d bytes for %s, limit %d", ErrTooLarge, len(data), path, s.cfg.MaxDataSize)
+	}
+	return nil
+}
+
+// Set writes a node's data if its version matches (-1 matches any).
+func (s *Session) Set(ctx context.Context, path string, data []byte, version int32) (*Stat, error) {
+	if err := ValidatePath(path); err != nil {
+		return nil, err
+	}
+	if err := s.checkSize(path, data); err != nil {
+		return nil, err
+	}
+	var stat *Stat
+	err := s.call(ctx, func() error {
+		st, err := s.conn.Set(s.root.add(path), data, version)
+		stat = st
+		return err
+	})
+	return stat, wrapPath(err, "set", path)
+}
+
+// Delete deletes a node if its version matches (-1 matches any).
+func (s *Session) Delete(ctx context.Context, path string, version int32) error {
+	if err := ValidatePath(path); err != nil {
+		return err
+	}
+	err := s.call(ctx, func() error { return s.conn.Delete(s.root.add(path), version) })
+	return wrapPath(err, "delete", path)
+}
+
+// Multi runs operations atomically. Ops are *zk.CreateRequest,
+// *zk.SetDataRequest, *zk.DeleteRequest and *zk.CheckVersionRequest; build
+// them with CreateOp, SetOp, DeleteOp and CheckOp. Paths in the responses are
+// relative to the chroot.
+func (s *Session) Multi(ctx context.Context, ops ...any) ([]MultiResponse, error) {
+	rooted := make([]any, len(ops))
+	for i, op := range ops {
+		var path string
+		switch o := op.(type) {
+		case *zk.CreateRequest:
+			if err := s.checkCreate(o.Path, o.Data, o.Flags); err != nil {
+				return nil, err
+			}
+			c := *o
+			c.Path = s.root.add(o.Path)
+			if c.Acl == nil {
+				c.Acl = s.cfg.ACL
+			}
+			rooted[i] = &c
+			continue
+		case *zk.SetDataRequest:
+			if err := s.checkSize(o.Path, o.Data); err != nil {
+				return nil, err
+			}
+			c := *o
+			path, c.Path = o.Path, s.root.add(o.Path)
+			rooted[i] = &c
+		case *zk.DeleteRequest:
+			c := *o
+			path, c.Path = o.Path, s.root.add(o.Path)
+			rooted[i] = &c
+		case *zk.CheckVersionRequest:
+			c := *o
+			path, c.Path = o.Path, s.root.add(o.Path)
+			rooted[i] = &c
+		default:
+			return nil, fmt.Errorf("zkcoord: multi: unsupported operation %T", op)
+		}
+		if err := ValidatePath(path); err != nil {
+			return nil, err
+		}
+	}
+	var res []MultiResponse
+	err := s.call(ctx, func() error {
+		r, err := s.conn.Multi(rooted...)
+		res = r
+		return err
+	})
+	for i := range res {
+		if res[i].String != "" {
+			res[i].String = s.root.strip(res[i].String)
+		}
+	}
+	if err != nil {
+		return res, fmt.Errorf("zkcoord: multi: %w", err)
+	}
+	return res, nil
+}
+
+// CreateOp builds a create operation for Multi (nil ACL: the Session's).
+func CreateOp(path string, data []byte, flags int32) *zk.CreateRequest {
+	return &zk.CreateRequest{Path: path, Data: data, Flags: flags}
+}
+
+// SetOp builds a set-data operation for Multi.
+func SetOp(path string, data []byte, version int32) *zk.SetDataRequest {
+	return &zk.SetDataRequest{Path: path, Data: data, Version: version}
+}
+
+// DeleteOp builds a delete operation for Multi.
+func DeleteOp(path string, version int32) *zk.DeleteRequest {
+	return &zk.DeleteRequest{Path: path, Version: version}
+}
+
+// CheckOp builds a version check for Multi (-1: the node must exist).
+func CheckOp(path string, version int32) *zk.CheckVersionRequest {
+	return &zk.CheckVersionRequest{Path: path, Version: version}
+}
+
+// strip forwards a watch channel with the chroot removed from event paths.
+func (s *Session) strip(w <-chan zk.Event) <-chan zk.Event {
+	if s.root == "" || w == nil {
+		return w
+	}
+	out := make(chan zk.Event, 1)
+	// The goroutine ends when go-zookeeper fires or invalidates the watch,
+	// which it does for every watch when the Session ends.
+	if !s.spawn(func() {
+		defer close(out)
+		if ev, ok := <-w; ok {
+			ev.Path = s.root.strip(ev.Path)
+			out <- ev
+		}
+	}) {
+		close(out)
+	}
+	return out
+}
+
+func wrapPath(err error, op, path string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("zkcoord: %s %s: %w", op, path, err)
+}
