@@ -1,0 +1,151 @@
+package zkcoord_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// connect opens a Session for the test and closes it at the end.
+func connect(t *testing.T, cfg zkcoord.Config) *zkcoord.Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = 6 * time.Second
+	}
+	s, err := zkcoord.Connect(ctx, cfg)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := s.Close(ctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s
+}
+
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// nextState waits for the next state change on w.
+func nextState(t *testing.T, w <-chan zkcoord.StateChange, d time.Duration) zkcoord.StateChange {
+	t.Helper()
+	select {
+	case c, ok := <-w:
+		if !ok {
+			t.Fatalf("state stream closed")
+		}
+		return c
+	case <-time.After(d):
+		t.Fatalf("no state change within %v", d)
+	}
+	panic("unreachable")
+}
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// faultyDialer sits under a Session's connections. It can refuse new
+// connections, and it can swallow the next reply the server sends (a frame
+// with a positive xid) and then drop the connection, which is what a client
+// sees when a connection dies after the server applied a request but before
+// its reply arrived.
+type faultyDialer struct {
+	refuse    atomic.Bool
+	dropReply atomic.Bool
+	// expired is set when a server answers a connection with "session
+	// expired"; lateDials counts dials after that.
+	expired   atomic.Bool
+	lateDials atomic.Int32
+	dropped   chan struct{} // receives once per swallowed reply
+}
+
+func newFaultyDialer() *faultyDialer {
+	return &faultyDialer{dropped: make(chan struct{}, 16)}
+}
+
+func (d *faultyDialer) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	if d.expired.Load() {
+		d.lateDials.Add(1)
+	}
+	if d.refuse.Load() {
+		return nil, errors.New("test: connection refused")
+	}
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &faultyConn{Conn: c, d: d}, nil
+}
+
+type faultyConn struct {
+	net.Conn
+	d       *faultyDialer
+	mu      sync.Mutex
+	pending []byte // whole frames ready for the reader
+	started bool   // the connect response has passed
+}
+
+// Read passes whole frames through, except a swallowed reply.
+func (c *faultyConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.pending) == 0 {
+		frame, err := readFrame(c.Conn)
+		if err != nil {
+			return 0, err
+		}
+		if c.started && c.d.dropReply.Load() && len(frame) >= 8 && int32(binary.BigEndian.Uint32(frame[4:])) > 0 {
+			c.d.dropReply.Store(false)
+			c.d.dropped <- struct{}{}
+			c.Conn.Close()
+			return 0, io.ErrUnexpectedEOF
+		}
+		if !c.started && len(frame) >= 20 && binary.BigEndian.Uint64(frame[12:]) == 0 {
+			c.d.expired.Store(true) // connect response with session id 0
+		}
+		c.started = true
+		c.pending = frame
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
+}
+
+func readFrame(r io.Reader) ([]byte, error) {
+	head := make([]byte, 4)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, err
+	}
+	frame := make([]byte, 4+binary.BigEndian.Uint32(head))
+	copy(frame, head)
+	if _, err := io.ReadFull(r, frame[4:]); err != nil {
+		return nil, err
+	}
+	return frame, nil
+}

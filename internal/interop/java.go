@@ -1,0 +1,90 @@
+package interop
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// JavaDir is where Debian installs Java libraries.
+var JavaDir = "/usr/share/java"
+
+// curatorJars are the jars a Curator peer needs; zookeeper.jar's manifest
+// brings the rest of ZooKeeper's dependencies.
+var curatorJars = []string{
+	"curator-recipes.jar", "curator-framework.jar", "curator-client.jar",
+	"zookeeper.jar", "zookeeper-jute.jar", "guava.jar", "slf4j-api.jar", "slf4j-nop.jar",
+}
+
+// Classpath returns the classpath for Curator peers.
+func Classpath() string {
+	parts := make([]string, len(curatorJars))
+	for i, j := range curatorJars {
+		parts[i] = filepath.Join(JavaDir, j)
+	}
+	return strings.Join(parts, string(os.PathListSeparator))
+}
+
+// Program is a compiled Java peer.
+type Program struct {
+	dir   string
+	class string
+}
+
+var (
+	compileMu sync.Mutex
+	compiled  = map[string]*Program{}
+)
+
+// CompileJava compiles a single-file Java program (its public class named
+// after the file) once per test binary and content.
+func CompileJava(t testing.TB, src string) *Program {
+	t.Helper()
+	requireTools(t, "javac", "java")
+	for _, j := range curatorJars {
+		if _, err := os.Stat(filepath.Join(JavaDir, j)); err != nil {
+			missing(t, "Curator/ZooKeeper jar "+j+" (Debian package libcurator-recipes-java)")
+		}
+	}
+	body, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatalf("interop: %v", err)
+	}
+	sum := sha256.Sum256(body)
+	key := hex.EncodeToString(sum[:8])
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	if p, ok := compiled[key]; ok {
+		return p
+	}
+	dir, err := os.MkdirTemp("", "zkcoord-java-")
+	if err != nil {
+		t.Fatalf("interop: %v", err)
+	}
+	class := strings.TrimSuffix(filepath.Base(src), ".java")
+	if err := os.WriteFile(filepath.Join(dir, class+".java"), body, 0o644); err != nil {
+		t.Fatalf("interop: %v", err)
+	}
+	cmd := exec.Command("javac", "-nowarn", "-cp", Classpath(), "-d", dir, filepath.Join(dir, class+".java"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("interop: javac %s: %v\n%s", src, err, out)
+	}
+	p := &Program{dir: dir, class: class}
+	compiled[key] = p
+	return p
+}
+
+// Start runs the program with args. The process is killed when the test
+// ends.
+func (p *Program) Start(t testing.TB, args ...string) *Proc {
+	t.Helper()
+	cp := p.dir + string(os.PathListSeparator) + Classpath()
+	jargs := append([]string{"-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, p.class}, args...)
+	return start(t, fmt.Sprintf("java %s", p.class), "java", jargs...)
+}
