@@ -20,9 +20,16 @@ type handshake struct {
 	passwd    []byte
 }
 
-// link is one TCP (or TLS) connection to a server. It records the time of
-// every byte received, which is how a Session measures server silence, and
-// reads the connect response to learn the negotiated session timeout.
+// link is one TCP (or TLS) connection to a server. It measures server
+// contact for the Session and reads the connect response to learn the
+// negotiated session timeout.
+//
+// Server contact is counted conservatively. The server renews a session
+// when it receives a request, so a reply proves the session was renewed no
+// earlier than the moment its request was sent, and that is the time the
+// link records. Watch notifications, which the server sends unasked, prove
+// nothing about the client-to-server direction and are not counted. Every
+// request gets exactly one reply, in order, so send times wait in a FIFO.
 type link struct {
 	net.Conn
 	s *Session
@@ -30,15 +37,70 @@ type link struct {
 	mu    sync.Mutex
 	first []byte // bytes of the connect response gathered so far
 	done  bool
+
+	sendMu sync.Mutex
+	out    frameScanner
+	sent   []time.Duration // send times of requests awaiting a reply
+	in     frameScanner    // used by Read only
+}
+
+func (l *link) Write(p []byte) (int, error) {
+	l.sendMu.Lock()
+	now := l.s.now()
+	l.out.feed(p, func(int32) { l.sent = append(l.sent, now) })
+	l.sendMu.Unlock()
+	return l.Conn.Write(p)
 }
 
 func (l *link) Read(p []byte) (int, error) {
 	n, err := l.Conn.Read(p)
 	if n > 0 {
-		l.s.heard()
+		l.in.feed(p[:n], func(xid int32) {
+			if xid == watchXid {
+				return
+			}
+			l.sendMu.Lock()
+			if len(l.sent) > 0 {
+				l.s.heard(l.sent[0])
+				l.sent = l.sent[1:]
+			}
+			l.sendMu.Unlock()
+		})
 		l.sniff(p[:n])
 	}
 	return n, err
+}
+
+// watchXid marks a frame the server sends unasked: a watch notification.
+const watchXid = -1
+
+// frameScanner follows length-prefixed frames in a byte stream and reports
+// the first int32 of each frame's body (the xid, for requests and replies).
+type frameScanner struct {
+	head  [8]byte
+	headN int
+	left  int // body bytes of the current frame not yet seen
+}
+
+func (f *frameScanner) feed(p []byte, frame func(xid int32)) {
+	for len(p) > 0 {
+		if f.left > 0 {
+			n := min(f.left, len(p))
+			f.left -= n
+			p = p[n:]
+			continue
+		}
+		n := copy(f.head[f.headN:], p)
+		f.headN += n
+		p = p[n:]
+		if f.headN < len(f.head) {
+			return
+		}
+		size := int(binary.BigEndian.Uint32(f.head[:4]))
+		f.headN = 0
+		f.left = max(size-4, 0)
+		frame(int32(binary.BigEndian.Uint32(f.head[4:])))
+	}
 }
 
 // sniff collects the connect response: int32 length, int32 protocol

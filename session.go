@@ -21,7 +21,7 @@ type Session struct {
 	conn *zk.Conn
 
 	epoch    time.Time    // monotonic reference for lastRecv
-	lastRecv atomic.Int64 // ns since epoch of the last byte from a server
+	lastRecv atomic.Int64 // ns since epoch: send time of the last request answered
 	gate     atomic.Bool  // set once no new connection may be opened
 
 	linkMu sync.Mutex
@@ -227,9 +227,18 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 }
 
-// heard records a response from a server.
-func (s *Session) heard() {
-	s.lastRecv.Store(int64(time.Since(s.epoch)))
+// now is the Session's monotonic clock.
+func (s *Session) now() time.Duration { return time.Since(s.epoch) }
+
+// heard records server contact: a reply to a request sent at the given
+// time, so the server renewed the session no earlier than that.
+func (s *Session) heard(sentAt time.Duration) {
+	for {
+		old := s.lastRecv.Load()
+		if int64(sentAt) <= old || s.lastRecv.CompareAndSwap(old, int64(sentAt)) {
+			return
+		}
+	}
 }
 
 func (s *Session) silence() time.Duration {
