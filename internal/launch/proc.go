@@ -1,0 +1,317 @@
+package launch
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+var (
+	// ErrExited is wrapped by the methods of a Proc whose process is gone.
+	ErrExited = errors.New("launch: process exited")
+	// ErrClosed is returned by [Group.Start] after [Group.Close].
+	ErrClosed = errors.New("launch: group closed")
+)
+
+// drainTimeout bounds how long a Proc waits, after its process exited, for
+// the process's output pipes to reach end of file (a grandchild may hold
+// them open).
+const drainTimeout = 2 * time.Second
+
+// Spec describes a child process.
+type Spec struct {
+	Path string   // executable
+	Args []string // arguments, without the program name
+	// Env holds KEY=VALUE entries added to (and overriding) the parent's
+	// environment.
+	Env  []string
+	Name string // for logs and reports; defaults to the base of Path
+	Dir  string // working directory; empty means the parent's
+}
+
+// Proc is a started child process.
+type Proc struct {
+	name string
+	cmd  *exec.Cmd
+
+	sendMu sync.Mutex
+	stdin  io.WriteCloser
+
+	stderr *tail
+	done   chan struct{}
+	err    error // the exit status; written before done is closed
+}
+
+// Start starts the process described by spec. Every line it writes on its
+// standard output is passed to sink (without the line break), in order, from
+// one goroutine owned by the Proc; sink may be nil. When ctx ends, the
+// process is killed. After [Proc.Done] is closed, sink has received every
+// line and is never called again.
+func Start(ctx context.Context, spec Spec, sink func(line string)) (*Proc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	name := spec.Name
+	if name == "" {
+		name = spec.Path[strings.LastIndexByte(spec.Path, '/')+1:]
+	}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Dir = spec.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = drainTimeout
+	p := &Proc{name: name, cmd: cmd, stderr: &tail{max: 64 << 10}, done: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.stdin = stdin
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = outW
+	err = spawn(cmd.Start)
+	outW.Close()
+	if err != nil {
+		outR.Close()
+		stdin.Close()
+		return nil, fmt.Errorf("launch: start %s: %w", name, err)
+	}
+
+	lines := make(chan struct{})
+	go func() {
+		defer close(lines)
+		readLines(outR, sink)
+	}()
+	go func() {
+		err := cmd.Wait()
+		select {
+		case <-lines:
+		case <-time.After(drainTimeout):
+			outR.Close() // unblocks the reader
+			<-lines
+		}
+		outR.Close()
+		p.err = err
+		close(p.done)
+	}()
+	if ctx.Done() != nil {
+		go func() {
+			select {
+			case <-ctx.Done():
+				p.Kill()
+			case <-p.done:
+			}
+		}()
+	}
+	return p, nil
+}
+
+func readLines(r io.Reader, sink func(string)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" && sink != nil {
+			sink(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// spawnc feeds the goroutine that starts every child. It is locked to its OS
+// thread and never exits, because Linux delivers the parent-death signal when
+// the thread that forked the child ends, not when the process ends.
+var spawnc = make(chan func())
+
+func init() {
+	go func() {
+		runtime.LockOSThread()
+		for f := range spawnc {
+			f()
+		}
+	}()
+}
+
+func spawn(start func() error) error {
+	errc := make(chan error, 1)
+	spawnc <- func() { errc <- start() }
+	return <-errc
+}
+
+// Name returns the name given in the Spec.
+func (p *Proc) Name() string { return p.name }
+
+// Pid returns the process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed once the process has exited, been reaped, and all of its
+// standard output has been delivered to the sink.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// ExitErr returns how the process ended (nil for exit status 0, an
+// *exec.ExitError otherwise); it returns nil while the process runs.
+func (p *Proc) ExitErr() error {
+	select {
+	case <-p.done:
+		return p.err
+	default:
+		return nil
+	}
+}
+
+// Exited reports whether the process is gone.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stderr returns the last 64 KiB the process wrote on its standard error.
+func (p *Proc) Stderr() string { return p.stderr.String() }
+
+// Wait waits until the process is gone or ctx ends, and returns ExitErr, or
+// ctx's error.
+func (p *Proc) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// signal sends sig unless the process is gone.
+func (p *Proc) signal(sig os.Signal) error {
+	err := p.cmd.Process.Signal(sig)
+	if errors.Is(err, os.ErrProcessDone) || p.Exited() {
+		return fmt.Errorf("%w: %s: %v", ErrExited, p.name, sig)
+	}
+	return err
+}
+
+// Kill sends SIGKILL and returns once the process is gone and its output
+// delivered, so that anything recorded after Kill returns happened after the
+// process's last action. Killing a process that is already gone is not an
+// error.
+func (p *Proc) Kill() error {
+	if err := p.signal(syscall.SIGKILL); err != nil && !errors.Is(err, ErrExited) {
+		return err
+	}
+	<-p.done
+	return nil
+}
+
+// Terminate sends SIGTERM (and SIGCONT, in case the process is paused),
+// waits up to grace for the process to exit, then kills it. It returns once
+// the process is gone.
+func (p *Proc) Terminate(grace time.Duration) error {
+	if err := p.signal(syscall.SIGTERM); err != nil {
+		if errors.Is(err, ErrExited) {
+			<-p.done
+			return nil
+		}
+		return err
+	}
+	p.signal(syscall.SIGCONT)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return nil
+	case <-t.C:
+		return p.Kill()
+	}
+}
+
+// Pause stops the process with SIGSTOP. The signal is asynchronous: the
+// process may run briefly after Pause returns (see [Proc.Paused]).
+func (p *Proc) Pause() error { return p.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused process with SIGCONT.
+func (p *Proc) Resume() error { return p.signal(syscall.SIGCONT) }
+
+// Paused reports whether the process is currently stopped by a signal,
+// according to /proc.
+func (p *Proc) Paused() bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid()))
+	if err != nil || p.Exited() {
+		return false
+	}
+	// The state follows the command name, which is in parentheses and may
+	// itself contain parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	return s[i+2] == 'T'
+}
+
+// Send writes line, and a line break if it has none, to the process's
+// standard input. A paused process does not read, so Send may block once the
+// pipe is full (64 KiB on Linux).
+func (p *Proc) Send(line string) error {
+	if !strings.HasSuffix(line, "\n") {
+		line += "\n"
+	}
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
+	if p.Exited() {
+		return fmt.Errorf("%w: %s", ErrExited, p.name)
+	}
+	if _, err := io.WriteString(p.stdin, line); err != nil {
+		if p.Exited() || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+			return fmt.Errorf("%w: %s: %v", ErrExited, p.name, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// CloseStdin closes the process's standard input (it reads end of file).
+func (p *Proc) CloseStdin() error {
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
+	return p.stdin.Close()
+}
+
+func (p *Proc) String() string { return fmt.Sprintf("%s[%d]", p.name, p.Pid()) }
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

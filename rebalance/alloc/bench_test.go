@@ -1,0 +1,48 @@
+package alloc
+
+import "testing"
+
+// The 10,000 x 1,000 allocation must take well under 50 ms.
+
+func BenchmarkBalanced10kx1k(b *testing.B) {
+	clients := ids("c_", 1000, 10)
+	resources := ids("resource-", 10000, 6)
+	b.ReportAllocs()
+	for b.Loop() {
+		Balanced(clients, resources)
+	}
+}
+
+func BenchmarkStickyJoin10kx1k(b *testing.B) {
+	clients := ids("c_", 1001, 10)
+	resources := ids("resource-", 10000, 6)
+	prev := Balanced(clients[:1000], resources)
+	b.ReportAllocs()
+	for b.Loop() {
+		Sticky(prev, clients, resources)
+	}
+}
+
+func BenchmarkEncode10kx1k(b *testing.B) {
+	rec := bigRecord()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Encode(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecode10kx1k(b *testing.B) {
+	data, err := Encode(bigRecord())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
