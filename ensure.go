@@ -36,15 +36,10 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 		return nil
 	}
 	exists := func(p string) (bool, error) {
-		var ok bool
-		err := s.Retry(ctx, func(ctx context.Context) error {
-			return s.call(ctx, func() error {
-				e, _, err := s.conn.Exists(root.add(p))
-				ok = e
-				return err
-			})
+		return retryCall(s, ctx, func() (bool, error) {
+			ok, _, err := s.conn.Exists(root.add(p))
+			return ok, err
 		})
-		return ok, err
 	}
 	if ok, err := exists(path); err != nil || ok {
 		return wrapPath(err, "ensure", path)
@@ -53,20 +48,18 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 	cur := ""
 	for _, part := range parts {
 		cur += "/" + part
-		err := s.Retry(ctx, func(ctx context.Context) error {
-			return s.call(ctx, func() error {
-				var err error
-				if flag == zk.FlagContainer {
-					_, err = s.conn.CreateContainer(root.add(cur), nil, zk.FlagContainer, s.cfg.ACL)
-					if errors.Is(err, zk.ErrUnknown) || errors.Is(err, zk.ErrAPIError) {
-						_, err = s.conn.Create(root.add(cur), nil, 0, s.cfg.ACL)
-					}
-				} else {
+		_, err := retryCall(s, ctx, none(func() error {
+			var err error
+			if flag == zk.FlagContainer {
+				_, err = s.conn.CreateContainer(root.add(cur), nil, zk.FlagContainer, s.cfg.ACL)
+				if errors.Is(err, zk.ErrUnknown) || errors.Is(err, zk.ErrAPIError) {
 					_, err = s.conn.Create(root.add(cur), nil, 0, s.cfg.ACL)
 				}
-				return err
-			})
-		})
+			} else {
+				_, err = s.conn.Create(root.add(cur), nil, 0, s.cfg.ACL)
+			}
+			return err
+		}))
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return wrapPath(err, "ensure", cur)
 		}

@@ -36,105 +36,87 @@ const (
 // or the Session ends.
 
 // Get returns a node's data and stat.
-func (s *Session) Get(ctx context.Context, path string) (data []byte, stat *Stat, err error) {
+func (s *Session) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
-	err = s.Retry(ctx, func(ctx context.Context) error {
-		return s.call(ctx, func() error {
-			d, st, err := s.conn.Get(s.root.add(path))
-			data, stat = d, st
-			return err
-		})
+	r, err := retryCall(s, ctx, func() (got, error) {
+		d, st, err := s.conn.Get(s.root.add(path))
+		return got{data: d, stat: st}, err
 	})
-	return data, stat, wrapPath(err, "get", path)
+	return r.data, r.stat, wrapPath(err, "get", path)
 }
 
 // GetW is Get plus a one-shot watch on the node's data. The watch channel
 // receives one event, then closes; it receives nothing while disconnected
 // and EventNotWatching when the Session ends.
-func (s *Session) GetW(ctx context.Context, path string) (data []byte, stat *Stat, w <-chan Event, err error) {
+func (s *Session) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan Event, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
-	err = s.Retry(ctx, func(ctx context.Context) error {
-		return s.call(ctx, func() error {
-			d, st, ch, err := s.conn.GetW(s.root.add(path))
-			data, stat, w = d, st, ch
-			return err
-		})
+	r, err := retryCall(s, ctx, func() (got, error) {
+		d, st, ch, err := s.conn.GetW(s.root.add(path))
+		return got{data: d, stat: st, w: ch}, err
 	})
 	if err != nil {
 		return nil, nil, nil, wrapPath(err, "get", path)
 	}
-	return data, stat, s.strip(w), nil
+	return r.data, r.stat, s.strip(r.w), nil
 }
 
 // Children returns the names of a node's children, unsorted.
-func (s *Session) Children(ctx context.Context, path string) (children []string, stat *Stat, err error) {
+func (s *Session) Children(ctx context.Context, path string) ([]string, *Stat, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, err
 	}
-	err = s.Retry(ctx, func(ctx context.Context) error {
-		return s.call(ctx, func() error {
-			c, st, err := s.conn.Children(s.root.add(path))
-			children, stat = c, st
-			return err
-		})
+	r, err := retryCall(s, ctx, func() (got, error) {
+		c, st, err := s.conn.Children(s.root.add(path))
+		return got{children: c, stat: st}, err
 	})
-	return children, stat, wrapPath(err, "children", path)
+	return r.children, r.stat, wrapPath(err, "children", path)
 }
 
 // ChildrenW is Children plus a one-shot watch on the node's children.
-func (s *Session) ChildrenW(ctx context.Context, path string) (children []string, stat *Stat, w <-chan Event, err error) {
+func (s *Session) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <-chan Event, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
-	err = s.Retry(ctx, func(ctx context.Context) error {
-		return s.call(ctx, func() error {
-			c, st, ch, err := s.conn.ChildrenW(s.root.add(path))
-			children, stat, w = c, st, ch
-			return err
-		})
+	r, err := retryCall(s, ctx, func() (got, error) {
+		c, st, ch, err := s.conn.ChildrenW(s.root.add(path))
+		return got{children: c, stat: st, w: ch}, err
 	})
 	if err != nil {
 		return nil, nil, nil, wrapPath(err, "children", path)
 	}
-	return children, stat, s.strip(w), nil
+	return r.children, r.stat, s.strip(r.w), nil
 }
 
 // Exists reports whether a node exists, with its stat if it does.
-func (s *Session) Exists(ctx context.Context, path string) (ok bool, stat *Stat, err error) {
+func (s *Session) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 	if err := ValidatePath(path); err != nil {
 		return false, nil, err
 	}
-	err = s.Retry(ctx, func(ctx context.Context) error {
-		return s.call(ctx, func() error {
-			e, st, err := s.conn.Exists(s.root.add(path))
-			ok, stat = e, st
-			return err
-		})
+	r, err := retryCall(s, ctx, func() (got, error) {
+		e, st, err := s.conn.Exists(s.root.add(path))
+		return got{ok: e, stat: st}, err
 	})
-	return ok, stat, wrapPath(err, "exists", path)
+	return r.ok, r.stat, wrapPath(err, "exists", path)
 }
 
 // ExistsW is Exists plus a one-shot watch for the node's creation, deletion
 // or data change.
-func (s *Session) ExistsW(ctx context.Context, path string) (ok bool, stat *Stat, w <-chan Event, err error) {
+func (s *Session) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan Event, error) {
 	if err := ValidatePath(path); err != nil {
 		return false, nil, nil, err
 	}
-	err = s.Retry(ctx, func(ctx context.Context) error {
-		return s.call(ctx, func() error {
-			e, st, ch, err := s.conn.ExistsW(s.root.add(path))
-			ok, stat, w = e, st, ch
-			return err
-		})
+	r, err := retryCall(s, ctx, func() (got, error) {
+		e, st, ch, err := s.conn.ExistsW(s.root.add(path))
+		return got{ok: e, stat: st, w: ch}, err
 	})
 	if err != nil {
 		return false, nil, nil, wrapPath(err, "exists", path)
 	}
-	return ok, stat, s.strip(w), nil
+	return r.ok, r.stat, s.strip(r.w), nil
 }
 
 // Sync makes the connected server catch up with the leader for path, so that
@@ -143,12 +125,10 @@ func (s *Session) Sync(ctx context.Context, path string) error {
 	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	err := s.Retry(ctx, func(ctx context.Context) error {
-		return s.call(ctx, func() error {
-			_, err := s.conn.Sync(s.root.add(path))
-			return err
-		})
-	})
+	_, err := retryCall(s, ctx, none(func() error {
+		_, err := s.conn.Sync(s.root.add(path))
+		return err
+	}))
 	return wrapPath(err, "sync", path)
 }
 
@@ -161,11 +141,8 @@ func (s *Session) Create(ctx context.Context, path string, data []byte, flags in
 	if err := s.checkCreate(path, data, flags); err != nil {
 		return "", err
 	}
-	var created string
-	err := s.call(ctx, func() error {
-		p, err := s.conn.Create(s.root.add(path), data, flags, s.cfg.ACL)
-		created = p
-		return err
+	created, err := call(s, ctx, func() (string, error) {
+		return s.conn.Create(s.root.add(path), data, flags, s.cfg.ACL)
 	})
 	if err != nil {
 		return "", wrapPath(err, "create", path)
@@ -201,11 +178,8 @@ func (s *Session) Set(ctx context.Context, path string, data []byte, version int
 	if err := s.checkSize(path, data); err != nil {
 		return nil, err
 	}
-	var stat *Stat
-	err := s.call(ctx, func() error {
-		st, err := s.conn.Set(s.root.add(path), data, version)
-		stat = st
-		return err
+	stat, err := call(s, ctx, func() (*Stat, error) {
+		return s.conn.Set(s.root.add(path), data, version)
 	})
 	return stat, wrapPath(err, "set", path)
 }
@@ -215,7 +189,7 @@ func (s *Session) Delete(ctx context.Context, path string, version int32) error 
 	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	err := s.call(ctx, func() error { return s.conn.Delete(s.root.add(path), version) })
+	_, err := call(s, ctx, none(func() error { return s.conn.Delete(s.root.add(path), version) }))
 	return wrapPath(err, "delete", path)
 }
 
@@ -261,11 +235,8 @@ func (s *Session) Multi(ctx context.Context, ops ...any) ([]MultiResponse, error
 			return nil, err
 		}
 	}
-	var res []MultiResponse
-	err := s.call(ctx, func() error {
-		r, err := s.conn.Multi(rooted...)
-		res = r
-		return err
+	res, err := call(s, ctx, func() ([]MultiResponse, error) {
+		return s.conn.Multi(rooted...)
 	})
 	for i := range res {
 		if res[i].String != "" {
@@ -296,6 +267,15 @@ func DeleteOp(path string, version int32) *zk.DeleteRequest {
 // CheckOp builds a version check for Multi (-1: the node must exist).
 func CheckOp(path string, version int32) *zk.CheckVersionRequest {
 	return &zk.CheckVersionRequest{Path: path, Version: version}
+}
+
+// got carries a read's results out of call.
+type got struct {
+	data     []byte
+	children []string
+	ok       bool
+	stat     *Stat
+	w        <-chan zk.Event
 }
 
 // strip forwards a watch channel with the chroot removed from event paths.

@@ -113,9 +113,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 func (s *Session) setup(ctx context.Context) error {
 	for _, a := range s.cfg.Auth {
 		a := a
-		err := s.Retry(ctx, func(context.Context) error {
-			return s.call(ctx, func() error { return s.conn.AddAuth(a.Scheme, []byte(a.Credential)) })
-		})
+		_, err := retryCall(s, ctx, none(func() error { return s.conn.AddAuth(a.Scheme, []byte(a.Credential)) }))
 		if err != nil {
 			return fmt.Errorf("zkcoord: add %s auth: %w", a.Scheme, err)
 		}
@@ -294,6 +292,26 @@ func (s *Session) run() {
 	}
 }
 
+// heartbeat keeps the record of server contact fresh. go-zookeeper pings
+// only after T/3 without a request, so a single late ping reply would bring
+// the Session close to Lost; a cheap read every T/6 of quiet halves that.
+func (s *Session) heartbeat() {
+	every := max(s.Timeout()/6, 20*time.Millisecond)
+	t := time.NewTimer(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		if st := s.State(); s.silence() >= every && (st == Connected || st == Reconnected) {
+			_, _, _ = s.conn.Exists("/") // returns on reply, disconnect or close
+		}
+		t.Reset(every)
+	}
+}
+
 // thresholds returns how much silence makes the Session Suspended, Lost, and
 // how often a silent connection is dropped to try another server.
 func (s *Session) thresholds() (suspend, lost, redial time.Duration) {
@@ -358,6 +376,7 @@ func (s *Session) handle(ev zk.Event) {
 		case first:
 			s.transition(Connected, nil, "session established")
 			close(s.ready)
+			s.spawn(s.heartbeat)
 		case s.State() == Suspended:
 			s.transition(Reconnected, nil, "same session on "+ev.Server)
 		}
@@ -446,34 +465,63 @@ func (s *Session) alive() error {
 }
 
 // call runs one go-zookeeper request, returning early if ctx ends. If the
-// Session has ended, the error says why.
-func (s *Session) call(ctx context.Context, f func() error) error {
+// Session has ended, the error says why. The result travels through a
+// channel, so a request abandoned by its caller cannot race with it.
+func call[T any](s *Session, ctx context.Context, f func() (T, error)) (T, error) {
+	var zero T
 	if err := s.alive(); err != nil {
-		return err
+		return zero, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return zero, err
 	}
-	var err error
+	var (
+		v   T
+		err error
+	)
 	if ctx.Done() == nil {
-		err = f()
+		v, err = f()
 	} else {
-		res := make(chan error, 1)
-		if !s.spawn(func() { res <- f() }) {
-			return s.Err()
+		type result struct {
+			v   T
+			err error
+		}
+		res := make(chan result, 1)
+		if !s.spawn(func() {
+			v, err := f()
+			res <- result{v, err}
+		}) {
+			return zero, s.Err()
 		}
 		select {
-		case err = <-res:
+		case r := <-res:
+			v, err = r.v, r.err
 		case <-ctx.Done():
-			return ctx.Err()
+			return zero, ctx.Err()
 		}
 	}
 	if err != nil && (errors.Is(err, zk.ErrClosing) || IsRetryable(err)) {
 		if serr := s.alive(); serr != nil {
-			return serr
+			return zero, serr
 		}
 	}
-	return err
+	return v, err
+}
+
+// retryCall is call, retried on connection loss (for idempotent requests).
+func retryCall[T any](s *Session, ctx context.Context, f func() (T, error)) (T, error) {
+	var out T
+	err := s.Retry(ctx, func(ctx context.Context) error {
+		v, err := call(s, ctx, f)
+		out = v
+		return err
+	})
+	return out, err
+}
+
+// none adapts a request without a result for call.
+func none(f func() error) func() (struct{}, error) {
+	return func() (struct{}, error) { return struct{}{}, f() }
 }
 
 // zkLogger sends go-zookeeper's logs to slog at debug level.
