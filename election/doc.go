@@ -1,0 +1,71 @@
+// Package election is herd-free leader election on ZooKeeper, with the node
+// layout of Apache Curator's LeaderLatch so that Go and Java services can
+// share one election.
+//
+// # Protocol
+//
+// Each candidate creates an ephemeral sequential node
+// <path>/_c_<uuid>-latch-<seq> (a protected create: it is found again after
+// a lost reply) holding its participant id. Candidates are ordered by the
+// text after the last "latch-", compared as Java strings, exactly as
+// Curator compares them; the lowest leads. Every other candidate watches
+// only its predecessor, so a leader change wakes one candidate, not all of
+// them. On every notification a candidate reads all children again rather
+// than trusting a cached view: any number of candidates before it may have
+// gone at once.
+//
+// Before acting, the candidate holding the lowest node checks that the
+// node's ephemeral owner is its own session, then in one transaction
+// checks that its node exists, bumps the term node (<path>-term) and
+// writes the leader node (<path>-leader, ephemeral: {"id", "node", "token",
+// "term"}). It watches the term node and its own node: if anyone else
+// bumps the term, it steps down (ErrDeposed). The term and leader nodes
+// live beside the election directory, not inside it, because Curator
+// treats every child of that directory as a participant.
+//
+// Leadership ends, and Leadership.Done closes, as soon as the Session
+// declares itself Lost, which it does before the server can expire the
+// session; so the old leader stops before its node can disappear and a
+// successor be elected. A reconnect to another server within that window
+// changes nothing: leaders keep leading, followers keep following.
+//
+// # Using it
+//
+// Campaign blocks until leadership is won and returns a Leadership with
+// Done, Err, Context, a fencing Token and Resign. Nominate joins without
+// blocking and returns a Candidate that reports its Role and State and
+// streams every change through Watch. Leader and Observe tell anyone,
+// candidate or not, who leads. WithEvents reports every transition (offer,
+// determine, following whom, elected, lost, failed ...) in order; the same
+// transitions are logged through slog. End ends the election for everyone.
+//
+// Many candidates may share one Session and one Election: each has its own
+// node and goroutine.
+//
+// # Fencing
+//
+// Leadership.Token is the creation zxid of the leader's node. A leader that
+// paused (GC, SIGSTOP, a VM migration) can outlive its session; a resource
+// that remembers the largest token it has accepted rejects it. Token grows
+// with every new leader, with one exception inherited from ZooKeeper and
+// Curator: once a directory has seen 2^31 sequential creates, the counter
+// wraps and names end in "-2147483648", which sort (as text, as Curator
+// sorts them) before every older name. A new candidate then leads at once;
+// the old zkcoord leader is deposed by the term bump. Leadership.Fence
+// gives guarded writes that succeed only while the leader's node exists.
+//
+// # Interoperating with Curator
+//
+// Curator's LeaderLatch on the same path sees zkcoord candidates as
+// participants and vice versa; both agree on the leader. Curator does not
+// bump the term node nor write the leader node, so a Curator leader is
+// never Acting in Leader and Observe, and End does not stop Curator
+// participants (they recreate their nodes).
+//
+// # Limits
+//
+// go-zookeeper cannot remove a watch, so a candidate that resigns leaves its
+// one-shot watch registered on the server until the watched node changes or
+// the Session ends. Children of the election node whose names do not contain
+// "latch-" are ignored here but would be counted by Curator.
+package election

@@ -1,0 +1,197 @@
+package election
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// EventType names a transition of a candidate, after the events of
+// ZooKeeper's LeaderElectionSupport recipe.
+type EventType int
+
+const (
+	// EventOffer: the candidate is creating its node.
+	EventOffer EventType = iota + 1
+	// EventOffered: the node exists (Event.Node).
+	EventOffered
+	// EventDetermine: the candidate reads all participants to find its
+	// place. Event.Notified tells whether a watch notification caused it
+	// (rather than the candidate's first look, or a predecessor that
+	// vanished before it could be watched).
+	EventDetermine
+	// EventFollowing: the candidate watches its predecessor
+	// (Event.Following, whose id is Event.FollowingID).
+	EventFollowing
+	// EventElected: the candidate leads: it verified that it owns the
+	// lowest node, bumped the term and wrote the leader node.
+	EventElected
+	// EventSuspended: the Session lost contact with the servers. A leader
+	// still leads: the Session declares itself Lost in time.
+	EventSuspended
+	// EventReconnected: contact is back on the same ZooKeeper session.
+	EventReconnected
+	// EventLost: leadership ended (Event.Err says why; ErrResigned after
+	// Resign). The leader's Done channel closed just before.
+	EventLost
+	// EventResigned: the candidate resigned and its node is deleted. Last
+	// event of a candidate that resigned.
+	EventResigned
+	// EventFailed: the candidate ended for another reason (Event.Err).
+	// Last event of such a candidate.
+	EventFailed
+)
+
+var eventNames = [...]string{"", "offer", "offered", "determine", "following", "elected",
+	"suspended", "reconnected", "lost", "resigned", "failed"}
+
+func (t EventType) String() string {
+	if t > 0 && int(t) < len(eventNames) {
+		return eventNames[t]
+	}
+	return "unknown"
+}
+
+// Event is one transition of a candidate.
+type Event struct {
+	Type EventType
+	At   time.Time
+	// ID is the participant id of the candidate, Node its node's path
+	// (empty before EventOffered).
+	ID   string
+	Node string
+	// Notified is set on EventDetermine caused by a watch notification.
+	Notified bool
+	// Following is the path of the watched predecessor and FollowingID
+	// its participant id (EventFollowing).
+	Following   string
+	FollowingID string
+	// Token and Term are set from EventElected on.
+	Token int64
+	Term  int64
+	// Err is the cause of EventLost and EventFailed.
+	Err error
+}
+
+// Role is a candidate's part in the election.
+type Role int
+
+const (
+	// Offering: the candidate's node is being created or its place is
+	// being determined for the first time.
+	Offering Role = iota + 1
+	// Following: the candidate waits behind its predecessor.
+	Following
+	// Leading: the candidate leads.
+	Leading
+	// Finished: the candidate resigned or failed; see Candidate.Err.
+	Finished
+)
+
+var roleNames = [...]string{"", "offering", "following", "leading", "finished"}
+
+func (r Role) String() string {
+	if r > 0 && int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return "unknown"
+}
+
+// State is a snapshot of a candidate.
+type State struct {
+	Role Role
+	// ID is the candidate's participant id and Node its node's path.
+	ID   string
+	Node string
+	// Following is the predecessor's path and FollowingID its id, while
+	// Following.
+	Following   string
+	FollowingID string
+	// Token and Term are set while Leading (and kept once Finished).
+	Token int64
+	Term  int64
+	// Err is why the candidate finished.
+	Err error
+}
+
+// emit reports an event to the callback and the log.
+func (c *Candidate) emit(ev Event) {
+	ev.At = time.Now()
+	ev.ID = c.el.opts.id
+	if ev.Node == "" {
+		ev.Node = c.node
+	}
+	if f := c.el.opts.events; f != nil {
+		f(ev)
+	}
+	attrs := []any{"path", c.el.path, "id", ev.ID, "node", ev.Node}
+	level := slog.LevelDebug
+	switch ev.Type {
+	case EventFollowing:
+		attrs = append(attrs, "following", ev.Following, "following_id", ev.FollowingID)
+	case EventElected:
+		level = slog.LevelInfo
+		attrs = append(attrs, "token", ev.Token, "term", ev.Term)
+	case EventDetermine:
+		attrs = append(attrs, "notified", ev.Notified)
+	case EventLost, EventFailed:
+		level = slog.LevelWarn
+		attrs = append(attrs, "err", ev.Err)
+	case EventSuspended, EventReconnected, EventResigned:
+		level = slog.LevelInfo
+	}
+	c.el.opts.logger.Log(context.Background(), level, "election "+ev.Type.String(), attrs...)
+}
+
+// stateQueue is an unbounded queue of states for one Watch subscriber, so a
+// slow reader never makes a candidate drop or wait.
+type stateQueue struct {
+	mu     sync.Mutex
+	items  []State
+	notify chan struct{}
+}
+
+func newStateQueue() *stateQueue { return &stateQueue{notify: make(chan struct{}, 1)} }
+
+func (q *stateQueue) push(s State) {
+	q.mu.Lock()
+	q.items = append(q.items, s)
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (q *stateQueue) popAll() []State {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}
+
+// forward delivers queued states to out until the Finished state has been
+// delivered or ctx ends, then closes out.
+func (q *stateQueue) forward(ctx context.Context, out chan<- State, unsubscribe func()) {
+	defer close(out)
+	defer unsubscribe()
+	for {
+		select {
+		case <-q.notify:
+		case <-ctx.Done():
+			return
+		}
+		for _, s := range q.popAll() {
+			select {
+			case out <- s:
+			case <-ctx.Done():
+				return
+			}
+			if s.Role == Finished {
+				return
+			}
+		}
+	}
+}

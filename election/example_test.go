@@ -1,0 +1,125 @@
+package election_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+)
+
+// exampleServers returns the ZooKeeper servers the examples run against.
+func exampleServers() []string { return shared.Servers() }
+
+// Run a singleton job only while leading.
+func ExampleElection_Campaign() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: exampleServers()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	e, err := election.New(sess, "/examples/scheduler", election.WithID("worker-1"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, err := e.Campaign(ctx) // blocks until this process leads
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("leading as", l.ID())
+
+	// The job runs under l.Context(), which is cancelled when leadership
+	// ends, and passes l.Token() with every write to the resource.
+	job := func(ctx context.Context, token int64) { /* ... */ }
+	job(l.Context(), l.Token())
+
+	who, err := e.Leader(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("leader:", who.ID, "acting:", who.Acting)
+
+	if err := l.Resign(ctx); err != nil {
+		log.Fatal(err)
+	}
+	<-l.Done()
+	fmt.Println("resigned:", errors.Is(l.Err(), election.ErrResigned))
+	// Output:
+	// leading as worker-1
+	// leader: worker-1 acting: true
+	// resigned: true
+}
+
+// Join without blocking and follow role changes.
+func ExampleElection_Nominate() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: exampleServers()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	first, _ := election.New(sess, "/examples/nominate", election.WithID("first"))
+	second, _ := election.New(sess, "/examples/nominate", election.WithID("second"))
+	a, err := first.Nominate(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := second.Nominate(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("first:", a.Role())
+	fmt.Println("second:", b.Role(), "behind", b.State().FollowingID)
+
+	watchCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	changes := b.Watch(watchCtx)
+	<-changes // the current state
+
+	a.Resign(ctx)
+	s := <-changes
+	fmt.Println("second:", s.Role)
+	b.Resign(ctx)
+	// Output:
+	// first: leading
+	// second: following behind first
+	// second: leading
+}
+
+// Anyone can watch who leads.
+func ExampleElection_Observe() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: exampleServers()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	e, _ := election.New(sess, "/examples/observe", election.WithID("svc-a"))
+	obsCtx, stop := context.WithCancel(ctx)
+	leaders := e.Observe(obsCtx)
+	fmt.Printf("leader: %q\n", (<-leaders).ID)
+
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for who := range leaders {
+		if who.Acting {
+			fmt.Printf("leader: %q (acting)\n", who.ID)
+			break
+		}
+	}
+	l.Resign(ctx)
+	stop()
+	for range leaders {
+	}
+	// Output:
+	// leader: ""
+	// leader: "svc-a" (acting)
+}

@@ -1,0 +1,27 @@
+package election
+
+import (
+	"context"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// AdoptForTest runs a candidate on an existing node, as if this Election
+// had created it: tests use it for nodes that cannot be made by a
+// sequential create (a wrapped sequence number) or that belong to another
+// session.
+func AdoptForTest(ctx context.Context, e *Election, node string) (*Candidate, error) {
+	c := newCandidate(e)
+	if err := e.register(c); err != nil {
+		return nil, err
+	}
+	c.node, c.name = node, zkcoord.Base(node)
+	c.update(func(s *State) { s.Node = node })
+	go c.run()
+	select {
+	case <-c.placed:
+		return c, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

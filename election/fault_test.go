@@ -1,0 +1,195 @@
+package election_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/zktest"
+)
+
+// TestPartitionedLeaderStopsFirst: the leader is cut off from ZooKeeper.
+// Its Leadership.Done must close before any other candidate becomes
+// leader. The follower's event callback runs when it takes office and
+// checks, at that moment, that the old leader's Done is already closed.
+func TestPartitionedLeaderStopsFirst(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	proxy := shared.NewProxy(t)
+	timeout := func(c *zkcoord.Config) { c.SessionTimeout = 4 * time.Second }
+	s1 := connect(t, proxy.Servers(), timeout)
+	s2 := connect(t, shared.Servers(), timeout)
+
+	old, err := newElection(t, s1, path, election.WithID("old")).Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu        sync.Mutex
+		checked   bool
+		overlap   bool
+		oldDoneAt time.Time
+	)
+	go func() {
+		<-old.Done()
+		mu.Lock()
+		oldDoneAt = time.Now()
+		mu.Unlock()
+	}()
+	onEvent := func(ev election.Event) {
+		if ev.Type != election.EventElected {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		checked = true
+		overlap = !closed(old.Done())
+	}
+	next, err := newElection(t, s2, path, election.WithID("next"), election.WithEvents(onEvent)).Nominate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.State().FollowingID != "old" {
+		t.Fatalf("next: %+v", next.State())
+	}
+
+	cutAt := time.Now()
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, next.Elected(), long, "next elected")
+	electedAt := time.Now()
+	mu.Lock()
+	defer mu.Unlock()
+	if !checked || overlap {
+		t.Fatalf("next took office while the old leader's Done was still open (checked %v)", checked)
+	}
+	if !errors.Is(old.Err(), election.ErrLost) || !errors.Is(old.Err(), zkcoord.ErrSessionLost) {
+		t.Fatalf("old leader's Err = %v, want a local loss declaration", old.Err())
+	}
+	t.Logf("partitioned at 0; old leader stopped after %v; next elected after %v",
+		oldDoneAt.Sub(cutAt).Round(time.Millisecond), electedAt.Sub(cutAt).Round(time.Millisecond))
+	if err := old.Resign(ctx); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("Resign on a lost Session: %v, want an error saying the node was not deleted", err)
+	}
+	proxy.Heal()
+	next.Resign(ctx)
+}
+
+// TestShortOutageKeepsLeadership: a connection outage shorter than the
+// Session's loss window changes nothing.
+func TestShortOutageKeepsLeadership(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	proxy := shared.NewProxy(t)
+	rec := &recorder{}
+	sess := connect(t, proxy.Servers(), func(c *zkcoord.Config) { c.SessionTimeout = 8 * time.Second })
+	e := newElection(t, sess, path, election.WithEvents(rec.add))
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := e.Nominate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := sess.Watch(ctx)
+	<-states // current
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	if st := recv(t, states, long, "session state"); st.State != zkcoord.Suspended {
+		t.Fatalf("state %v", st.State)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	if st := recv(t, states, long, "session state"); st.State != zkcoord.Reconnected {
+		t.Fatalf("state %v", st.State)
+	}
+	waitFor(t, long, "reconnected events", func() bool {
+		return rec.count(func(ev election.Event) bool { return ev.Type == election.EventReconnected }) == 2
+	})
+	if closed(l.Done()) || f.Role() != election.Following || f.State().Following != l.Node() {
+		t.Fatalf("after the outage: leader err %v, follower %+v", l.Err(), f.State())
+	}
+	l.Resign(ctx)
+	waitClosed(t, f.Elected(), long, "follower elected")
+	f.Resign(ctx)
+}
+
+// TestEnsembleServerKilled: the server the leader is connected to is
+// killed; the Session moves to another server within its loss window, the
+// leader keeps leading, the follower keeps following, and a later
+// election works.
+func TestEnsembleServerKilled(t *testing.T) {
+	ctx := testCtx(t, 2*long)
+	cluster := zktest.Start(t, zktest.WithServers(3))
+	path := uniquePath(t)
+	rec := &recorder{}
+	timeout := func(c *zkcoord.Config) { c.SessionTimeout = 10 * time.Second }
+	sl := connect(t, cluster.Servers(), timeout)
+	sf := connect(t, cluster.Servers(), timeout)
+	l, err := newElection(t, sl, path, election.WithID("leader"), election.WithEvents(rec.add)).Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := newElection(t, sf, path, election.WithID("follower"), election.WithEvents(rec.add)).Nominate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := sl.Watch(ctx)
+	<-states
+	victim := -1
+	for i := 0; i < cluster.Len(); i++ {
+		if cluster.Server(i).Addr() == sl.Server() {
+			victim = i
+		}
+	}
+	if victim < 0 {
+		t.Fatalf("leader's server %s is not in the cluster", sl.Server())
+	}
+	if err := cluster.Server(victim).Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st := recv(t, states, long, "leader's session state")
+		if st.State == zkcoord.Reconnected {
+			break
+		}
+		if st.State.Terminal() {
+			t.Fatalf("leader's session ended: %v", st.Err)
+		}
+	}
+	if sl.Server() == cluster.Server(victim).Addr() {
+		t.Fatalf("reconnected to the killed server")
+	}
+	waitFor(t, long, "leader reports the reconnect", func() bool {
+		return rec.count(func(ev election.Event) bool {
+			return ev.Type == election.EventReconnected && ev.Node == l.Node()
+		}) == 1
+	})
+	if closed(l.Done()) || l.Err() != nil {
+		t.Fatalf("leadership lost across a reconnect: %v", l.Err())
+	}
+	if f.Role() != election.Following || f.State().Following != l.Node() {
+		t.Fatalf("follower: %+v", f.State())
+	}
+	who, err := newElection(t, sf, path).Leader(ctx)
+	if err != nil || who.Node != l.Node() || !who.Acting {
+		t.Fatalf("Leader: %+v, %v", who, err)
+	}
+	// The next election works.
+	if err := l.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, f.Elected(), long, "follower elected")
+	if f.Leadership().Token() <= l.Token() || f.Leadership().Term() <= l.Term() {
+		t.Fatalf("token %d term %d after token %d term %d", f.Leadership().Token(), f.Leadership().Term(), l.Token(), l.Term())
+	}
+	f.Resign(context.Background())
+}

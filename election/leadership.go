@@ -1,0 +1,86 @@
+package election
+
+import (
+	"context"
+	"sync"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Leadership is a candidate's term as leader. Act as leader only while
+// Done is open, and pass Token to every resource the leader writes, so that
+// a resource can reject a stale leader (one that paused past the end of its
+// session). Safe for concurrent use.
+type Leadership struct {
+	c           *Candidate
+	token       int64
+	term        int64
+	termVersion int32
+
+	lost   chan struct{}
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu  sync.Mutex
+	err error
+}
+
+func newLeadership(c *Candidate, token int64, off office) *Leadership {
+	l := &Leadership{c: c, token: token, term: off.term, termVersion: off.version, lost: make(chan struct{})}
+	l.ctx, l.cancel = context.WithCancelCause(context.Background())
+	return l
+}
+
+// end is called once, by the candidate's goroutine.
+func (l *Leadership) end(cause error) {
+	l.mu.Lock()
+	l.err = cause
+	l.mu.Unlock()
+	close(l.lost)
+	l.cancel(cause)
+}
+
+// Done is closed when leadership ends: the Session was declared Lost (or
+// expired, or closed), another leader bumped the term, the node was
+// deleted, the election ended, or Resign was called. It closes before the
+// candidate's node is deleted, so before any successor can be elected.
+func (l *Leadership) Done() <-chan struct{} { return l.lost }
+
+// Err returns nil while leading, then why leadership ended.
+func (l *Leadership) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Context returns a context cancelled when leadership ends, with Err as
+// its cause: run the leader's work under it.
+func (l *Leadership) Context() context.Context { return l.ctx }
+
+// Token returns the fencing token: the creation zxid of the leader's node.
+// ZooKeeper orders all writes, so a later leader of this election has a
+// larger token (see the package documentation for the exception after the
+// sequence counter wraps).
+func (l *Leadership) Token() int64 { return l.token }
+
+// Term returns the term number: the version of the term node after this
+// leader bumped it.
+func (l *Leadership) Term() int64 { return l.term }
+
+// Fence returns the fence of the leader's node, for Session.GuardedMulti
+// and Session.GuardedSet: writes that succeed only while this leader's node
+// exists.
+func (l *Leadership) Fence() zkcoord.Fence {
+	return zkcoord.Fence{Path: l.c.node, Token: l.token, Version: 0}
+}
+
+// Node returns the path of the leader's node and ID its participant id.
+func (l *Leadership) Node() string { return l.c.node }
+func (l *Leadership) ID() string   { return l.c.el.opts.id }
+
+// Candidate returns the candidate that holds this leadership.
+func (l *Leadership) Candidate() *Candidate { return l.c }
+
+// Resign ends the leadership and withdraws the candidate; see
+// Candidate.Resign.
+func (l *Leadership) Resign(ctx context.Context) error { return l.c.Resign(ctx) }

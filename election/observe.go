@@ -1,0 +1,177 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Leader describes the current leader as anyone can see it, candidate or
+// not.
+type Leader struct {
+	// ID is the leader's participant id (the data of its node) and Node
+	// the path of its node.
+	ID   string
+	Node string
+	// Token is the fencing token (creation zxid) of the leader's node and
+	// Session the ZooKeeper session that owns it.
+	Token   int64
+	Session int64
+	// Acting reports that the leader acknowledged taking office: the
+	// leader node names this node. A zkcoord leader sets it right after it
+	// is elected; Curator's LeaderLatch never does, so a Curator leader is
+	// never Acting.
+	Acting bool
+	// Term is the term the acting leader took office in (0 if not Acting).
+	Term int64
+}
+
+// Leader returns the current leader: the participant with the lowest node.
+// With no participant it returns ErrNoLeader.
+func (e *Election) Leader(ctx context.Context) (Leader, error) {
+	var l Leader
+	err := detach(ctx, func(ctx context.Context) (err error) {
+		l, _, _, err = e.lookup(ctx, false, false)
+		return err
+	})
+	if err != nil {
+		return Leader{}, fmt.Errorf("election: leader of %s: %w", e.path, err)
+	}
+	if l.Node == "" {
+		return Leader{}, ErrNoLeader
+	}
+	return l, nil
+}
+
+// Observe returns a channel that receives the current leader and then every
+// change of leader or of its Acting flag; the zero Leader means there is
+// none. It needs no candidate. The channel is closed when ctx ends, when
+// the Session ends, or after an error that is not a connection loss (which
+// is logged). An observer watches the election's children and the leader
+// node, so every join and leave wakes it; that is one read per change per
+// observer, not a herd of candidates.
+func (e *Election) Observe(ctx context.Context) <-chan Leader {
+	out := make(chan Leader)
+	go func() {
+		defer close(out)
+		var (
+			childW, ackW <-chan zkcoord.Event
+			last         Leader
+			sent         bool
+		)
+		for {
+			l, cw, aw, err := e.lookup(bg, childW == nil, ackW == nil)
+			if err != nil {
+				if ctx.Err() == nil && e.sess.Err() == nil {
+					e.opts.logger.Warn("election: observer stopped", "path", e.path, "err", err)
+				}
+				return
+			}
+			if cw != nil {
+				childW = cw
+			}
+			if aw != nil {
+				ackW = aw
+			}
+			if !sent || l != last {
+				select {
+				case out <- l:
+					last, sent = l, true
+				case <-ctx.Done():
+					return
+				case <-e.sess.Done():
+					return
+				}
+			}
+			select {
+			case <-childW:
+				childW = nil
+			case <-ackW:
+				ackW = nil
+			case <-ctx.Done():
+				return
+			case <-e.sess.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// lookup reads the leader (its calls must not be cut short by ctx: see bg), arming a watch on the children (or on the
+// election node's creation) and on the leader node when asked.
+func (e *Election) lookup(ctx context.Context, watchChildren, watchAck bool) (l Leader, childW, ackW <-chan zkcoord.Event, err error) {
+	s := e.sess
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			// Only a node vanishing between two reads brings us here.
+			select {
+			case <-time.After(time.Duration(min(attempt, 10)) * time.Millisecond):
+			case <-ctx.Done():
+				return Leader{}, nil, nil, ctx.Err()
+			}
+		}
+		var children []string
+		if watchChildren && childW == nil {
+			children, _, childW, err = s.ChildrenW(ctx, e.path)
+			if errors.Is(err, zkcoord.ErrNoNode) {
+				var ok bool
+				ok, _, childW, err = s.ExistsW(ctx, e.path)
+				if err == nil && ok {
+					childW = nil // created meanwhile: read again
+					continue
+				}
+			}
+		} else {
+			children, _, err = s.Children(ctx, e.path)
+			if errors.Is(err, zkcoord.ErrNoNode) {
+				err = nil
+			}
+		}
+		if err != nil {
+			return Leader{}, nil, nil, err
+		}
+		l = Leader{}
+		var stat *zkcoord.Stat
+		if sorted, _ := participants(children); len(sorted) > 0 {
+			node := zkcoord.Join(e.path, sorted[0])
+			data, st, err := s.Get(ctx, node)
+			if errors.Is(err, zkcoord.ErrNoNode) {
+				continue
+			}
+			if err != nil {
+				return Leader{}, nil, nil, err
+			}
+			l, stat = Leader{ID: string(data), Node: node, Token: st.Czxid, Session: st.EphemeralOwner}, st
+		}
+		var ack []byte
+		if watchAck && ackW == nil {
+			ack, _, ackW, err = s.GetW(ctx, e.opts.ackPath)
+			if errors.Is(err, zkcoord.ErrNoNode) {
+				var ok bool
+				ok, _, ackW, err = s.ExistsW(ctx, e.opts.ackPath)
+				if err == nil && ok {
+					ackW = nil
+					continue
+				}
+			}
+		} else {
+			ack, _, err = s.Get(ctx, e.opts.ackPath)
+			if errors.Is(err, zkcoord.ErrNoNode) {
+				err = nil
+			}
+		}
+		if err != nil {
+			return Leader{}, nil, nil, err
+		}
+		if stat != nil && len(ack) > 0 {
+			if r, err := decodeAck(ack); err == nil && r.Node == l.Node && r.Token == stat.Czxid {
+				l.Acting, l.Term = true, r.Term
+			}
+		}
+		return l, childW, ackW, nil
+	}
+}

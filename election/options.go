@@ -1,0 +1,121 @@
+package election
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// MaxIDLen bounds a participant id, which is stored as the data of the
+// candidate's node (and of the term and leader nodes).
+const MaxIDLen = 4096
+
+// Option configures an Election.
+type Option func(*options)
+
+type options struct {
+	id       string
+	idSet    bool
+	logger   *slog.Logger
+	events   func(Event)
+	termPath string
+	ackPath  string
+}
+
+// WithID sets the participant id written as the data of every candidate
+// node this Election creates (Curator's LeaderLatch id). Default: host
+// name, process id and a random suffix.
+func WithID(id string) Option {
+	return func(o *options) { o.id, o.idSet = id, true }
+}
+
+// WithLogger sends the Election's logs to l. Default: the Session's logger.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
+}
+
+// WithEvents calls f with every transition of every candidate of this
+// Election, in order, from the candidate's own goroutine. f must return
+// quickly and must not call back into the candidate (Resign would
+// deadlock); hand the event to another goroutine if it has work to do.
+func WithEvents(f func(Event)) Option {
+	return func(o *options) { o.events = f }
+}
+
+// WithTermPath sets the term node's path. Default: the election path with
+// "-term" appended, beside the participant directory, because Curator
+// counts every child of that directory as a participant.
+func WithTermPath(p string) Option {
+	return func(o *options) { o.termPath = p }
+}
+
+// WithLeaderPath sets the path of the node in which a leader acknowledges
+// that it has taken office. Default: the election path with "-leader"
+// appended.
+func WithLeaderPath(p string) Option {
+	return func(o *options) { o.ackPath = p }
+}
+
+func (o *options) validate(sess *zkcoord.Session, path string) error {
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return fmt.Errorf("election: %w", err)
+	}
+	if path == "/" {
+		return fmt.Errorf("election: %w: the election path cannot be /", zkcoord.ErrInvalidPath)
+	}
+	if !o.idSet {
+		o.id = defaultID()
+	}
+	if err := validateID(o.id); err != nil {
+		return err
+	}
+	if o.termPath == "" {
+		o.termPath = path + "-term"
+	}
+	if o.ackPath == "" {
+		o.ackPath = path + "-leader"
+	}
+	for _, p := range []string{o.termPath, o.ackPath} {
+		if err := zkcoord.ValidatePath(p); err != nil {
+			return fmt.Errorf("election: %w", err)
+		}
+		if p == "/" || p == path || strings.HasPrefix(p, path+"/") {
+			return fmt.Errorf("election: %w: %s must not be / or inside the election node %s", zkcoord.ErrInvalidPath, p, path)
+		}
+	}
+	if o.termPath == o.ackPath {
+		return fmt.Errorf("election: %w: term and leader paths are the same", zkcoord.ErrInvalidPath)
+	}
+	if o.logger == nil {
+		o.logger = sess.Logger()
+	}
+	return nil
+}
+
+func validateID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("%w: empty", ErrInvalidID)
+	case len(id) > MaxIDLen:
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrInvalidID, len(id), MaxIDLen)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("%w: not UTF-8", ErrInvalidID)
+	}
+	return nil
+}
+
+func defaultID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}

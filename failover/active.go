@@ -1,0 +1,113 @@
+package failover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+)
+
+// bg is the context of ZooKeeper calls made while holding the lock: they
+// are bounded by the Session's life, and the Session's calls must not be
+// abandoned half-way through by a cancelled context.
+var bg = context.Background()
+
+// serve runs one tenure of the lock: fence, breadcrumb, active, clean up.
+// It reports whether Run is done, and with what.
+func (f *Failover) serve(ctx context.Context, l *election.Leadership, active ActiveFunc) (done bool, err error) {
+	// The work ends with the lock, or with ctx.
+	wctx, cancel := context.WithCancelCause(l.Context())
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	defer func() {
+		stop()
+		cancel(nil)
+	}()
+	resign := func() {
+		if err := l.Resign(bg); err != nil && f.sess.Err() == nil {
+			f.opts.logger.Warn("failover: could not give up the lock", "path", f.path, "err", err)
+		}
+	}
+	failed := func(err error) (bool, error) {
+		resign()
+		switch {
+		case f.sess.Err() != nil:
+			return true, fmt.Errorf("failover: %w", l.Err())
+		case ctx.Err() != nil:
+			return true, nil
+		}
+		f.opts.logger.Warn("failover: activation failed", "path", f.path, "err", err)
+		return false, errRetry
+	}
+
+	prev, err := f.readBreadcrumb(bg)
+	if err != nil {
+		return failed(err)
+	}
+	token := l.Token()
+	fenced := false
+	if prev != nil && !(f.lastToken != 0 && prev.ID == f.opts.id && prev.Token == f.lastToken) {
+		f.emit(Event{Type: EventFencing, Token: token, Previous: prev})
+		if err := f.fence(wctx, *prev); err != nil {
+			f.emit(Event{Type: EventFenceFailed, Token: token, Previous: prev, Err: err})
+			return failed(err)
+		}
+		if wctx.Err() != nil {
+			return failed(context.Cause(wctx))
+		}
+		fenced = true
+		f.emit(Event{Type: EventFenced, Token: token, Previous: prev})
+	}
+
+	mine := encodeBreadcrumb(Breadcrumb{ID: f.opts.id, Token: token, Session: f.sess.ID(), Data: f.opts.data})
+	var op any = zkcoord.CreateOp(f.crumb, mine, zkcoord.FlagPersistent)
+	if prev != nil {
+		op = zkcoord.SetOp(f.crumb, mine, prev.Version)
+	}
+	res, err := f.sess.GuardedMulti(bg, l.Fence(), op)
+	if err != nil {
+		return failed(fmt.Errorf("write breadcrumb: %w", err))
+	}
+	var version int32
+	if prev != nil {
+		version = res[0].Stat.Version
+	}
+
+	a := Activation{
+		ID: f.opts.id, Token: token, Term: l.Term(), Fence: l.Fence(),
+		Previous: prev, Fenced: fenced, Leadership: l,
+	}
+	f.emit(Event{Type: EventActive, Token: token, Previous: prev})
+	aerr := active(wctx, a)
+	f.lastToken = token
+	lost := isClosed(l.Done())
+	f.emit(Event{Type: EventInactive, Token: token, Err: aerr})
+
+	if !lost && (ctx.Err() != nil || aerr == nil) {
+		// Clean stop: nothing for the next active to fence.
+		_, err := f.sess.GuardedMulti(bg, l.Fence(), zkcoord.DeleteOp(f.crumb, version))
+		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+			f.opts.logger.Warn("failover: could not delete breadcrumb", "path", f.crumb, "err", err)
+		}
+	}
+	resign()
+	switch {
+	case ctx.Err() != nil:
+		return true, nil
+	case lost && f.sess.Err() != nil:
+		return true, fmt.Errorf("failover: %w", l.Err())
+	case lost:
+		return false, nil // stand by again
+	}
+	return true, aerr
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

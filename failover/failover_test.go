@@ -1,0 +1,454 @@
+package failover_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/failover"
+)
+
+const long = 60 * time.Second
+
+var errBoom = errors.New("boom")
+
+// world is the shared resource the instances take turns on. It detects
+// two actives at once, and its fencing function stops a previous active
+// the way STONITH would: it kills it and waits until it has stopped.
+type world struct {
+	mu          sync.Mutex
+	inside      string // id of the instance inside its active function
+	overlaps    []string
+	kill        map[string]chan struct{} // closed by fencing
+	fail        map[string]chan struct{} // closed to make active return errBoom
+	left        map[string]chan struct{} // closed when active returned
+	activations []activation
+	fenceCalls  []failover.Breadcrumb
+	fenceErrs   int // fail this many fencing calls first
+}
+
+type activation struct {
+	id  string
+	a   failover.Activation
+	seq int // fenceCalls seen at activation
+}
+
+func newWorld() *world {
+	return &world{kill: map[string]chan struct{}{}, fail: map[string]chan struct{}{}, left: map[string]chan struct{}{}}
+}
+
+// active returns the active function of instance id.
+func (w *world) active(id string) failover.ActiveFunc {
+	return func(ctx context.Context, a failover.Activation) error {
+		w.mu.Lock()
+		if w.inside != "" {
+			w.overlaps = append(w.overlaps, w.inside+" and "+id)
+		}
+		w.inside = id
+		kill, fail, left := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		w.kill[id], w.fail[id], w.left[id] = kill, fail, left
+		w.activations = append(w.activations, activation{id: id, a: a, seq: len(w.fenceCalls)})
+		w.mu.Unlock()
+		defer func() {
+			w.mu.Lock()
+			if w.inside == id {
+				w.inside = ""
+			}
+			w.mu.Unlock()
+			close(left)
+		}()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-kill:
+			return errors.New("killed by fencing")
+		case <-fail:
+			return errBoom
+		}
+	}
+}
+
+func (w *world) fence(ctx context.Context, prev failover.Breadcrumb) error {
+	w.mu.Lock()
+	w.fenceCalls = append(w.fenceCalls, prev)
+	if w.fenceErrs > 0 {
+		w.fenceErrs--
+		w.mu.Unlock()
+		return errors.New("fencing failed")
+	}
+	kill, left := w.kill[prev.ID], w.left[prev.ID]
+	w.mu.Unlock()
+	if kill == nil {
+		return nil // never ran here, or a foreign breadcrumb
+	}
+	select {
+	case <-kill:
+	default:
+		close(kill)
+	}
+	select {
+	case <-left:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *world) current() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inside
+}
+
+func (w *world) lastActivation() activation {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.activations) == 0 {
+		return activation{}
+	}
+	return w.activations[len(w.activations)-1]
+}
+
+func (w *world) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.activations)
+}
+
+func (w *world) checkNoOverlap(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.overlaps) > 0 {
+		t.Fatalf("two actives at once: %v", w.overlaps)
+	}
+}
+
+// instance is one running Failover.
+type instance struct {
+	id     string
+	sess   *zkcoord.Session
+	f      *failover.Failover
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func start(t *testing.T, w *world, sess *zkcoord.Session, path, id string, opts ...failover.Option) *instance {
+	t.Helper()
+	opts = append([]failover.Option{failover.WithID(id), failover.WithData([]byte("pid-of-" + id)),
+		failover.WithRetryDelay(50 * time.Millisecond)}, opts...)
+	f, err := failover.New(sess, path, w.fence, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &instance{id: id, sess: sess, f: f, cancel: cancel, done: make(chan error, 1)}
+	go func() { in.done <- f.Run(ctx, w.active(id)) }()
+	t.Cleanup(func() {
+		cancel()
+		<-in.done
+	})
+	return in
+}
+
+func (in *instance) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-in.done:
+		in.done <- err
+		return err
+	case <-time.After(long):
+		t.Fatalf("%s: Run did not return", in.id)
+	}
+	return nil
+}
+
+func TestCleanStopLeavesNothingToFence(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	w := newWorld()
+	a := start(t, w, connect(t, shared.Servers()), path, "a")
+	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	crumb, err := a.f.Breadcrumb(ctx)
+	if err != nil || crumb == nil || crumb.ID != "a" || string(crumb.Data) != "pid-of-a" {
+		t.Fatalf("breadcrumb %+v, %v", crumb, err)
+	}
+	b := start(t, w, connect(t, shared.Servers()), path, "b")
+	a.cancel()
+	if err := a.wait(t); err != nil {
+		t.Fatalf("a: Run = %v after a clean stop", err)
+	}
+	waitFor(t, long, "b active", func() bool { return w.current() == "b" })
+	last := w.lastActivation()
+	if last.a.Previous != nil || last.a.Fenced || len(w.fenceCalls) != 0 {
+		t.Fatalf("b after a clean stop: previous %+v fenced %v, %d fence calls", last.a.Previous, last.a.Fenced, len(w.fenceCalls))
+	}
+	if last.a.Token <= w.activations[0].a.Token {
+		t.Fatalf("tokens %d then %d", w.activations[0].a.Token, last.a.Token)
+	}
+	b.cancel()
+	if err := b.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	if crumb, err := b.f.Breadcrumb(ctx); err != nil || crumb != nil {
+		t.Fatalf("breadcrumb after clean stops: %+v, %v", crumb, err)
+	}
+	w.checkNoOverlap(t)
+}
+
+// TestUncleanExitIsFenced: the active instance is cut off and its session
+// expired on the server, while it still runs (it has not yet declared its
+// Session lost). The standby must fence it before becoming active; the
+// fencing here kills it, so the two never overlap. Without fencing they
+// would.
+func TestUncleanExitIsFenced(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	w := newWorld()
+	proxy := shared.NewProxy(t)
+	sa := connect(t, proxy.Servers())
+	a := start(t, w, sa, path, "a")
+	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	b := start(t, w, connect(t, shared.Servers()), path, "b")
+	waitFor(t, long, "b standing by", func() bool {
+		c, err := b.f.Election().Leader(ctx)
+		return err == nil && c.ID == "a"
+	})
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	if err := shared.ExpireSession(ctx, sa.ID(), sa.Password()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, long, "b active", func() bool { return w.lastActivation().id == "b" })
+	last := w.lastActivation()
+	p := last.a.Previous
+	if p == nil || p.ID != "a" || string(p.Data) != "pid-of-a" || p.Token != w.activations[0].a.Token || !last.a.Fenced {
+		t.Fatalf("b's activation: previous %+v, fenced %v", p, last.a.Fenced)
+	}
+	if last.seq != 1 || w.fenceCalls[0].ID != "a" {
+		t.Fatalf("fence calls before b's activation: %d (%+v)", last.seq, w.fenceCalls)
+	}
+	if last.a.Token <= p.Token {
+		t.Fatalf("b's token %d is not above a's %d", last.a.Token, p.Token)
+	}
+	w.checkNoOverlap(t)
+	proxy.Heal()
+	if err := a.wait(t); err == nil {
+		t.Fatalf("a's Run returned nil after its session ended")
+	}
+	b.cancel()
+	b.wait(t)
+}
+
+func TestActiveErrorLeavesBreadcrumb(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	w := newWorld()
+	a := start(t, w, connect(t, shared.Servers()), path, "a")
+	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	w.mu.Lock()
+	close(w.fail["a"])
+	w.mu.Unlock()
+	if err := a.wait(t); !errors.Is(err, errBoom) {
+		t.Fatalf("a: Run = %v, want the active function's error", err)
+	}
+	crumb, err := a.f.Breadcrumb(ctx)
+	if err != nil || crumb == nil || crumb.ID != "a" {
+		t.Fatalf("breadcrumb after an unclean stop: %+v, %v", crumb, err)
+	}
+	start(t, w, connect(t, shared.Servers()), path, "b")
+	waitFor(t, long, "b active", func() bool { return w.current() == "b" })
+	if last := w.lastActivation(); !last.a.Fenced || last.a.Previous.ID != "a" || last.seq != 1 {
+		t.Fatalf("b's activation: %+v", last)
+	}
+	w.checkNoOverlap(t)
+}
+
+// TestFenceMustSucceed: a failing fencing function keeps the instance
+// standing by; it becomes active only after fencing succeeds. The
+// breadcrumb here is foreign (not JSON): it is fenced all the same.
+func TestFenceMustSucceed(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	sess := connect(t, shared.Servers())
+	if err := sess.EnsurePath(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.Create(ctx, path+"/breadcrumb", []byte{0x0a, 0x03, 'x', 'y', 'z'}, 0); err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld()
+	w.fenceErrs = 2
+	var mu sync.Mutex
+	var types []failover.EventType
+	b := start(t, w, sess, path, "b", failover.WithEvents(func(ev failover.Event) {
+		mu.Lock()
+		types = append(types, ev.Type)
+		mu.Unlock()
+	}))
+	waitFor(t, long, "b active", func() bool { return w.current() == "b" })
+	last := w.lastActivation()
+	if w.count() != 1 || last.seq != 3 || !last.a.Fenced || string(last.a.Previous.Raw) != "\n\x03xyz" {
+		t.Fatalf("activations %d, fence calls before %d, activation %+v", w.count(), last.seq, last.a)
+	}
+	mu.Lock()
+	got := fmt.Sprint(types)
+	mu.Unlock()
+	want := fmt.Sprint([]failover.EventType{
+		failover.EventStandby, failover.EventFencing, failover.EventFenceFailed,
+		failover.EventStandby, failover.EventFencing, failover.EventFenceFailed,
+		failover.EventStandby, failover.EventFencing, failover.EventFenced, failover.EventActive})
+	if got != want {
+		t.Fatalf("events %s, want %s", got, want)
+	}
+	b.cancel()
+	b.wait(t)
+}
+
+// TestDeposedStandsByAgain: losing the lock while the Session lives
+// stops the active function, and the instance competes again. Its own
+// breadcrumb from the activation that just stopped needs no fencing.
+func TestDeposedStandsByAgain(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	w := newWorld()
+	sess := connect(t, shared.Servers())
+	a := start(t, w, sess, path, "a")
+	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	if _, err := sess.Set(ctx, a.f.Election().TermPath(), []byte(`{"id":"other"}`), -1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, long, "second activation", func() bool { return w.count() == 2 && w.current() == "a" })
+	second := w.lastActivation()
+	if second.a.Fenced || second.a.Previous == nil || second.a.Previous.ID != "a" || len(w.fenceCalls) != 0 {
+		t.Fatalf("second activation %+v, %d fence calls", second.a, len(w.fenceCalls))
+	}
+	if second.a.Token <= w.activations[0].a.Token {
+		t.Fatalf("token did not grow")
+	}
+	a.cancel()
+	a.wait(t)
+	w.checkNoOverlap(t)
+}
+
+func TestNewAndRunMisuse(t *testing.T) {
+	sess := connect(t, shared.Servers())
+	w := newWorld()
+	if _, err := failover.New(sess, "/x", nil); !errors.Is(err, failover.ErrNoFence) {
+		t.Fatalf("nil fence: %v", err)
+	}
+	for _, p := range []string{"", "x", "/", "/x/"} {
+		if _, err := failover.New(sess, p, w.fence); err == nil {
+			t.Fatalf("path %q accepted", p)
+		}
+	}
+	if _, err := failover.New(sess, "/x", w.fence, failover.WithID("")); err != nil {
+		t.Fatalf("empty id means the default: %v", err)
+	}
+	if _, err := failover.New(sess, "/x", w.fence, failover.WithRetryDelay(-1)); err == nil {
+		t.Fatalf("negative delay accepted")
+	}
+	if _, err := failover.New(nil, "/x", w.fence); err == nil {
+		t.Fatalf("nil Session accepted")
+	}
+	f, err := failover.New(sess, uniquePath(t), w.fence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- f.Run(ctx, w.active("x")) }()
+	waitFor(t, long, "active", func() bool { return w.current() == "x" })
+	if err := f.Run(ctx, w.active("y")); !errors.Is(err, failover.ErrRunning) {
+		t.Fatalf("second Run: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRepeatedFailovers: three instances; the active one stops cleanly,
+// loses its session, or fails, in turn, and is replaced by a new
+// incarnation. Every activation after an unclean exit fenced exactly the
+// previous active; every activation after a clean exit found nothing to
+// fence; no two actives ever overlapped.
+func TestRepeatedFailovers(t *testing.T) {
+	ctx := testCtx(t, 2*long)
+	path := uniquePath(t)
+	w := newWorld()
+	instances := map[string]*instance{}
+	gen := 0
+	spawn := func() {
+		gen++
+		id := fmt.Sprintf("i%d", gen)
+		instances[id] = start(t, w, connect(t, shared.Servers()), path, id)
+	}
+	for i := 0; i < 3; i++ {
+		spawn()
+	}
+	modes := []string{"clean", "expire", "error", "expire", "clean", "error", "expire"}
+	clean := map[string]bool{}
+	for round, mode := range modes {
+		waitFor(t, long, "an active instance", func() bool { return w.current() != "" })
+		n := w.count()
+		cur := w.current()
+		in := instances[cur]
+		clean[cur] = mode == "clean"
+		switch mode {
+		case "clean":
+			in.cancel()
+		case "expire":
+			if err := shared.ExpireSession(ctx, in.sess.ID(), in.sess.Password()); err != nil {
+				t.Fatal(err)
+			}
+		case "error":
+			w.mu.Lock()
+			close(w.fail[cur])
+			w.mu.Unlock()
+		}
+		err := in.wait(t)
+		switch {
+		case mode == "clean" && err != nil,
+			mode == "error" && !errors.Is(err, errBoom),
+			// Fencing may stop it before it learns that its session expired.
+			mode == "expire" && err == nil:
+			t.Fatalf("round %d (%s): Run = %v", round, mode, err)
+		}
+		delete(instances, cur)
+		spawn()
+		waitFor(t, long, "the next activation", func() bool { return w.count() > n })
+	}
+	w.checkNoOverlap(t)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := 1; i < len(w.activations); i++ {
+		prev, next := w.activations[i-1], w.activations[i]
+		if clean[prev.id] {
+			if next.a.Previous != nil || next.a.Fenced {
+				t.Errorf("activation %d (%s) after %s's clean exit: previous %+v fenced %v", i, next.id, prev.id, next.a.Previous, next.a.Fenced)
+			}
+			continue
+		}
+		if next.a.Previous == nil || next.a.Previous.ID != prev.id || !next.a.Fenced || next.a.Previous.Token != prev.a.Token {
+			t.Errorf("activation %d (%s) after %s's unclean exit: previous %+v fenced %v", i, next.id, prev.id, next.a.Previous, next.a.Fenced)
+		}
+		if next.a.Token <= prev.a.Token {
+			t.Errorf("activation %d: token %d after %d", i, next.a.Token, prev.a.Token)
+		}
+	}
+	fenced := 0
+	for _, c := range w.fenceCalls {
+		if !clean[c.ID] {
+			fenced++
+		}
+	}
+	if fenced != len(w.fenceCalls) {
+		t.Errorf("fenced cleanly stopped instances: %+v", w.fenceCalls)
+	}
+}
