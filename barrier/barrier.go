@@ -1,0 +1,138 @@
+package barrier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Option configures a Barrier.
+type Option func(*options)
+
+type options struct {
+	flags int32
+}
+
+// Ephemeral makes Set create the barrier node as an ephemeral node, so that
+// the barrier falls when the Session that set it ends. By default the node
+// is persistent, as in Curator's DistributedBarrier.
+func Ephemeral() Option {
+	return func(o *options) { o.flags = zkcoord.FlagEphemeral }
+}
+
+// Barrier is a node whose existence blocks waiters. It is safe for
+// concurrent use.
+type Barrier struct {
+	sess *zkcoord.Session
+	path string
+	opts options
+}
+
+// New returns the barrier at path. It does no I/O.
+func New(sess *zkcoord.Session, path string, opts ...Option) (*Barrier, error) {
+	if err := validate(path); err != nil {
+		return nil, err
+	}
+	b := &Barrier{sess: sess, path: path}
+	for _, o := range opts {
+		o(&b.opts)
+	}
+	return b, nil
+}
+
+func validate(path string) error {
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return fmt.Errorf("barrier: %w", err)
+	}
+	if path == "/" {
+		return fmt.Errorf("barrier: %w: the root cannot be a barrier", zkcoord.ErrInvalidPath)
+	}
+	return nil
+}
+
+// Path returns the barrier node's path.
+func (b *Barrier) Path() string { return b.path }
+
+// Set raises the barrier by creating its node; missing parents are created
+// as containers. Setting a barrier that is already set does nothing.
+func (b *Barrier) Set(ctx context.Context) error {
+	// A create that exists afterwards has succeeded, whoever made it, so
+	// connection losses can simply be retried.
+	err := b.sess.Retry(ctx, func(ctx context.Context) error {
+		for {
+			_, err := b.sess.Create(ctx, b.path, nil, b.opts.flags)
+			if errors.Is(err, zkcoord.ErrNoNode) {
+				if err := b.sess.EnsureContainers(ctx, zkcoord.Parent(b.path)); err != nil {
+					return err
+				}
+				continue
+			}
+			if errors.Is(err, zkcoord.ErrNodeExists) {
+				return nil
+			}
+			return err
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("barrier: set %s: %w", b.path, err)
+	}
+	return nil
+}
+
+// Remove lowers the barrier by deleting its node, releasing every waiter.
+// Removing a barrier that is not set does nothing.
+func (b *Barrier) Remove(ctx context.Context) error {
+	err := b.sess.Retry(ctx, func(ctx context.Context) error {
+		err := b.sess.Delete(ctx, b.path, -1)
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("barrier: remove %s: %w", b.path, err)
+	}
+	return nil
+}
+
+// IsSet reports whether the barrier node exists.
+func (b *Barrier) IsSet(ctx context.Context) (bool, error) {
+	ok, _, err := b.sess.Exists(ctx, b.path)
+	if err != nil {
+		return false, fmt.Errorf("barrier: %w", err)
+	}
+	return ok, nil
+}
+
+// Wait blocks until the barrier is not set: it returns at once if the node
+// does not exist, and otherwise when the node is deleted. It returns early
+// with an error when ctx ends or the Session ends.
+func (b *Barrier) Wait(ctx context.Context) error {
+	for {
+		// GetW, not ExistsW: on a missing node it leaves no watch behind.
+		_, _, w, err := b.sess.GetW(ctx, b.path)
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("barrier: wait on %s: %w", b.path, err)
+		}
+		if err := await(ctx, b.sess, w); err != nil {
+			return fmt.Errorf("barrier: wait on %s: %w", b.path, err)
+		}
+	}
+}
+
+// await waits for a watch to fire, ctx to end or the Session to end.
+func await(ctx context.Context, sess *zkcoord.Session, w <-chan zkcoord.Event) error {
+	select {
+	case <-w:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-sess.Done():
+		return sess.Err()
+	}
+}

@@ -1,0 +1,213 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Errors of this package.
+var (
+	// ErrNotFound: the configuration node does not exist.
+	ErrNotFound = errors.New("config: not found")
+	// ErrExists: Create found the node already there.
+	ErrExists = errors.New("config: already exists")
+	// ErrConflict: the node changed since the version given to Set.
+	ErrConflict = errors.New("config: version conflict")
+)
+
+// AnyVersion makes Set write whatever the current version.
+const AnyVersion int32 = -1
+
+// Version is one version of a configuration node.
+type Version struct {
+	Data []byte
+	// Version is the node's data version, the one to pass to Set.
+	Version int32
+	// Zxid is the zxid of the write that produced this version; it grows
+	// with every change, even across a delete and re-create.
+	Zxid int64
+	// Exists is false for a node that does not exist.
+	Exists bool
+}
+
+func versionOf(data []byte, st *zkcoord.Stat) Version {
+	return Version{Data: data, Version: st.Version, Zxid: st.Mzxid, Exists: true}
+}
+
+// Node is a configuration node.
+type Node struct {
+	sess *zkcoord.Session
+	path string
+}
+
+// New returns the configuration node at path. It does no I/O.
+func New(sess *zkcoord.Session, path string) (*Node, error) {
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if path == "/" {
+		return nil, fmt.Errorf("config: %w: the root cannot hold configuration", zkcoord.ErrInvalidPath)
+	}
+	return &Node{sess: sess, path: path}, nil
+}
+
+// Path returns the node's path.
+func (n *Node) Path() string { return n.path }
+
+// Get reads the current version, or fails with ErrNotFound.
+func (n *Node) Get(ctx context.Context) (Version, error) {
+	data, st, err := n.sess.Get(ctx, n.path)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return Version{Version: -1}, fmt.Errorf("%w: %s", ErrNotFound, n.path)
+	}
+	if err != nil {
+		return Version{}, fmt.Errorf("config: %w", err)
+	}
+	return versionOf(data, st), nil
+}
+
+// Create creates the node with data, or fails with ErrExists.
+func (n *Node) Create(ctx context.Context, data []byte) (Version, error) {
+	if data == nil {
+		data = []byte{}
+	}
+	for {
+		_, err := n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
+		switch {
+		case err == nil:
+			return n.confirm(ctx, data, 0)
+		case errors.Is(err, zkcoord.ErrNoNode):
+			if err := n.sess.EnsurePath(ctx, zkcoord.Parent(n.path)); err != nil {
+				return Version{}, fmt.Errorf("config: %w", err)
+			}
+			continue
+		case errors.Is(err, zkcoord.ErrNodeExists):
+			return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
+		case zkcoord.IsRetryable(err):
+			// Did our create happen? Look once reconnected.
+			v, gerr := n.Get(ctx)
+			if errors.Is(gerr, ErrNotFound) {
+				continue
+			}
+			if gerr != nil {
+				return Version{}, gerr
+			}
+			if v.Version == 0 && bytes.Equal(v.Data, data) {
+				return v, nil
+			}
+			return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
+		default:
+			return Version{}, fmt.Errorf("config: create %s: %w", n.path, err)
+		}
+	}
+}
+
+// confirm reads back the version a successful write produced. The read may
+// already see a later write; the version we wrote is what the caller needs,
+// so it is rebuilt from what we know when the read is newer.
+func (n *Node) confirm(ctx context.Context, data []byte, version int32) (Version, error) {
+	v, err := n.Get(ctx)
+	if err != nil {
+		return Version{}, err
+	}
+	if v.Version != version {
+		return Version{Data: data, Version: version, Exists: true}, nil
+	}
+	return v, nil
+}
+
+// Set writes data if the node is still at version (AnyVersion: whatever
+// it is), and returns the new version. It fails with ErrConflict if the
+// node has changed and with ErrNotFound if it does not exist.
+func (n *Node) Set(ctx context.Context, data []byte, version int32) (Version, error) {
+	if data == nil {
+		data = []byte{}
+	}
+	for {
+		st, err := n.sess.Set(ctx, n.path, data, version)
+		switch {
+		case err == nil:
+			return versionOf(data, st), nil
+		case errors.Is(err, zkcoord.ErrNoNode):
+			return Version{}, fmt.Errorf("%w: %s", ErrNotFound, n.path)
+		case errors.Is(err, zkcoord.ErrBadVersion):
+			return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+		case zkcoord.IsRetryable(err):
+			if version == AnyVersion {
+				continue // idempotent
+			}
+			v, gerr := n.Get(ctx)
+			if gerr != nil {
+				return Version{}, gerr
+			}
+			if v.Version == version {
+				continue // our write did not happen
+			}
+			if v.Version == version+1 && bytes.Equal(v.Data, data) {
+				return v, nil
+			}
+			return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+		default:
+			return Version{}, fmt.Errorf("config: set %s: %w", n.path, err)
+		}
+	}
+}
+
+// Update runs a read-modify-write loop: it reads the current version
+// (Exists false if there is none), asks fn for the new data, and writes it
+// with compare-and-set, creating the node if needed. On a conflict it reads
+// again and calls fn again. An error from fn stops the loop and is returned
+// as is.
+func (n *Node) Update(ctx context.Context, fn func(cur Version) ([]byte, error)) (Version, error) {
+	for {
+		cur, err := n.Get(ctx)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return Version{}, err
+		}
+		data, err := fn(cur)
+		if err != nil {
+			return Version{}, err
+		}
+		var next Version
+		if cur.Exists {
+			next, err = n.Set(ctx, data, cur.Version)
+		} else {
+			next, err = n.Create(ctx, data)
+		}
+		if errors.Is(err, ErrConflict) || errors.Is(err, ErrExists) || errors.Is(err, ErrNotFound) {
+			continue
+		}
+		return next, err
+	}
+}
+
+// Delete deletes the node if it is at version (AnyVersion: whatever it
+// is). Deleting a node that does not exist does nothing.
+func (n *Node) Delete(ctx context.Context, version int32) error {
+	err := n.sess.Delete(ctx, n.path, version)
+	switch {
+	case err == nil, errors.Is(err, zkcoord.ErrNoNode):
+		return nil
+	case errors.Is(err, zkcoord.ErrBadVersion):
+		return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+	case zkcoord.IsRetryable(err):
+		if version != AnyVersion {
+			v, gerr := n.Get(ctx)
+			if errors.Is(gerr, ErrNotFound) {
+				return nil
+			}
+			if gerr != nil {
+				return gerr
+			}
+			if v.Version != version {
+				return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+			}
+		}
+		return n.Delete(ctx, version)
+	}
+	return fmt.Errorf("config: delete %s: %w", n.path, err)
+}

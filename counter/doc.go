@@ -1,0 +1,34 @@
+// Package counter implements a shared 32-bit counter on a ZooKeeper node,
+// compatible with Apache Curator's SharedCount and with Kazoo's
+// Counter(support_curator=True).
+//
+// # Format
+//
+// The node holds the count as a 4-byte big-endian two's-complement integer,
+// as Curator writes it. An empty node reads as the seed value, as Kazoo
+// does (Kazoo creates the node empty). Any other length is corrupt data:
+// reads fail with an error wrapping zkcoord.ErrBadData, and nothing is
+// overwritten. The node is created with the seed value (persistent, with
+// missing parents created as containers) the first time an operation
+// finds it missing, like Curator's SharedCount.start. (Curator itself
+// cannot read an empty node: a counter shared with Curator should be created
+// by Curator or by this package, not by Kazoo.)
+//
+// # Versions
+//
+// Every [Count] carries the node's data version. [Counter.TrySetCount]
+// writes only if the version is unchanged (Curator's trySetCount);
+// [Counter.SetCount] writes unconditionally (Curator's setCount);
+// [Counter.Add] loops on TrySetCount (Kazoo's += and -=).
+//
+// A conditional write whose reply is lost with the connection is resolved
+// by reading the node again: if it holds the value that write would have
+// produced at the next version, the write is taken as done. The one case
+// this misjudges is another client writing the very same value from the
+// very same version in that moment, which for Add means two concurrent,
+// equal increments counted once.
+//
+// # Concurrency
+//
+// A Counter is safe for concurrent use.
+package counter

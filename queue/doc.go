@@ -1,0 +1,57 @@
+// Package queue implements distributed FIFO and priority queues on
+// ZooKeeper, following the queue recipes of the ZooKeeper documentation.
+//
+// # Layout
+//
+// Every item is a persistent sequential child of the queue node. A [Queue]
+// names its items "queue-<seq>"; a [PriorityQueue] names them
+// "queue-<ppp>-<seq>", where ppp is the priority as three digits (000 to
+// 999, lower first, as with UNIX nice values). Both carry the protected
+// prefix "_c_<uuid>-" so that a Put whose reply was lost finds its node
+// again instead of adding the item twice. Takers serve items by priority,
+// then by sequence number; items put by a Queue rank as priority 0, so a
+// Queue and a PriorityQueue may share a path. Children with other names are
+// ignored, except "claims", which this package uses (see below).
+//
+// # Sequence numbers that wrap
+//
+// ZooKeeper takes a sequence number from the parent's child version, a
+// signed 32-bit counter printed with %010d, so after 2^31 child changes the
+// numbers continue from "-2147483648". Sorting names as text would then
+// serve the newest items first. This package reads the number as a signed
+// 32-bit integer and orders items with serial-number arithmetic: the items
+// present are placed on the 2^32 circle and read starting after the largest
+// gap. Ordering is exact as long as the items in the queue at one time span
+// fewer than 2^31 sequence numbers (every create and delete of a child
+// advances the counter), which holds for any queue that is not billions of
+// items deep.
+//
+// # Take: exactly one taker
+//
+// To take an item, a taker reads the lowest item and deletes it, in one
+// multi-operation together with the creation of an ephemeral marker node
+// "claims/<item>". ZooKeeper's delete is the commit point: of several takers
+// racing for an item, exactly one multi succeeds, and that taker owns the
+// item; the others move on to the next item.
+//
+// If the connection drops while the multi is in flight, its outcome is
+// unknown to the taker, but not lost: once connected again on the same
+// session, the taker syncs and looks for its marker. Marker present: the
+// delete committed and the item is returned. Marker and item absent:
+// another taker committed, and this one moves on. Item present: nothing
+// happened, and the take is tried again. So an item is never returned to
+// two takers, and a connection loss alone never loses one.
+//
+// The guarantee, precisely: every item put is returned by at most one Take.
+// It is returned by exactly one Take unless the taker whose delete committed
+// loses its Session before it learns the outcome; that Take returns an error
+// wrapping [ErrOutcomeUnknown] (and the Session's error), and the item is
+// gone (at-most-once delivery). Once Take has sent its delete it waits for
+// the outcome even if ctx ends, for at most as long as the Session lives.
+// Afterwards the taker deletes its marker.
+//
+// # Concurrency
+//
+// Queue and PriorityQueue are safe for concurrent use; any number of
+// goroutines and processes may put and take.
+package queue

@@ -1,0 +1,80 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/queue"
+)
+
+func connect(ctx context.Context) *zkcoord.Session {
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{
+		Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ","),
+	})
+	if err != nil {
+		panic(err)
+	}
+	return sess
+}
+
+func ExampleQueue() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+
+	jobs, err := queue.New(sess, "/examples/jobs")
+	if err != nil {
+		panic(err)
+	}
+	for _, job := range []string{"resize", "encode", "upload"} {
+		if _, err := jobs.Put(ctx, []byte(job)); err != nil {
+			panic(err)
+		}
+	}
+	n, _ := jobs.Len(ctx)
+	fmt.Println(n, "jobs queued")
+	for range n {
+		job, err := jobs.Take(ctx) // blocks while the queue is empty
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println("took", string(job))
+	}
+	// Output:
+	// 3 jobs queued
+	// took resize
+	// took encode
+	// took upload
+}
+
+func ExamplePriorityQueue() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+
+	alerts, err := queue.NewPriority(sess, "/examples/alerts")
+	if err != nil {
+		panic(err)
+	}
+	_, _ = alerts.Put(ctx, 50, []byte("disk 80% full"))
+	_, _ = alerts.Put(ctx, 0, []byte("datacenter on fire"))
+	_, _ = alerts.Put(ctx, 50, []byte("disk 85% full"))
+	for {
+		a, err := alerts.TryTake(ctx)
+		if errors.Is(err, queue.ErrEmpty) {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(string(a))
+	}
+	// Output:
+	// datacenter on fire
+	// disk 80% full
+	// disk 85% full
+}

@@ -1,0 +1,178 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Errors of this package.
+var (
+	// ErrEmpty: the queue has no item (TryTake, Peek).
+	ErrEmpty = errors.New("queue: empty")
+	// ErrPriority: a priority outside [MinPriority, MaxPriority].
+	ErrPriority = errors.New("queue: priority out of range")
+	// ErrOutcomeUnknown: the Session ended while a take was in flight; the
+	// item may have been taken by this taker and is then lost.
+	ErrOutcomeUnknown = errors.New("queue: outcome of take unknown")
+)
+
+// Queue is a distributed FIFO queue of byte strings. It is safe for
+// concurrent use.
+type Queue struct {
+	sess *zkcoord.Session
+	path string
+	// fresh makes takers re-read the children after losing a race for an
+	// item, so that a higher-priority item put meanwhile is served first.
+	fresh bool
+}
+
+// New returns the queue at path. It does no I/O; the queue node is created
+// (as a container) by the first Put.
+func New(sess *zkcoord.Session, path string) (*Queue, error) {
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	if path == "/" {
+		return nil, fmt.Errorf("queue: %w: the root cannot be a queue", zkcoord.ErrInvalidPath)
+	}
+	return &Queue{sess: sess, path: path}, nil
+}
+
+// Path returns the queue node's path.
+func (q *Queue) Path() string { return q.path }
+
+// Put appends an item and returns the path of its node. Data larger than
+// the Session's limit is refused with an error wrapping
+// zkcoord.ErrTooLarge. A Put whose reply is lost with the connection still
+// adds the item exactly once; if ctx ends before the outcome is known, the
+// item is removed again if it was added.
+func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
+	return q.put(ctx, -1, data)
+}
+
+func (q *Queue) put(ctx context.Context, priority int, data []byte) (string, error) {
+	if data == nil {
+		data = []byte{}
+	}
+	p, err := q.sess.CreateProtected(ctx, q.path, itemName(priority), data, zkcoord.FlagSequence)
+	if err != nil {
+		return "", fmt.Errorf("queue: put to %s: %w", q.path, err)
+	}
+	return p, nil
+}
+
+// Take removes the item at the head of the queue and returns its data,
+// blocking until there is one. It returns early when ctx ends or the
+// Session ends. See the package documentation for what exactly one taker
+// means, and for ErrOutcomeUnknown.
+func (q *Queue) Take(ctx context.Context) ([]byte, error) {
+	return q.take(ctx, true)
+}
+
+// TryTake is Take without waiting: it returns ErrEmpty if the queue has no
+// item.
+func (q *Queue) TryTake(ctx context.Context) ([]byte, error) {
+	return q.take(ctx, false)
+}
+
+func (q *Queue) take(ctx context.Context, block bool) ([]byte, error) {
+	for {
+		items, w, err := q.items(ctx, block)
+		if err != nil {
+			return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
+		}
+		for _, it := range items {
+			data, ok, err := q.claim(ctx, it)
+			if err != nil {
+				return nil, fmt.Errorf("queue: take %s: %w", zkcoord.Join(q.path, it.name), err)
+			}
+			if ok {
+				return data, nil
+			}
+			if q.fresh {
+				break
+			}
+		}
+		if len(items) > 0 {
+			continue // lost every race: look again
+		}
+		if !block {
+			return nil, ErrEmpty
+		}
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("queue: take from %s: %w", q.path, ctx.Err())
+		case <-q.sess.Done():
+			return nil, fmt.Errorf("queue: take from %s: %w", q.path, q.sess.Err())
+		}
+	}
+}
+
+// items returns the queue's items in serving order. When there are none
+// and watch is set, it also returns a watch that fires when that may have
+// changed; the watch is only set in that case, so that a busy queue leaves
+// no watches behind.
+func (q *Queue) items(ctx context.Context, watch bool) ([]item, <-chan zkcoord.Event, error) {
+	children, _, err := q.sess.Children(ctx, q.path)
+	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return nil, nil, err
+	}
+	if items := parseItems(children); len(items) > 0 || !watch {
+		return items, nil, nil
+	}
+	for {
+		children, _, w, err := q.sess.ChildrenW(ctx, q.path)
+		if err == nil {
+			return parseItems(children), w, nil
+		}
+		if !errors.Is(err, zkcoord.ErrNoNode) {
+			return nil, nil, err
+		}
+		// The queue node does not exist (yet, or again: it is a container
+		// that the server removes when empty). Wait for its creation.
+		ok, _, w, err := q.sess.ExistsW(ctx, q.path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, w, nil
+		}
+	}
+}
+
+// Peek returns the data of the item at the head of the queue without
+// removing it, or ErrEmpty.
+func (q *Queue) Peek(ctx context.Context) ([]byte, error) {
+	for {
+		items, _, err := q.items(ctx, false)
+		if err != nil {
+			return nil, fmt.Errorf("queue: peek at %s: %w", q.path, err)
+		}
+		if len(items) == 0 {
+			return nil, ErrEmpty
+		}
+		for _, it := range items {
+			data, _, err := q.sess.Get(ctx, zkcoord.Join(q.path, it.name))
+			if errors.Is(err, zkcoord.ErrNoNode) {
+				continue // taken meanwhile
+			}
+			if err != nil {
+				return nil, fmt.Errorf("queue: peek at %s: %w", q.path, err)
+			}
+			return data, nil
+		}
+	}
+}
+
+// Len returns the number of items in the queue.
+func (q *Queue) Len(ctx context.Context) (int, error) {
+	items, _, err := q.items(ctx, false)
+	if err != nil {
+		return 0, fmt.Errorf("queue: length of %s: %w", q.path, err)
+	}
+	return len(items), nil
+}
