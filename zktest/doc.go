@@ -1,0 +1,73 @@
+// Package zktest runs real Apache ZooKeeper servers for tests and breaks them
+// on purpose.
+//
+// Start launches a standalone server, or an ensemble of 3 or 5, from the
+// ZooKeeper jars installed on the machine (Debian package zookeeper, run by
+// java from $PATH or $JAVA_HOME), on free loopback ports with data
+// directories in the test's temporary directory. It waits until the servers
+// serve clients and registers a cleanup that kills every process it started;
+// when the test has failed, the cleanup logs the last lines of every server
+// log. If Java or ZooKeeper is missing the test is skipped, or fails when the
+// environment variable CI is "true".
+//
+//	func TestSomething(t *testing.T) {
+//		c := zktest.Start(t, zktest.WithServers(3))
+//		conn, _, err := zk.Connect(c.Servers(), 10*time.Second)
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		defer conn.Close()
+//
+//		leader, err := c.Leader()
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		c.Server(leader).Kill()   // or Stop, Pause/Resume
+//		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+//		defer cancel()
+//		if err := c.WaitReady(ctx); err != nil { // a new leader serves
+//			t.Fatal(err)
+//		}
+//		c.Server(leader).Start() // rejoins on the same ports and data
+//	}
+//
+// Faults between one client and the servers come from a Proxy, an in-process
+// toxiproxy with one listener per server. Give the client the proxy's
+// addresses:
+//
+//	p := c.NewProxy(t)
+//	conn, _, err := zk.Connect(p.Servers(), 10*time.Second)
+//	...
+//	p.Blackhole() // bytes stop flowing both ways, connections stay open
+//	p.Cut()       // connections close, new ones are refused
+//	p.Delay(200 * time.Millisecond)
+//	p.ResetPeer() // connections are reset when they next carry data
+//	p.Heal()
+//
+// Cluster.ExpireSession makes the server expire a client's session (its
+// ephemeral nodes go away and the client is told its session expired when it
+// reconnects). It needs the session password, which go-zookeeper does not
+// expose; a SessionRecorder passed as the client's dialer records it:
+//
+//	rec := zktest.NewSessionRecorder(nil)
+//	conn, _, err := zk.Connect(c.Servers(), 10*time.Second, zk.WithDialer(rec.Dial))
+//	...
+//	id, passwd := rec.Session()
+//	err = c.ExpireSession(ctx, id, passwd)
+//
+// WithTLS adds a TLS client port to every server, with a certificate from a
+// throwaway CA; dial Cluster.SecureServers with Cluster.ClientTLSConfig.
+//
+// Server also reads the four-letter-word commands (srvr, mntr, cons, wchc)
+// that tests use to look at server state, such as the number of watches.
+//
+// The servers run with tickTime DefaultTickTime (WithTickTime changes it),
+// accept session timeouts from two ticks up to MaxSessionTimeout, and skip
+// fsync, so they start in about a second and are fit for tests only.
+//
+// A standalone ZooKeeper 3.8.0 server that restarts can leave a client that
+// connects in its first moments hanging; see WithQuorumMode.
+//
+// Everything here is safe for concurrent use, and several clusters may run at
+// once, in one test binary or in several.
+package zktest

@@ -1,0 +1,132 @@
+package zktest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+func TestMain(m *testing.M) {
+	before := runtime.NumGoroutine()
+	code := m.Run()
+	if code == 0 {
+		if err := checkGoroutines(before, 10*time.Second); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// checkGoroutines waits for the goroutine count to drop back to before,
+// reporting the stacks of the goroutines left when it does not.
+func checkGoroutines(before int, window time.Duration) error {
+	deadline := time.Now().Add(window)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= before {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			return fmt.Errorf("goroutine leak: %d goroutines before the tests, %d after:\n%s", before, n, buf)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// testCtx returns a context that ends after d or when the test ends.
+func testCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// eventually polls cond every 20ms until it returns nil or d passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still failing after %v: %v", what, d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Printf(string, ...any) {}
+
+// client is a go-zookeeper connection whose session events are tracked.
+type client struct {
+	*zk.Conn
+	rec    *SessionRecorder
+	states chan zk.State
+}
+
+// connectWith connects a go-zookeeper client to servers through rec (a
+// plain recorder when nil) and waits for a session.
+func connectWith(t testing.TB, servers []string, timeout time.Duration, rec *SessionRecorder) *client {
+	t.Helper()
+	if rec == nil {
+		rec = NewSessionRecorder(nil)
+	}
+	c := &client{rec: rec, states: make(chan zk.State, 1000)}
+	conn, _, err := zk.Connect(servers, timeout,
+		zk.WithDialer(rec.Dial),
+		zk.WithLogger(nopLogger{}),
+		zk.WithEventCallback(func(ev zk.Event) {
+			if ev.Type == zk.EventSession {
+				select {
+				case c.states <- ev.State:
+				default:
+				}
+			}
+		}))
+	if err != nil {
+		t.Fatalf("zk.Connect: %v", err)
+	}
+	c.Conn = conn
+	t.Cleanup(conn.Close)
+	c.waitState(t, zk.StateHasSession, 30*time.Second)
+	return c
+}
+
+// waitState waits until the client reports state.
+func (c *client) waitState(t testing.TB, want zk.State, d time.Duration) {
+	t.Helper()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	var seen []string
+	for {
+		select {
+		case s := <-c.states:
+			if s == want {
+				return
+			}
+			seen = append(seen, s.String())
+		case <-timer.C:
+			if os.Getenv("ZKTEST_DUMP") != "" {
+				pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
+			}
+			t.Fatalf("client did not reach %v within %v (saw %s)", want, d, strings.Join(seen, ", "))
+		}
+	}
+}
+
+// sessionTimeout is what test clients ask for: long enough that a starved
+// server on a loaded machine does not make them give up on a connection.
+const sessionTimeout = 15 * time.Second
