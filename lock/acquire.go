@@ -1,0 +1,172 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// contention describes one kind of contender in one lock directory.
+type contention struct {
+	sess      *zkcoord.Session
+	dir       string // the lock directory
+	name      string // lock name: "lock-", "__READ__", "__WRIT__"
+	data      []byte
+	recognise func(string) (contender, bool)
+}
+
+// acquire creates a contender node and waits until it holds the lock. With
+// try it gives up, with ErrLocked, as soon as it would have to wait. On any
+// failure its node is deleted (in the background if need be).
+func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	node, err := createNode(ctx, c.sess, c.dir, c.name, c.data)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.wait(ctx, node, try)
+	if err != nil {
+		deleteLater(c.sess, node)
+		return nil, err
+	}
+	return l, nil
+}
+
+// ownWatch is the result of the data watch a contender sets on its own
+// node: the node's stat (for the fencing token) and the watch, which tells
+// a waiter or a holder that the node was deleted.
+type ownWatch struct {
+	stat *zkcoord.Stat
+	w    <-chan zkcoord.Event
+	err  error
+}
+
+// watchOwn sets the watch on path concurrently with whatever the caller
+// sends next; ZooKeeper answers both in one round trip.
+func watchOwn(ctx context.Context, sess *zkcoord.Session, path string) <-chan ownWatch {
+	res := make(chan ownWatch, 1)
+	go func() {
+		st, w, err := dataWatch(context.WithoutCancel(ctx), sess, path)
+		res <- ownWatch{st, w, err}
+	}()
+	return res
+}
+
+// self tracks the watch a contender keeps on its own node.
+type self struct {
+	node    string
+	pending <-chan ownWatch // until the first GetW answers
+	own     *ownWatch
+}
+
+// watch returns the current watch, nil while it is being set.
+func (s *self) watch() <-chan zkcoord.Event {
+	if s.own == nil || s.own.err != nil {
+		return nil
+	}
+	return s.own.w
+}
+
+// lease hands the node and its watch (or the watch still being set) to a
+// new Lease.
+func (s *self) lease(sess *zkcoord.Session) *Lease {
+	if s.own != nil {
+		done := make(chan ownWatch, 1)
+		done <- *s.own
+		return newLease(sess, s.node, done)
+	}
+	return newLease(sess, s.node, s.pending)
+}
+
+// wait lists the contenders until node holds the lock, watching only the
+// one contender it waits for.
+//
+// The listing is only valid if ZooKeeper processed it after the create,
+// so it is sent once the create has been answered. (A listing sent
+// together with the create might be processed first; whether anything was
+// created in between cannot be told from its stat for sure, because the
+// server deletes an empty lock directory, a container, on its own, and
+// someone may create it anew.) The watch on the contender's own node is set
+// at the same time, so both cost one round trip.
+func (c contention) wait(ctx context.Context, node string, try bool) (*Lease, error) {
+	me := zkcoord.Base(node)
+	s := &self{node: node, pending: watchOwn(ctx, c.sess, node)}
+	for {
+		children, err := listChildren(ctx, c.sess, c.dir)
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+		}
+		pred, found := blocker(sortContenders(children, c.recognise), me)
+		if !found {
+			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+		}
+		if pred == "" {
+			if err := c.sess.Err(); err != nil {
+				return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+			}
+			return s.lease(c.sess), nil
+		}
+		if try {
+			return nil, fmt.Errorf("lock: %s: %w", c.dir, ErrLocked)
+		}
+		// Curator reads the predecessor's data rather than calling exists,
+		// so that a predecessor already gone leaves no watch behind.
+		_, pw, err := dataWatch(ctx, c.sess, zkcoord.Join(c.dir, pred))
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+		}
+		if err := c.block(ctx, pw, s, nil); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// block waits until the watch pw fires, while also keeping an eye on the
+// contender's own node, ctx, the Session and abort (closed: give up).
+func (c contention) block(ctx context.Context, pw <-chan zkcoord.Event, s *self, abort <-chan struct{}) error {
+	for {
+		select {
+		case <-pw:
+			return nil
+		case <-abort:
+			return fmt.Errorf("lock: %s: aborted", s.node)
+		case r := <-s.pending:
+			s.pending, s.own = nil, &r
+			if r.err != nil {
+				return ownErr(s.node, r.err)
+			}
+		case ev, ok := <-s.watch():
+			if ok && ev.Type == zkcoord.EventNodeDeleted {
+				return fmt.Errorf("lock: %s: %w", s.node, ErrNodeDeleted)
+			}
+			// Data changed, or the Session is ending (then GetW fails):
+			// watch again.
+			st, w, err := dataWatch(ctx, c.sess, s.node)
+			if err != nil {
+				return ownErr(s.node, err)
+			}
+			s.own = &ownWatch{stat: st, w: w}
+		case <-ctx.Done():
+			return fmt.Errorf("lock: %s: %w", c.dir, ctx.Err())
+		case <-c.sess.Done():
+			return fmt.Errorf("lock: %s: %w", c.dir, c.sess.Err())
+		}
+	}
+}
+
+func ownErr(node string, err error) error {
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+	}
+	return fmt.Errorf("lock: %s: %w", node, err)
+}

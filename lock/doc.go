@@ -1,0 +1,85 @@
+// Package lock provides distributed locks on ZooKeeper: an exclusive
+// [Mutex], a read/write [RWMutex] and a counting [Semaphore].
+//
+// # Compatible with Curator and Kazoo
+//
+// The node layouts are those of Apache Curator's recipes, so Java services
+// using Curator and Go services using this package can share a lock:
+//
+//	Mutex      InterProcessMutex          <path>/_c_<uuid>-lock-<seq>
+//	RWMutex    InterProcessReadWriteLock  <path>/_c_<uuid>-__READ__<seq>
+//	                                      <path>/_c_<uuid>-__WRIT__<seq>
+//	Semaphore  InterProcessSemaphoreV2    <path>/locks/_c_<uuid>-lock-<seq>
+//	                                      <path>/leases/_c_<uuid>-lease-<seq>
+//
+// Contenders are ordered exactly as Curator orders them: by comparing, as
+// strings, the text after the last occurrence of the lock name ("lock-",
+// "__READ__"/"__WRIT__"). ZooKeeper numbers children with a signed 32-bit
+// count of the creates in the directory, printed with %010d; after 2^31
+// creates it wraps to "-2147483648", which compares before "0000000000".
+// From then on the order is no longer creation order, in Curator or here,
+// and at the wrap itself a new contender sorts before the current holder
+// and is let in beside it. This package keeps Curator's order anyway, so
+// that a mixed fleet agrees on one order. A lock directory is a container
+// node, which the server deletes once it is empty, resetting the count: a
+// wrap needs some two billion acquisitions of a lock that is never idle.
+//
+// A Mutex also recognises the nodes of Kazoo's Lock
+// (<hex>__lock__<seq>), and Kazoo recognises a Mutex's nodes when created
+// with extra_lock_patterns=["-lock-"], so Go and Python clients can share
+// a Mutex. Curator orders Kazoo's nodes by their whole name, which is
+// wrong: do not let Curator and Kazoo clients share a lock.
+//
+// Children of a lock directory that are not contenders (other names,
+// persistent nodes, nodes with children) are ignored. Curator treats them
+// as contenders that sort by their whole name; ignoring them never lets two
+// holders in at once, because both libraries order the real contenders the
+// same way.
+//
+// # Holding a lock
+//
+// Lock, RLock and Acquire return a [Lease]. Its Done channel closes when
+// the lease ends: released, or lost because the Session ended (Lost,
+// Expired or Closed) or because another client deleted its node. Its Err
+// then tells which. A Session declares itself Lost from the time of the
+// last server response, before the server can expire it and hand the lock
+// to someone else, so a holder that stops when Done closes has stopped
+// before the next holder starts. A brief disconnection (Session state
+// Suspended, then Reconnected) does not end a lease.
+//
+// A process can be paused for longer than that (a long GC, a stopped VM).
+// For resources that must never see two holders, pass the lease's fencing
+// [Lease.Token] (the creation zxid of its node, larger for every later
+// holder) to the resource, or write through zkcoord's guarded writes with
+// [Lease.Fence], which fail with zkcoord.ErrNotOwner once the node is gone.
+//
+// # Waiting
+//
+// A waiting contender watches exactly one node: the contender just before
+// it (for a read lock, the nearest writer before it). A release wakes only
+// the next waiter: no herd effect. A contender whose ctx ends, or that
+// fails, deletes its node; a node whose create reply was lost with the
+// connection is found again (zkcoord.Session.CreateProtected) and deleted
+// as well, so no orphan node is left to block the lock.
+//
+// # Not re-entrant
+//
+// Locks are not re-entrant. Lock on a Mutex value that holds the lock, or is
+// acquiring it in another goroutine, returns [ErrAlreadyHeld] instead of
+// deadlocking; an RWMutex value holds one lease at a time, read or write.
+// Use one Mutex or RWMutex value per holder. A Semaphore value may hold any
+// number of leases.
+//
+// # Cost
+//
+// An uncontended Lock and Unlock cost three round trips, as Curator's do:
+// the create; then the listing of the directory together with the read of
+// the new node's stat (its fencing token) and loss watch; then the delete.
+// Lock returns as soon as the listing shows it holds the lock; Token and
+// Fence wait for the stat if it is still on its way. Many locks may share
+// one Session; nothing in this package serialises them.
+//
+// # Concurrency
+//
+// Mutex, RWMutex, Semaphore and Lease are safe for concurrent use.
+package lock

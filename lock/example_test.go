@@ -1,0 +1,163 @@
+package lock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/lock"
+)
+
+func ExampleMutex() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	m, err := lock.NewMutex(sess, "/example/mutex")
+	if err != nil {
+		log.Fatal(err)
+	}
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Do the work while the lease lasts; stop as soon as it is lost.
+	work := time.After(10 * time.Millisecond)
+	select {
+	case <-work:
+		fmt.Println("work done under the lock")
+	case <-lease.Done():
+		fmt.Println("lock lost:", lease.Err())
+	}
+	if err := m.Unlock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(lease.Err())
+	// Output:
+	// work done under the lock
+	// lock: released
+}
+
+func ExampleMutex_TryLock() {
+	ctx := context.Background()
+	a, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close(ctx)
+	b, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer b.Close(ctx)
+
+	ma, _ := lock.NewMutex(a, "/example/trylock")
+	mb, _ := lock.NewMutex(b, "/example/trylock")
+	held, err := ma.TryLock(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = mb.TryLock(ctx)
+	fmt.Println(errors.Is(err, lock.ErrLocked))
+	held.Release(ctx)
+	again, err := mb.TryLock(ctx)
+	fmt.Println(err)
+	again.Release(ctx)
+	// Output:
+	// true
+	// <nil>
+}
+
+// A fenced write succeeds only while the lease's node exists, so a holder
+// that lost its lock without noticing (a long GC pause, say) cannot
+// overwrite the work of the next holder.
+func ExampleLease_Fence() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	if err := sess.EnsurePath(ctx, "/example/fenced-config"); err != nil {
+		log.Fatal(err)
+	}
+
+	m, _ := lock.NewMutex(sess, "/example/fence")
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = sess.GuardedSet(ctx, lease.Fence(), "/example/fenced-config", []byte("v1"), -1)
+	fmt.Println("while held:", err)
+	m.Unlock(ctx)
+	_, err = sess.GuardedSet(ctx, lease.Fence(), "/example/fenced-config", []byte("v2"), -1)
+	fmt.Println("after release:", errors.Is(err, zkcoord.ErrNotOwner))
+	// Output:
+	// while held: <nil>
+	// after release: true
+}
+
+func ExampleRWMutex() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	// Two readers share the lock; a writer has to wait for both.
+	r1, _ := lock.NewRWMutex(sess, "/example/rw")
+	r2, _ := lock.NewRWMutex(sess, "/example/rw")
+	w, _ := lock.NewRWMutex(sess, "/example/rw")
+	if _, err := r1.RLock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := r2.RLock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	_, err = w.TryLock(ctx)
+	fmt.Println("writer while reading:", errors.Is(err, lock.ErrLocked))
+	r1.RUnlock(ctx)
+	r2.RUnlock(ctx)
+	if _, err := w.Lock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("writer in")
+	w.Unlock(ctx)
+	// Output:
+	// writer while reading: true
+	// writer in
+}
+
+func ExampleSemaphore() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	// At most two leases at a time, across every client of the path.
+	s, err := lock.NewSemaphore(sess, "/example/semaphore", 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	l1, _ := s.Acquire(ctx)
+	l2, _ := s.Acquire(ctx)
+	_, err = s.TryAcquire(ctx)
+	fmt.Println("third lease:", errors.Is(err, lock.ErrNoLease))
+	l1.Release(ctx)
+	l3, err := s.Acquire(ctx)
+	fmt.Println("after a release:", err)
+	l2.Release(ctx)
+	l3.Release(ctx)
+	// Output:
+	// third lease: true
+	// after a release: <nil>
+}

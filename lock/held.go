@@ -1,0 +1,280 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Errors returned by this package; check them with errors.Is.
+var (
+	// ErrLost is wrapped by Lease.Err, and by Release, when a lease ended
+	// without being released: its Session ended (the error then also wraps
+	// zkcoord.ErrSessionLost, ErrSessionExpired or ErrSessionClosed) or its
+	// node was deleted by someone else (ErrNodeDeleted).
+	ErrLost = errors.New("lock: lost")
+	// ErrNodeDeleted: the lease's node, or a waiting contender's node, was
+	// deleted by another client.
+	ErrNodeDeleted = errors.New("lock: node deleted by another client")
+	// ErrReleased is what Lease.Err reports after a successful Release.
+	ErrReleased = errors.New("lock: released")
+	// ErrLocked: TryLock or TryRLock found the lock held by another client.
+	ErrLocked = errors.New("lock: held by another client")
+	// ErrNoLease: TryAcquire found no free lease.
+	ErrNoLease = errors.New("lock: no free lease")
+	// ErrNotHeld: Unlock or RUnlock on a value that holds no such lock.
+	ErrNotHeld = errors.New("lock: not held")
+	// ErrAlreadyHeld: Lock (or RLock) on a value that already holds, or is
+	// acquiring, a lock. Locks are not re-entrant.
+	ErrAlreadyHeld = errors.New("lock: already held or being acquired through this value (locks are not re-entrant)")
+)
+
+// A Lease is the ownership of one lock node: a held Mutex, a held read or
+// write side of an RWMutex, or one lease of a Semaphore.
+//
+// Done closes when the lease ends, for whatever reason; Err then tells why.
+// A lease is lost, without anyone releasing it, when its Session ends
+// (Lost, Expired or Closed) or when another client deletes its node. The
+// Session declares itself Lost before the server can expire it, so a holder
+// that stops work when Done closes has stopped before anyone else can
+// acquire the lock. A process that may pause longer than that (GC, VM
+// migration) should also pass Token to the resource it protects, or write
+// through zkcoord's guarded writes with Fence.
+//
+// A Lease is safe for concurrent use.
+type Lease struct {
+	sess *zkcoord.Session
+	path string
+
+	statReady chan struct{} // closed once token and version are set, or cannot be
+	token     int64
+	version   int32
+
+	done     chan struct{} // closed when the lease ends
+	finished chan struct{} // closed when run has returned
+	release  chan struct{} // closed by Release
+	relOnce  sync.Once
+
+	mu     sync.Mutex
+	err    error // why the lease ended; nil while held
+	result error // what Release reports
+}
+
+// newLease starts watching a node this Session just acquired. own delivers
+// the result of the data watch set on the node: its stat (the fencing
+// token) and the watch that reports its deletion. It may still be on the
+// way, so that acquiring need not wait for it.
+func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
+	l := &Lease{
+		sess:      sess,
+		path:      path,
+		version:   -1,
+		statReady: make(chan struct{}),
+		done:      make(chan struct{}),
+		finished:  make(chan struct{}),
+		release:   make(chan struct{}),
+	}
+	go l.run(own)
+	return l
+}
+
+// Done is closed when the lease ends: released, or lost.
+func (l *Lease) Done() <-chan struct{} { return l.done }
+
+// Err returns nil while the lease is held. After Done closes it returns
+// ErrReleased if the lease was released, or an error wrapping ErrLost and
+// the cause (ErrNodeDeleted, or the Session's error) if it was lost.
+func (l *Lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Path returns the lease's node, for example
+// "/locks/job/_c_6f1c…-lock-0000000007".
+func (l *Lease) Path() string { return l.path }
+
+// Token returns the fencing token: the creation zxid of the lease's node.
+// ZooKeeper orders all writes, so every later holder of the same lock has a
+// larger token. A resource that records the largest token it has seen can
+// reject a holder that lost the lock without noticing.
+//
+// The token is read from the server as soon as the lease is acquired,
+// without delaying the acquisition; Token waits for that read if it is
+// still under way (one round trip at most). It returns 0 if the lease
+// ended before the token could be read.
+func (l *Lease) Token() int64 {
+	<-l.statReady
+	return l.token
+}
+
+// Fence returns the lease's fence, for zkcoord.Session.GuardedMulti and
+// GuardedSet: writes that succeed only while the lease's node exists (and
+// has the version it had when acquired). Like Token it may wait for the
+// node's stat; without it (the lease ended first) the fence checks only
+// that the node exists.
+func (l *Lease) Fence() zkcoord.Fence {
+	<-l.statReady
+	return zkcoord.Fence{Path: l.path, Token: l.token, Version: l.version}
+}
+
+// Release gives the lease up by deleting its node. It returns nil once the
+// node is deleted, or the lease's error (wrapping ErrLost) if it had been
+// lost before. If ctx ends first, Release returns ctx's error and the node
+// is still deleted in the background, as long as the Session lives.
+// Release is idempotent.
+func (l *Lease) Release(ctx context.Context) error {
+	l.relOnce.Do(func() { close(l.release) })
+	select {
+	case <-l.finished:
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.result
+	case <-ctx.Done():
+		return fmt.Errorf("lock: release %s: %w", l.path, ctx.Err())
+	}
+}
+
+// releaseAsync asks for the lease to be released without waiting.
+func (l *Lease) releaseAsync() { l.relOnce.Do(func() { close(l.release) }) }
+
+// ended reports whether Done is closed.
+func (l *Lease) ended() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// run is the one goroutine that owns the lease's state.
+func (l *Lease) run(own <-chan ownWatch) {
+	defer close(l.finished)
+	statSet := false
+	defer func() {
+		if !statSet {
+			close(l.statReady)
+		}
+	}()
+	sessDone := l.sess.Done()
+	var w <-chan zkcoord.Event
+	for {
+		select {
+		case r := <-own:
+			own = nil
+			if r.err != nil {
+				if errors.Is(r.err, zkcoord.ErrNoNode) {
+					l.end(lost(ErrNodeDeleted))
+				} else {
+					l.end(lost(l.sessErr(r.err)))
+				}
+				return
+			}
+			l.token, l.version, w = r.stat.Czxid, r.stat.Version, r.w
+			statSet = true
+			close(l.statReady)
+		case <-sessDone:
+			l.end(lost(l.sess.Err()))
+			return
+		case ev, ok := <-w:
+			switch {
+			case ok && ev.Type == zkcoord.EventNodeDeleted:
+				l.end(lost(ErrNodeDeleted))
+				return
+			case ok && ev.Type != zkcoord.EventNotWatching:
+				// The node's data changed: watch again.
+				var err error
+				w, err = l.rewatch()
+				if errors.Is(err, zkcoord.ErrNoNode) {
+					l.end(lost(ErrNodeDeleted))
+					return
+				}
+			default:
+				// The watch was dropped: the Session is ending. Wait for
+				// it, or for a release.
+				w = nil
+			}
+		case <-l.release:
+			l.releaseNode()
+			return
+		}
+	}
+}
+
+// sessErr prefers the Session's error, which says why it ended, to err.
+func (l *Lease) sessErr(err error) error {
+	if serr := l.sess.Err(); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// rewatch sets a new watch on the node. Errors other than ErrNoNode mean the
+// Session is ending; the caller then waits for its end with no watch.
+func (l *Lease) rewatch() (<-chan zkcoord.Event, error) {
+	// A ctx without Done: the call ends with the Session at the latest.
+	_, w, err := dataWatch(context.Background(), l.sess, l.path)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// releaseNode deletes the node, retrying over connection loss for as long
+// as the Session lives.
+func (l *Lease) releaseNode() {
+	// A ctx without Done runs the request on this goroutine; it still ends
+	// with the Session.
+	if err := deleteNode(context.Background(), l.sess, l.path); err != nil {
+		l.end(lost(l.sessErr(err)))
+		return
+	}
+	l.mu.Lock()
+	l.err = ErrReleased
+	l.result = nil
+	l.mu.Unlock()
+	close(l.done)
+}
+
+// end records a loss and closes Done.
+func (l *Lease) end(err error) {
+	l.mu.Lock()
+	l.err = err
+	l.result = err
+	l.mu.Unlock()
+	close(l.done)
+}
+
+func lost(cause error) error {
+	if cause == nil {
+		cause = zkcoord.ErrSessionClosed
+	}
+	return fmt.Errorf("%w: %w", ErrLost, cause)
+}
+
+// deleteNode deletes path, retrying over connection loss until ctx or the
+// Session ends. A node that is already gone counts as deleted.
+func deleteNode(ctx context.Context, sess *zkcoord.Session, path string) error {
+	return sess.Retry(ctx, func(ctx context.Context) error {
+		err := sess.Delete(ctx, path, -1)
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			return nil
+		}
+		return err
+	})
+}
+
+// deleteLater deletes a node its creator gave up on, in the background, so
+// that it never blocks other contenders for long. It stops when the Session
+// ends, which deletes the (ephemeral) node anyway.
+func deleteLater(sess *zkcoord.Session, path string) {
+	go func() {
+		if err := deleteNode(sess.Context(), sess, path); err != nil && sess.Err() == nil {
+			sess.Logger().Warn("lock: could not delete abandoned node", "path", path, "err", err)
+		}
+	}()
+}

@@ -1,0 +1,47 @@
+package lock
+
+import (
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Option configures a Mutex, RWMutex or Semaphore.
+type Option func(*options)
+
+type options struct {
+	data []byte
+}
+
+// WithData sets the data stored in every node the lock creates, for example
+// an identifier of the process, which tools can show for each contender
+// (Curator stores the host's address there, Kazoo its "identifier").
+// Default: none.
+func WithData(data []byte) Option {
+	return func(o *options) { o.data = append([]byte(nil), data...) }
+}
+
+func newOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// checkArgs validates what every constructor takes.
+func checkArgs(sess *zkcoord.Session, path string, o options) error {
+	if sess == nil {
+		return fmt.Errorf("lock: nil Session")
+	}
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if path == "/" {
+		return fmt.Errorf("lock: %w: a lock needs its own directory, not /", zkcoord.ErrInvalidPath)
+	}
+	if max := sess.Config().MaxDataSize; len(o.data) > max {
+		return fmt.Errorf("lock: %w: %d bytes of node data, limit %d", zkcoord.ErrTooLarge, len(o.data), max)
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package lock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/lock"
+)
+
+var curatorLeaseNode = regexp.MustCompile(`^_c_[0-9a-f-]{36}-lease-\d{10}$`)
+
+func newSem(t testing.TB, sess *zkcoord.Session, dir string, max int) *lock.Semaphore {
+	t.Helper()
+	s, err := lock.NewSemaphore(sess, dir, max)
+	if err != nil {
+		t.Fatalf("NewSemaphore: %v", err)
+	}
+	return s
+}
+
+func TestSemaphoreLeases(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	a, b := connect(t), connect(t)
+	dir := testDir(t)
+	sa, sb := newSem(t, a, dir, 2), newSem(t, b, dir, 2)
+
+	l1, err := sa.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zkcoord.Parent(l1.Path()) != dir+"/leases" || !curatorLeaseNode.MatchString(zkcoord.Base(l1.Path())) {
+		t.Errorf("lease node %s does not have Curator's InterProcessSemaphoreV2 layout", l1.Path())
+	}
+	l2, err := sa.TryAcquire(ctx) // one Semaphore value may hold several leases
+	if err != nil {
+		t.Fatalf("second lease: %v", err)
+	}
+	if _, err := sb.TryAcquire(ctx); !errors.Is(err, lock.ErrNoLease) {
+		t.Fatalf("TryAcquire when full: %v, want ErrNoLease", err)
+	}
+	if n, err := sb.Leases(ctx); err != nil || n != 2 {
+		t.Errorf("Leases = %d, %v; want 2", n, err)
+	}
+	got := make(chan *lock.Lease, 1)
+	go func() {
+		l, err := sb.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	// The waiter holds the acquirers' mutex while it waits.
+	queued(t, a, dir+"/leases", 3)
+	queued(t, a, dir+"/locks", 1)
+	select {
+	case <-got:
+		t.Fatal("third lease granted while full")
+	default:
+	}
+	if err := l1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l3 := <-got
+	if l3 == nil {
+		t.FailNow()
+	}
+	if l3.Token() <= l2.Token() {
+		t.Errorf("token %d not above %d", l3.Token(), l2.Token())
+	}
+	queued(t, a, dir+"/locks", 0)
+	l2.Release(ctx)
+	l3.Release(ctx)
+	queued(t, a, dir+"/leases", 0)
+}
+
+// TestSemaphoreLimit: many acquirers on several sessions never hold more
+// than MaxLeases at once, and all get through.
+func TestSemaphoreLimit(t *testing.T) {
+	ctx := testCtx(t, 120*time.Second)
+	dir := testDir(t)
+	const max, sessions, perSession, rounds = 3, 4, 2, 5
+	var (
+		holders, peak, entries atomic.Int32
+		wg                     sync.WaitGroup
+		errs                   = make(chan error, 100)
+	)
+	for i := 0; i < sessions; i++ {
+		sess := connect(t)
+		s := newSem(t, sess, dir, max)
+		for j := 0; j < perSession; j++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := 0; r < rounds; r++ {
+					l, err := s.Acquire(ctx)
+					if err != nil {
+						errs <- err
+						return
+					}
+					n := holders.Add(1)
+					if n > max {
+						errs <- fmt.Errorf("%d holders, max %d", n, max)
+					}
+					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+					}
+					entries.Add(1)
+					time.Sleep(2 * time.Millisecond)
+					holders.Add(-1)
+					if err := l.Release(ctx); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := entries.Load(); n != sessions*perSession*rounds {
+		t.Errorf("%d entries, want %d", n, sessions*perSession*rounds)
+	}
+	t.Logf("peak %d holders of %d", peak.Load(), max)
+}
+
+// TestSemaphoreCancelWaiting: an acquirer that gives up leaves neither its
+// lease node nor its mutex node.
+func TestSemaphoreCancelWaiting(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	a, b := connect(t), connect(t)
+	dir := testDir(t)
+	l, err := newSem(t, a, dir, 1).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := newSem(t, b, dir, 1).Acquire(wctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire with expiring ctx: %v", err)
+	}
+	queued(t, a, dir+"/leases", 1)
+	queued(t, a, dir+"/locks", 0)
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := newSem(t, b, dir, 1).TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("TryAcquire after release: %v", err)
+	}
+	l2.Release(ctx)
+}
+
+// TestSemaphoreForeignChildren: nodes in leases/ that are not leases do not
+// count.
+func TestSemaphoreForeignChildren(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	sess := connect(t)
+	dir := testDir(t)
+	if err := sess.EnsurePath(ctx, dir+"/leases"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"readme", "lease-", "lease-xyz", "x-lease-12"} {
+		if _, err := sess.Create(ctx, dir+"/leases/"+n, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := newSem(t, sess, dir, 1)
+	l, err := s.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("TryAcquire with foreign children: %v", err)
+	}
+	if _, err := s.TryAcquire(ctx); !errors.Is(err, lock.ErrNoLease) {
+		t.Errorf("second TryAcquire: %v, want ErrNoLease", err)
+	}
+	l.Release(ctx)
+}
