@@ -2,45 +2,20 @@ package zktest
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"go.uber.org/goleak"
 )
 
+// TestMain fails the package when a test leaves a goroutine behind: a
+// cluster's cleanup must stop everything it started.
 func TestMain(m *testing.M) {
-	before := runtime.NumGoroutine()
-	code := m.Run()
-	if code == 0 {
-		if err := checkGoroutines(before, 10*time.Second); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// checkGoroutines waits for the goroutine count to drop back to before,
-// reporting the stacks of the goroutines left when it does not.
-func checkGoroutines(before int, window time.Duration) error {
-	deadline := time.Now().Add(window)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= before {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			return fmt.Errorf("goroutine leak: %d goroutines before the tests, %d after:\n%s", before, n, buf)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	goleak.VerifyTestMain(m)
 }
 
 // testCtx returns a context that ends after d or when the test ends.
@@ -105,7 +80,8 @@ func connectWith(t testing.TB, servers []string, timeout time.Duration, rec *Ses
 	return c
 }
 
-// waitState waits until the client reports state.
+// waitState waits until the client reports state. With ZKTEST_DUMP set, a
+// timeout also prints every goroutine's stack.
 func (c *client) waitState(t testing.TB, want zk.State, d time.Duration) {
 	t.Helper()
 	timer := time.NewTimer(d)

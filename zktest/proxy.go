@@ -18,6 +18,8 @@ import (
 // faults). Faults apply to connections already open and to new ones. Its
 // methods are safe for concurrent use.
 type Proxy struct {
+	cluster *Cluster
+
 	mu      sync.Mutex
 	api     *toxiproxy.ApiServer
 	proxies []*toxiproxy.Proxy
@@ -39,12 +41,13 @@ func (c *Cluster) NewProxy(tb testing.TB) *Proxy {
 
 func (c *Cluster) newProxy() (*Proxy, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
 		return nil, errClosed
 	}
 	logger := zerolog.Nop()
-	p := &Proxy{api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)}
+	p := &Proxy{cluster: c, api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)}
 	for i, s := range c.servers {
 		tp := toxiproxy.NewProxy(p.api, fmt.Sprintf("zk%d", i), "127.0.0.1:0", s.Addr())
 		if err := tp.Start(); err != nil {
@@ -56,7 +59,14 @@ func (c *Cluster) newProxy() (*Proxy, error) {
 	}
 	// Also closed when the cluster is cleaned up, in case the proxy's own
 	// cleanup runs later.
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		p.Close()
+		return nil, errClosed
+	}
 	c.proxies = append(c.proxies, p)
+	c.mu.Unlock()
 	return p, nil
 }
 
@@ -144,6 +154,7 @@ func (p *Proxy) Close() {
 		tp.Toxics.ResetToxics(context.Background())
 		tp.Stop()
 	}
+	p.cluster.forgetProxy(p)
 }
 
 func (p *Proxy) addToxics(name, typ, attrs string) error {
@@ -182,4 +193,15 @@ func (p *Proxy) removeToxics(name string) error {
 		}
 	}
 	return nil
+}
+
+func (c *Cluster) forgetProxy(p *Proxy) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, q := range c.proxies {
+		if q == p {
+			c.proxies = append(c.proxies[:i], c.proxies[i+1:]...)
+			return
+		}
+	}
 }

@@ -373,16 +373,19 @@ func (s *Server) writeConfig(all []*Server, o options) error {
 }
 
 var (
-	portsMu   sync.Mutex
-	portsUsed = map[int]bool{}
+	portsMu     sync.Mutex
+	portsRecent = map[int]time.Time{} // port -> when it was handed out
 )
+
+// portQuarantine is how long a port handed out is not handed out again, so
+// clusters started in parallel in one test binary do not race each other
+// for the same port between its allocation and the server binding it.
+const portQuarantine = 2 * time.Minute
 
 // allocPorts is freePorts, replaceable by tests.
 var allocPorts = freePorts
 
 // freePorts returns n distinct loopback ports that were free a moment ago.
-// Ports are never handed out twice by one process, so clusters started in
-// parallel in one test binary do not race each other for the same port.
 func freePorts(n int) ([]int, error) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
@@ -403,11 +406,16 @@ func freePorts(n int) ([]int, error) {
 		}
 		held = append(held, l) // keep it open so the next Listen differs
 		p := l.Addr().(*net.TCPAddr).Port
-		if portsUsed[p] {
+		if t, ok := portsRecent[p]; ok && time.Since(t) < portQuarantine {
 			continue
 		}
-		portsUsed[p] = true
+		portsRecent[p] = time.Now()
 		ports = append(ports, p)
+	}
+	for p, t := range portsRecent {
+		if time.Since(t) >= portQuarantine {
+			delete(portsRecent, p)
+		}
 	}
 	return ports, nil
 }

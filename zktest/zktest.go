@@ -121,7 +121,10 @@ type Cluster struct {
 // When Java or the ZooKeeper jars cannot be found, Start skips the test, or
 // fails it when the environment variable CI is "true".
 //
-// Start must be called from the goroutine running the test.
+// Start must be called from the goroutine running the test. Of tb it uses
+// only Helper, TempDir, Cleanup, Failed, Logf, Fatalf and Skipf, so a
+// TestMain can pass its own implementation to share one cluster among
+// tests.
 func Start(tb testing.TB, opts ...Option) *Cluster {
 	tb.Helper()
 	o := options{servers: 1, tickTime: DefaultTickTime}

@@ -345,7 +345,10 @@ func TestExpireSessionEnsemble(t *testing.T) {
 		t.Fatal(err)
 	}
 	observer := connectWith(t, []string{c.Servers()[2]}, sessionTimeout, nil)
-	id, passwd := victim.rec.Session()
+	id, passwd, err := victim.rec.WaitSession(ctx)
+	if err != nil || id != victim.SessionID() {
+		t.Fatalf("WaitSession = 0x%x, %v; conn has 0x%x", id, err, victim.SessionID())
+	}
 	if err := c.ExpireSession(ctx, id, passwd); err != nil {
 		t.Fatal(err)
 	}
