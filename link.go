@@ -42,13 +42,20 @@ type link struct {
 	out    frameScanner
 	sent   []time.Duration // send times of requests awaiting a reply
 	in     frameScanner    // used by Read only
+	// greeted is set once the connect request has been written.
+	greeted bool
 }
 
 func (l *link) Write(p []byte) (int, error) {
 	l.sendMu.Lock()
 	now := l.s.now()
+	first := len(l.sent) == 0 && !l.greeted
 	l.out.feed(p, func(int32) { l.sent = append(l.sent, now) })
+	l.greeted = true
 	l.sendMu.Unlock()
+	if !first && l.s.creates.waiting() {
+		l.s.creates.written(p)
+	}
 	return l.Conn.Write(p)
 }
 

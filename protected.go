@@ -48,15 +48,20 @@ func (s *Session) CreateProtected(ctx context.Context, parent, name string, data
 	if err := ValidateName(name); err != nil {
 		return "", err
 	}
-	prefix := ProtectedPrefix + uuid.NewString() + "-"
+	prefix := ProtectedPrefix + newUUID() + "-"
 	path := Join(parent, prefix+name)
 	if err := s.checkCreate(path, data, flags); err != nil {
 		return "", err
 	}
-	var (
-		b         backoff
-		ambiguous bool
-	)
+	return s.createProtected(ctx, parent, prefix, path, data, flags, false)
+}
+
+func newUUID() string { return uuid.NewString() }
+
+// createProtected creates path, whose name starts with prefix, under parent.
+// If ambiguous, an earlier attempt may have created it.
+func (s *Session) createProtected(ctx context.Context, parent, prefix, path string, data []byte, flags int32, ambiguous bool) (string, error) {
+	var b backoff
 	for {
 		if ambiguous {
 			found, err := s.findProtected(ctx, parent, prefix)

@@ -28,6 +28,8 @@ type Session struct {
 	link   *link
 	hs     handshake // of the most recent connection
 
+	creates createWatch // create requests someone waits to see written
+
 	inbox     *eventQueue
 	closeReq  chan struct{}
 	closeOnce sync.Once

@@ -24,11 +24,14 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	node, err := createNode(ctx, c.sess, c.dir, c.name, c.data)
+	node, children, err := c.sess.CreateProtectedAndList(ctx, c.dir, c.name, c.data, zkcoord.FlagEphemeralSequential)
 	if err != nil {
-		return nil, err
+		if node != "" {
+			deleteLater(c.sess, node)
+		}
+		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
-	l, err := c.wait(ctx, node, try)
+	l, err := c.wait(ctx, node, try, children)
 	if err != nil {
 		deleteLater(c.sess, node)
 		return nil, err
@@ -85,18 +88,19 @@ func (s *self) lease(sess *zkcoord.Session) *Lease {
 // wait lists the contenders until node holds the lock, watching only the
 // one contender it waits for.
 //
-// The listing is only valid if ZooKeeper processed it after the create,
-// so it is sent once the create has been answered. (A listing sent
-// together with the create might be processed first; whether anything was
-// created in between cannot be told from its stat for sure, because the
-// server deletes an empty lock directory, a container, on its own, and
-// someone may create it anew.) The watch on the contender's own node is set
-// at the same time, so both cost one round trip.
-func (c contention) wait(ctx context.Context, node string, try bool) (*Lease, error) {
+// The first listing came with the create (Session.CreateProtectedAndList
+// sends it right behind the create, so ZooKeeper processes it after); later
+// ones are taken after each notification. The watch on the contender's own
+// node is set meanwhile; a holder's Token waits for it if need be.
+func (c contention) wait(ctx context.Context, node string, try bool, first []string) (*Lease, error) {
 	me := zkcoord.Base(node)
 	s := &self{node: node, pending: watchOwn(ctx, c.sess, node)}
 	for {
-		children, err := listChildren(ctx, c.sess, c.dir)
+		children, err := first, error(nil)
+		if first == nil {
+			children, err = listChildren(ctx, c.sess, c.dir)
+		}
+		first = nil
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
 		}
