@@ -10,7 +10,6 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/zktest"
-	"go.uber.org/goleak"
 )
 
 // shared is a standalone ZooKeeper used by tests that need no faults of
@@ -22,90 +21,9 @@ func TestMain(m *testing.M) {
 		// A re-executed test binary running one helper candidate.
 		os.Exit(m.Run())
 	}
-	ignore := goleak.IgnoreCurrent()
-	tb := &mainTB{}
-	code := 1
-	func() {
-		defer tb.cleanup()
-		defer func() {
-			if r := recover(); r != nil && r != errMainStop {
-				panic(r)
-			}
-		}()
-		// Ticks of 500ms: ZooKeeper expires sessions in buckets of one tick;
-		// TestLeaderKilled allows the session timeout plus two ticks.
-		shared = zktest.Start(tb, zktest.WithTickTime(500*time.Millisecond))
-		code = m.Run()
-	}()
-	if tb.skipped {
-		fmt.Fprintln(os.Stderr, "election: ZooKeeper not available; skipping:", tb.msg)
-		os.Exit(0)
-	}
-	if code == 0 {
-		if err := checkGoroutines(ignore); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// checkGoroutines reports goroutines left behind by the tests, after
-// giving them some seconds to end.
-func checkGoroutines(ignore goleak.Option) error {
-	var err error
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
-		if err = goleak.Find(ignore, goleak.IgnoreTopFunction("os/signal.signal_recv")); err == nil {
-			return nil
-		}
-	}
-	return err
-}
-
-var errMainStop = fmt.Errorf("stop")
-
-// mainTB lets TestMain start a cluster that outlives single tests.
-type mainTB struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-	failed   bool
-	skipped  bool
-	msg      string
-	dirs     []string
-}
-
-func (tb *mainTB) Helper() {}
-func (tb *mainTB) Logf(f string, args ...any) {
-	fmt.Fprintf(os.Stderr, f+"\n", args...)
-}
-func (tb *mainTB) Fatalf(f string, args ...any) {
-	tb.failed = true
-	fmt.Fprintf(os.Stderr, f+"\n", args...)
-	panic(errMainStop)
-}
-func (tb *mainTB) Skipf(f string, args ...any) {
-	tb.skipped, tb.msg = true, fmt.Sprintf(f, args...)
-	panic(errMainStop)
-}
-func (tb *mainTB) Failed() bool { return tb.failed }
-func (tb *mainTB) Cleanup(f func()) {
-	tb.mu.Lock()
-	tb.cleanups = append(tb.cleanups, f)
-	tb.mu.Unlock()
-}
-func (tb *mainTB) TempDir() string {
-	d, err := os.MkdirTemp("", "election-test-")
-	if err != nil {
-		tb.Fatalf("%v", err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-func (tb *mainTB) cleanup() {
-	for i := len(tb.cleanups) - 1; i >= 0; i-- {
-		tb.cleanups[i]()
-	}
+	// Ticks of 500ms: ZooKeeper expires sessions in buckets of one tick;
+	// TestLeaderKilled allows the session timeout plus two ticks.
+	os.Exit(zktest.Main(m, func(c *zktest.Cluster) { shared = c }, zktest.WithTickTime(500*time.Millisecond)))
 }
 
 // connect opens a Session for the test and closes it at the end.

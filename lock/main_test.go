@@ -3,12 +3,9 @@ package lock_test
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,125 +22,7 @@ var cluster *zktest.Cluster
 var servers []string
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	tb := &mainTB{}
-	defer tb.cleanup()
-	if !tb.do(func() { cluster = zktest.Start(tb) }) {
-		return tb.code
-	}
-	servers = cluster.Servers()
-	before := runtime.NumGoroutine()
-	code := m.Run()
-	// Fuzzing starts a signal-handling goroutine of its own.
-	if f := flag.Lookup("test.fuzz"); code == 0 && (f == nil || f.Value.String() == "") {
-		if err := checkGoroutines(before, 15*time.Second); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	return code
-}
-
-// checkGoroutines waits for the goroutine count to drop back to before.
-func checkGoroutines(before int, window time.Duration) error {
-	deadline := time.Now().Add(window)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= before {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			return fmt.Errorf("goroutine leak: %d goroutines before the tests, %d after:\n%s", before, n, buf)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// mainTB lets TestMain start a zktest cluster, which wants a testing.TB.
-// Only the methods zktest uses are implemented; Fatal and Skip unwind to
-// do, which reports them.
-type mainTB struct {
-	testing.TB // nil: any other method panics
-
-	mu       sync.Mutex
-	cleanups []func()
-	failed   bool
-	code     int
-	dirs     []string
-}
-
-type tbStop struct{}
-
-func (tb *mainTB) do(f func()) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, stop := r.(tbStop); !stop {
-				panic(r)
-			}
-			ok = false
-		}
-	}()
-	f()
-	return true
-}
-
-func (tb *mainTB) Helper()      {}
-func (tb *mainTB) Name() string { return "TestMain" }
-func (tb *mainTB) Failed() bool {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return tb.failed
-}
-func (tb *mainTB) Logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-}
-func (tb *mainTB) Log(args ...any) { fmt.Fprintln(os.Stderr, args...) }
-func (tb *mainTB) Errorf(format string, args ...any) {
-	tb.Logf(format, args...)
-	tb.mu.Lock()
-	tb.failed, tb.code = true, 1
-	tb.mu.Unlock()
-}
-func (tb *mainTB) Fatalf(format string, args ...any) {
-	tb.Errorf(format, args...)
-	panic(tbStop{})
-}
-func (tb *mainTB) Skipf(format string, args ...any) {
-	tb.Logf(format, args...)
-	tb.code = 0
-	panic(tbStop{})
-}
-func (tb *mainTB) Cleanup(f func()) {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	tb.cleanups = append(tb.cleanups, f)
-}
-func (tb *mainTB) TempDir() string {
-	dir, err := os.MkdirTemp("", "zkcoord-lock-")
-	if err != nil {
-		tb.Fatalf("TempDir: %v", err)
-	}
-	tb.mu.Lock()
-	tb.dirs = append(tb.dirs, dir)
-	tb.mu.Unlock()
-	return dir
-}
-func (tb *mainTB) cleanup() {
-	tb.mu.Lock()
-	cs, dirs := tb.cleanups, tb.dirs
-	tb.cleanups, tb.dirs = nil, nil
-	tb.mu.Unlock()
-	for i := len(cs) - 1; i >= 0; i-- {
-		cs[i]()
-	}
-	for _, d := range dirs {
-		os.RemoveAll(d)
-	}
+	os.Exit(zktest.Main(m, func(c *zktest.Cluster) { cluster, servers = c, c.Servers() }))
 }
 
 // testCtx returns a context that ends after d or when the test ends.

@@ -1,0 +1,160 @@
+package zktest
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// EnvServers is set by Main to the shared cluster's connect string, so that
+// examples can read it the way a program reads its configuration.
+const EnvServers = "ZOOKEEPER_SERVERS"
+
+// Main runs a test binary's tests and examples against one shared cluster.
+// Call it from TestMain:
+//
+//	var cluster *zktest.Cluster
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(zktest.Main(m, func(c *zktest.Cluster) { cluster = c }))
+//	}
+//
+// setup runs once the cluster serves, before any test. Main sets
+// ZOOKEEPER_SERVERS to the cluster's connect string, fails the run if the
+// tests left goroutines behind, stops the cluster and returns the exit code.
+// Without ZooKeeper it fails the run when CI=true and skips it otherwise.
+func Main(m *testing.M, setup func(*Cluster), opts ...Option) int {
+	tb := &mainTB{}
+	defer tb.cleanup()
+	if !tb.run(func() {
+		c := Start(tb, opts...)
+		os.Setenv(EnvServers, c.ConnectString())
+		if setup != nil {
+			setup(c)
+		}
+	}) {
+		return tb.code
+	}
+	ignore := goleak.IgnoreCurrent()
+	code := m.Run()
+	if code == 0 {
+		if err := findLeaks(ignore); err != nil {
+			fmt.Fprintln(os.Stderr, "zktest: goroutines left behind by the tests:", err)
+			code = 1
+		}
+	}
+	if code != 0 {
+		tb.setFailed()
+	}
+	return code
+}
+
+// findLeaks gives goroutines that are winding down some seconds to end.
+// (signal.Notify, used by fuzzing, starts a goroutine that never ends.)
+func findLeaks(ignore goleak.Option) error {
+	var err error
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
+		if err = goleak.Find(ignore, goleak.IgnoreTopFunction("os/signal.signal_recv")); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// mainTB is the testing.TB that Main hands to Start. Only the methods
+// Start uses do anything.
+type mainTB struct {
+	testing.TB
+	mu       sync.Mutex
+	cleanups []func()
+	failed   bool
+	code     int
+}
+
+// abort unwinds Start after Fatalf or Skipf.
+type abort struct{}
+
+// run runs f, reporting false if it called Fatalf or Skipf.
+func (tb *mainTB) run(f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isAbort := r.(abort); !isAbort {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+func (*mainTB) Helper() {}
+
+func (*mainTB) Name() string { return "TestMain" }
+
+func (tb *mainTB) Log(args ...any) { fmt.Fprintln(os.Stderr, args...) }
+
+func (tb *mainTB) Logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+}
+
+func (tb *mainTB) Fatalf(format string, args ...any) {
+	tb.Logf(format, args...)
+	tb.mu.Lock()
+	tb.failed, tb.code = true, 1
+	tb.mu.Unlock()
+	panic(abort{})
+}
+
+func (tb *mainTB) Fatal(args ...any) { tb.Fatalf("%s", fmt.Sprint(args...)) }
+
+func (tb *mainTB) Errorf(format string, args ...any) {
+	tb.Logf(format, args...)
+	tb.setFailed()
+}
+
+func (tb *mainTB) Skipf(format string, args ...any) {
+	tb.Logf(format, args...)
+	panic(abort{})
+}
+
+func (tb *mainTB) setFailed() {
+	tb.mu.Lock()
+	tb.failed = true
+	tb.mu.Unlock()
+}
+
+func (tb *mainTB) Failed() bool {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return tb.failed
+}
+
+func (tb *mainTB) TempDir() string {
+	dir, err := os.MkdirTemp("", "zktest-")
+	if err != nil {
+		tb.Fatalf("zktest: temp dir: %v", err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func (tb *mainTB) Cleanup(f func()) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.cleanups = append(tb.cleanups, f)
+}
+
+func (tb *mainTB) cleanup() {
+	tb.mu.Lock()
+	fs := tb.cleanups
+	tb.cleanups = nil
+	tb.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
