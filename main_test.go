@@ -1,13 +1,16 @@
 package zkcoord_test
 
 import (
+	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/zkcoord/zkcoord/zktest"
 )
 
-// TestMain fails the package if any test leaves a goroutine behind: every
-// Session must stop all of its goroutines, and go-zookeeper's, on Close.
+// TestMain starts a server for the examples and fails the package if any
+// test leaves a goroutine behind: every Session must stop all of its
+// goroutines, and go-zookeeper's, on Close. Tests that break servers start
+// their own.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	os.Exit(zktest.Main(m, nil))
 }
