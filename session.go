@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 )
 
 // Session owns one ZooKeeper session. Create it with Connect; it is safe for
@@ -30,7 +31,7 @@ type Session struct {
 
 	creates createWatch // create requests someone waits to see written
 
-	inbox     *eventQueue
+	inbox     *fifo.Queue[zk.Event]
 	closeReq  chan struct{}
 	closeOnce sync.Once
 
@@ -38,7 +39,7 @@ type Session struct {
 	state   State
 	server  string
 	err     error
-	subs    map[*stateQueue]struct{}
+	subs    map[*fifo.Queue[StateChange]]struct{}
 	id      int64
 	timeout time.Duration
 	passwd  []byte
@@ -68,9 +69,9 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		root:      chroot(cfg.Chroot),
 		log:       cfg.Logger,
 		epoch:     time.Now(),
-		inbox:     newEventQueue(),
+		inbox:     fifo.New[zk.Event](),
 		closeReq:  make(chan struct{}),
-		subs:      make(map[*stateQueue]struct{}),
+		subs:      make(map[*fifo.Queue[StateChange]]struct{}),
 		ready:     make(chan struct{}),
 		done:      make(chan struct{}),
 		finished:  make(chan struct{}),
@@ -197,16 +198,16 @@ func (s *Session) Logger() *slog.Logger { return s.log }
 // which it is closed. It is also closed when ctx ends; cancel ctx when you
 // stop reading.
 func (s *Session) Watch(ctx context.Context) <-chan StateChange {
-	q := newStateQueue()
+	q := fifo.New[StateChange]()
 	out := make(chan StateChange)
 	s.mu.Lock()
-	q.push(StateChange{State: s.state, At: time.Now(), Server: s.server, Err: s.err})
+	q.Push(StateChange{State: s.state, At: time.Now(), Server: s.server, Err: s.err})
 	terminal := s.state.Terminal()
 	if !terminal {
 		s.subs[q] = struct{}{}
 	}
 	s.mu.Unlock()
-	go q.forward(ctx, out, func() {
+	go q.Forward(ctx, out, func(c StateChange) bool { return c.State.Terminal() }, func() {
 		s.mu.Lock()
 		delete(s.subs, q)
 		s.mu.Unlock()
@@ -262,7 +263,7 @@ func (s *Session) onEvent(ev zk.Event) {
 		// Close the gate before go-zookeeper redials for a new session.
 		s.gate.Store(true)
 	}
-	s.inbox.push(ev)
+	s.inbox.Push(ev)
 }
 
 // run is the single goroutine that owns the Session's state machine.
@@ -273,8 +274,8 @@ func (s *Session) run() {
 	var lastDrop time.Duration // when we last forced a reconnect, since epoch
 	for {
 		select {
-		case <-s.inbox.notify:
-			for _, ev := range s.inbox.popAll() {
+		case <-s.inbox.Ready():
+			for _, ev := range s.inbox.PopAll() {
 				s.handle(ev)
 			}
 		case <-timer.C:
@@ -403,7 +404,7 @@ func (s *Session) transition(st State, err error, why string) {
 	s.state = st
 	c := StateChange{State: st, At: time.Now(), Server: s.server, Err: err}
 	for q := range s.subs {
-		q.push(c)
+		q.Push(c)
 	}
 	if st.Terminal() {
 		s.subs = nil
@@ -531,31 +532,4 @@ type zkLogger struct{ l *slog.Logger }
 
 func (z zkLogger) Printf(format string, args ...any) {
 	z.l.Debug(fmt.Sprintf(format, args...), "source", "go-zookeeper")
-}
-
-// eventQueue is an unbounded queue filled from go-zookeeper's callback.
-type eventQueue struct {
-	mu     sync.Mutex
-	items  []zk.Event
-	notify chan struct{}
-}
-
-func newEventQueue() *eventQueue { return &eventQueue{notify: make(chan struct{}, 1)} }
-
-func (q *eventQueue) push(ev zk.Event) {
-	q.mu.Lock()
-	q.items = append(q.items, ev)
-	q.mu.Unlock()
-	select {
-	case q.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (q *eventQueue) popAll() []zk.Event {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.items
-	q.items = nil
-	return items
 }

@@ -1,8 +1,6 @@
 package zkcoord
 
 import (
-	"context"
-	"sync"
 	"time"
 )
 
@@ -50,58 +48,4 @@ type StateChange struct {
 	// Err is the cause of a terminal state (wrapping ErrSessionLost,
 	// ErrSessionExpired, ErrSessionClosed or ErrAuthFailed), nil otherwise.
 	Err error
-}
-
-// stateQueue is an unbounded queue of state changes for one subscriber, so
-// that a slow reader never makes the Session drop a transition.
-type stateQueue struct {
-	mu     sync.Mutex
-	items  []StateChange
-	notify chan struct{}
-}
-
-func newStateQueue() *stateQueue {
-	return &stateQueue{notify: make(chan struct{}, 1)}
-}
-
-func (q *stateQueue) push(c StateChange) {
-	q.mu.Lock()
-	q.items = append(q.items, c)
-	q.mu.Unlock()
-	select {
-	case q.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (q *stateQueue) popAll() []StateChange {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.items
-	q.items = nil
-	return items
-}
-
-// forward delivers queued changes to out until the terminal change has been
-// delivered or ctx ends, then closes out.
-func (q *stateQueue) forward(ctx context.Context, out chan<- StateChange, unsubscribe func()) {
-	defer close(out)
-	defer unsubscribe()
-	for {
-		select {
-		case <-q.notify:
-		case <-ctx.Done():
-			return
-		}
-		for _, c := range q.popAll() {
-			select {
-			case out <- c:
-			case <-ctx.Done():
-				return
-			}
-			if c.State.Terminal() {
-				return
-			}
-		}
-	}
 }

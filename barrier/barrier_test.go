@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // notWithin reports whether ch stays empty for d. It is only used to check
@@ -22,7 +23,7 @@ func notWithin[T any](ch <-chan T, d time.Duration) bool {
 }
 
 func TestBarrierWaitBlocksUntilRemoved(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	owner := connect(t)
 	b, err := New(owner, "/app/barrier")
 	if err != nil {
@@ -69,7 +70,7 @@ func TestBarrierWaitBlocksUntilRemoved(t *testing.T) {
 }
 
 func TestBarrierWaitEndsWithContextAndSession(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	b, _ := New(sess, "/b")
 	if err := b.Set(ctx); err != nil {
@@ -95,7 +96,7 @@ func TestBarrierWaitEndsWithContextAndSession(t *testing.T) {
 }
 
 func TestEphemeralBarrierFallsWithItsSession(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	setter := connect(t)
 	b, _ := New(setter, "/eph/barrier", Ephemeral())
 	if err := b.Set(ctx); err != nil {

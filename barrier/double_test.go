@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 func TestDoubleBarrierEnterAndLeave(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	const n = 3
 	path := "/work/double"
 	var members []*DoubleBarrier
@@ -28,7 +29,7 @@ func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 		go func() { entered <- d.Enter(ctx) }()
 	}
 	// Two of three members are in: nobody may pass.
-	waitFor(t, 30*time.Second, "two member nodes", func() error {
+	testkit.WaitFor(t, 30*time.Second, "two member nodes", func() error {
 		c, _, err := observer.Children(ctx, path)
 		if err != nil {
 			return err
@@ -74,7 +75,7 @@ func TestDoubleBarrierEnterAndLeave(t *testing.T) {
 }
 
 func TestDoubleBarrierIgnoresForeignChildren(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	path := "/foreign"
 	sess := connect(t)
 	if err := sess.EnsurePath(ctx, path+"/not-a-member"); err != nil {
@@ -106,7 +107,7 @@ func TestDoubleBarrierIgnoresForeignChildren(t *testing.T) {
 }
 
 func TestDoubleBarrierFailedEnterRemovesMember(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	d, _ := NewDouble(sess, "/lonely", 2)
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
@@ -120,7 +121,7 @@ func TestDoubleBarrierFailedEnterRemovesMember(t *testing.T) {
 }
 
 func TestDoubleBarrierMemberSessionEnds(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	path := "/crash"
 	a, _ := NewDouble(connect(t), path, 2)
 	crashing := connect(t)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/interop"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // expectNot checks that a peer does not print a line starting with prefix
@@ -31,7 +32,7 @@ func expect(t *testing.T, ctx context.Context, p *interop.Proc, prefix string) {
 // Two Go members and two Curator members share one double barrier: neither
 // side enters or leaves before the other.
 func TestDoubleBarrierWithCurator(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	const n = 4
 	sess := connect(t)
 	chroot := sess.Config().Chroot
@@ -57,7 +58,7 @@ func TestDoubleBarrierWithCurator(t *testing.T) {
 		}
 		expect(t, ctx, p, "entering")
 	}
-	waitFor(t, 30*time.Second, "three members", func() error {
+	testkit.WaitFor(t, 30*time.Second, "three members", func() error {
 		select {
 		case err := <-entered:
 			t.Fatalf("Enter returned early: %v", err)
@@ -118,7 +119,7 @@ func TestDoubleBarrierWithCurator(t *testing.T) {
 // A Barrier and Curator's DistributedBarrier at the same path hold each
 // other's waiters.
 func TestBarrierWithCurator(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	sess := connect(t)
 	path := "/mixed/gate"
 	java := interop.CompileJava(t, "testdata/DoubleBarrierPeer.java").

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 func TestCreateGetSetDelete(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	n, err := New(connect(t), "/app/settings")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestCreateGetSetDelete(t *testing.T) {
 }
 
 func TestTooLargeAndBadPath(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	n, _ := New(connect(t, func(c *zkcoord.Config) { c.MaxDataSize = 100 }), "/big")
 	if _, err := n.Create(ctx, make([]byte, 101)); !errors.Is(err, zkcoord.ErrTooLarge) {
 		t.Fatalf("Create of 101 bytes = %v; want ErrTooLarge", err)
@@ -71,7 +72,7 @@ type limits struct {
 
 // Concurrent read-modify-write updates from several sessions lose nothing.
 func TestConcurrentJSONUpdates(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	const (
 		workers = 4
 		updates = 10
@@ -108,7 +109,7 @@ func TestConcurrentJSONUpdates(t *testing.T) {
 }
 
 func TestJSONWithBadData(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	j, _ := NewJSON[limits](sess, "/broken")
 	if _, err := sess.Create(ctx, "/broken", []byte("max_conns = 5"), zkcoord.FlagPersistent); err != nil {
@@ -140,7 +141,7 @@ func TestJSONWithBadData(t *testing.T) {
 }
 
 func TestWatchNeverLosesTheNewestVersion(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	writer, _ := NewJSON[int](connect(t), "/seq")
 	reader, _ := New(connect(t), "/seq")
 	w := reader.Watch(ctx)
@@ -186,7 +187,7 @@ func TestWatchNeverLosesTheNewestVersion(t *testing.T) {
 }
 
 func TestWatchEnds(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	n, _ := New(sess, "/w")
 	short, cancel := context.WithCancel(ctx)

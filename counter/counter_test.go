@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 func TestGetCreatesTheNodeWithTheSeed(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	c, err := New(sess, "/stats/visits", Seed(42))
 	if err != nil {
@@ -29,7 +30,7 @@ func TestGetCreatesTheNodeWithTheSeed(t *testing.T) {
 }
 
 func TestSetAndTrySet(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	a, _ := New(connect(t), "/c")
 	b, _ := New(connect(t), "/c")
 	first, err := a.Get(ctx)
@@ -56,7 +57,7 @@ func TestSetAndTrySet(t *testing.T) {
 }
 
 func TestConcurrentAdds(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	const (
 		workers = 4
 		adds    = 25
@@ -88,7 +89,7 @@ func TestConcurrentAdds(t *testing.T) {
 }
 
 func TestCorruptAndEmptyData(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	if _, err := sess.Create(ctx, "/bad", []byte{1, 2, 3}, zkcoord.FlagPersistent); err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestCorruptAndEmptyData(t *testing.T) {
 }
 
 func TestAddOverflow(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	c, _ := New(connect(t), "/big", Seed(math.MaxInt32))
 	if _, err := c.Add(ctx, 1); !errors.Is(err, ErrOverflow) {
 		t.Fatalf("Add past MaxInt32 = %v; want ErrOverflow", err)
@@ -139,7 +140,7 @@ func TestAddOverflow(t *testing.T) {
 }
 
 func TestWatchNeverLosesTheNewestCount(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	writer, _ := New(connect(t), "/watched")
 	reader, _ := New(connect(t), "/watched")
 	w := reader.Watch(ctx) // the node does not exist yet
@@ -181,7 +182,7 @@ func TestWatchNeverLosesTheNewestCount(t *testing.T) {
 }
 
 func TestWatchEndsWithSession(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	c, _ := New(sess, "/w")
 	if _, err := c.Get(ctx); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/interop"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 func expect(t *testing.T, ctx context.Context, p *interop.Proc, prefix string) string {
@@ -30,7 +31,7 @@ func send(t *testing.T, p *interop.Proc, line string) {
 // Go and Curator's SharedCount read and write one counter, see each other's
 // changes, and increment it concurrently without losing a step.
 func TestSharedCountWithCurator(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	sess := connect(t)
 	path := "/shared/count"
 	java := interop.CompileJava(t, "testdata/SharedCountPeer.java").
@@ -102,7 +103,7 @@ func kazooPython(t *testing.T) {
 // Go and Kazoo's Counter(support_curator=True) share one counter, including
 // the empty node Kazoo creates.
 func TestCounterWithKazoo(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	kazooPython(t)
 	sess := connect(t)
 	path := "/kazoo/count"

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/zkcoord/zkcoord/internal/fifo"
+
 	"github.com/zkcoord/zkcoord"
 )
 
@@ -32,7 +34,7 @@ type Candidate struct {
 	leadership *Leadership
 	nodeGone   bool  // the node is known to be deleted
 	nodeErr    error // why it could not be deleted
-	subs       map[*stateQueue]struct{}
+	subs       map[*fifo.Queue[State]]struct{}
 }
 
 func newCandidate(e *Election) *Candidate {
@@ -41,7 +43,7 @@ func newCandidate(e *Election) *Candidate {
 		placed:  make(chan struct{}),
 		elected: make(chan struct{}),
 		done:    make(chan struct{}),
-		subs:    map[*stateQueue]struct{}{},
+		subs:    map[*fifo.Queue[State]]struct{}{},
 		state:   State{Role: Offering, ID: e.opts.id},
 	}
 	c.runCtx, c.cancelRun = context.WithCancelCause(context.Background())
@@ -98,15 +100,15 @@ func (c *Candidate) Err() error {
 // every change, none dropped, until the Finished state, after which it is
 // closed. It is also closed when ctx ends; cancel ctx when you stop reading.
 func (c *Candidate) Watch(ctx context.Context) <-chan State {
-	q := newStateQueue()
+	q := fifo.New[State]()
 	out := make(chan State)
 	c.mu.Lock()
-	q.push(c.state)
+	q.Push(c.state)
 	if c.state.Role != Finished {
 		c.subs[q] = struct{}{}
 	}
 	c.mu.Unlock()
-	go q.forward(ctx, out, func() {
+	go q.Forward(ctx, out, func(s State) bool { return s.Role == Finished }, func() {
 		c.mu.Lock()
 		delete(c.subs, q)
 		c.mu.Unlock()
@@ -158,7 +160,7 @@ func (c *Candidate) update(f func(*State)) {
 	f(&c.state)
 	s := c.state
 	for q := range c.subs {
-		q.push(s)
+		q.Push(s)
 	}
 	if s.Role == Finished {
 		c.subs = nil

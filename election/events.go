@@ -3,7 +3,6 @@ package election
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 )
 
@@ -142,56 +141,4 @@ func (c *Candidate) emit(ev Event) {
 		level = slog.LevelInfo
 	}
 	c.el.opts.logger.Log(context.Background(), level, "election "+ev.Type.String(), attrs...)
-}
-
-// stateQueue is an unbounded queue of states for one Watch subscriber, so a
-// slow reader never makes a candidate drop or wait.
-type stateQueue struct {
-	mu     sync.Mutex
-	items  []State
-	notify chan struct{}
-}
-
-func newStateQueue() *stateQueue { return &stateQueue{notify: make(chan struct{}, 1)} }
-
-func (q *stateQueue) push(s State) {
-	q.mu.Lock()
-	q.items = append(q.items, s)
-	q.mu.Unlock()
-	select {
-	case q.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (q *stateQueue) popAll() []State {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.items
-	q.items = nil
-	return items
-}
-
-// forward delivers queued states to out until the Finished state has been
-// delivered or ctx ends, then closes out.
-func (q *stateQueue) forward(ctx context.Context, out chan<- State, unsubscribe func()) {
-	defer close(out)
-	defer unsubscribe()
-	for {
-		select {
-		case <-q.notify:
-		case <-ctx.Done():
-			return
-		}
-		for _, s := range q.popAll() {
-			select {
-			case out <- s:
-			case <-ctx.Done():
-				return
-			}
-			if s.Role == Finished {
-				return
-			}
-		}
-	}
 }

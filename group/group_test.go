@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 func ids(ms []Member) []string {
@@ -40,7 +41,7 @@ func until(t *testing.T, ctx context.Context, w *Watcher, want ...string) []Memb
 }
 
 func TestJoinListLeave(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	admin := connect(t)
 	// A persistent child is not a member.
 	if err := admin.EnsurePath(ctx, "/svc/README"); err != nil {
@@ -91,7 +92,7 @@ func TestJoinListLeave(t *testing.T) {
 }
 
 func TestJoinRejectsBadInput(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t, func(c *zkcoord.Config) { c.MaxDataSize = 64 })
 	if _, err := Join(ctx, sess, "/g", "a/b", nil); !errors.Is(err, zkcoord.ErrInvalidPath) {
 		t.Errorf("Join with id a/b = %v; want ErrInvalidPath", err)
@@ -105,7 +106,7 @@ func TestJoinRejectsBadInput(t *testing.T) {
 }
 
 func TestWatchFollowsMembership(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	w, err := Watch(ctx, connect(t), "/team")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestWatchFollowsMembership(t *testing.T) {
 }
 
 func TestMemberNodeDeletedBySomeoneElse(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	m, err := Join(ctx, connect(t), "/g", "x", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +171,7 @@ func TestMemberNodeDeletedBySomeoneElse(t *testing.T) {
 // A member whose session the server expires leaves the group: its own Done
 // closes with the expiry, and the others see it gone.
 func TestMemberDroppedWhenSessionExpires(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	w, _ := Watch(ctx, connect(t), "/g")
 	defer w.Stop()
 	victim := connect(t)
@@ -200,7 +201,7 @@ func TestMemberDroppedWhenSessionExpires(t *testing.T) {
 // (session Lost) before the server expires the session, and the others
 // then see it gone.
 func TestMemberDroppedWhenSessionLost(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	w, _ := Watch(ctx, connect(t), "/g")
 	defer w.Stop()
 	proxy := cluster.NewProxy(t)

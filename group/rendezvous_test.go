@@ -4,10 +4,12 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 func TestRendezvous(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	scheduler := connect(t)
 	r, err := NewRendezvous(ctx, scheduler, "/jobs/42/master")
 	if err != nil {
@@ -67,7 +69,7 @@ func TestRendezvous(t *testing.T) {
 
 // The rendezvous goes with its creator: waiters are told.
 func TestRendezvousGoneWithItsCreator(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	creator := connect(t)
 	r, err := NewRendezvous(ctx, creator, "/rv")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // hooks installs the take hooks for one test.
@@ -48,7 +49,7 @@ func TestTakeWhoseReplyIsLostStillDelivers(t *testing.T) {
 }
 
 func replyLost(t *testing.T, delay time.Duration) (exercised bool) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	partitioned, proxy := throughProxy(t, 60*time.Second)
 	observer := connect(t)
 	a, _ := New(partitioned, "/q")
@@ -132,7 +133,7 @@ func errString(err error) string {
 // The taker's delete never reaches the server; meanwhile another taker
 // gets the item. The first taker must not return it as well.
 func TestTakeWhoseRequestIsLostYieldsToAnotherTaker(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	partitioned, proxy := throughProxy(t, 30*time.Second)
 	a, _ := New(partitioned, "/q")
 	b, _ := New(connect(t), "/q")
@@ -188,7 +189,7 @@ func TestTakeWhoseRequestIsLostYieldsToAnotherTaker(t *testing.T) {
 // outcome is unknown. Here the delete never arrived, so the item is still
 // there for another taker.
 func TestTakeOnLostSessionReportsUnknownOutcome(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	partitioned, proxy := throughProxy(t, 4*time.Second)
 	a, _ := New(partitioned, "/q")
 	b, _ := New(connect(t), "/q")

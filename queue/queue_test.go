@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 func notWithin[T any](ch <-chan T, d time.Duration) bool {
@@ -29,7 +30,7 @@ func mustPut(t *testing.T, ctx context.Context, q *Queue, s string) {
 }
 
 func TestFIFOOrder(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	q, err := New(connect(t), "/jobs")
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestFIFOOrder(t *testing.T) {
 }
 
 func TestTakeBlocksUntilPut(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	taker, _ := New(connect(t), "/later/queue") // the queue node does not exist yet
 	putter, _ := New(connect(t), "/later/queue")
 	got := make(chan string, 1)
@@ -86,7 +87,7 @@ func TestTakeBlocksUntilPut(t *testing.T) {
 }
 
 func TestTakeEndsWithContextAndSession(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	q, _ := New(sess, "/idle")
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -110,7 +111,7 @@ func TestTakeEndsWithContextAndSession(t *testing.T) {
 
 // Many takers in several sessions: every item is taken exactly once.
 func TestConcurrentTakersTakeEachItemOnce(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Ctx(t, 2*time.Minute)
 	const (
 		items   = 200
 		takers  = 9
@@ -168,7 +169,7 @@ func TestConcurrentTakersTakeEachItemOnce(t *testing.T) {
 }
 
 func TestPriorityOrder(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	pq, err := NewPriority(connect(t), "/prio")
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func TestPriorityOrder(t *testing.T) {
 // Items whose sequence numbers wrapped negative are served after the
 // positive ones that came before them, and foreign children are ignored.
 func TestWrappedSequenceAndForeignChildren(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	q, _ := New(sess, "/wrapped")
 	if err := sess.EnsurePath(ctx, "/wrapped"); err != nil {
@@ -247,7 +248,7 @@ func TestWrappedSequenceAndForeignChildren(t *testing.T) {
 }
 
 func TestPutTooLarge(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	q, _ := New(connect(t, func(c *zkcoord.Config) { c.MaxDataSize = 1024 }), "/big")
 	if _, err := q.Put(ctx, make([]byte, 1025)); !errors.Is(err, zkcoord.ErrTooLarge) {
 		t.Fatalf("Put of 1025 bytes = %v; want ErrTooLarge", err)

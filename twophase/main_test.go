@@ -9,8 +9,8 @@ import (
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
-// cluster is the ZooKeeper server shared by the tests and examples of this
-// package; servers is its address list.
+// cluster is the ZooKeeper server shared by this package's tests and
+// examples; servers are its addresses.
 var (
 	cluster *zktest.Cluster
 	servers []string
@@ -25,9 +25,3 @@ func connect(t testing.TB, mod ...func(*zkcoord.Config)) *zkcoord.Session {
 	t.Helper()
 	return testkit.Connect(t, servers, mod...)
 }
-
-var (
-	chrootOf = testkit.Chroot
-	testCtx  = testkit.Ctx
-	waitFor  = testkit.WaitFor
-)

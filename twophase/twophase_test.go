@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 type result struct {
@@ -53,7 +54,7 @@ func join(t *testing.T, ctx context.Context, path string, sites []string, opts .
 }
 
 func TestAllVoteCommit(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sites := []string{"db", "cache", "search"}
 	coord, err := Begin(ctx, connect(t), "/tx/1", sites, WithPayload([]byte("move 10 EUR")))
 	if err != nil {
@@ -98,7 +99,7 @@ func TestAllVoteCommit(t *testing.T) {
 
 // One abort vote decides at once, even before the coordinator looks.
 func TestOneVoteAborts(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sites := []string{"a", "b", "c"}
 	coord, err := Begin(ctx, connect(t), "/tx", sites)
 	if err != nil {
@@ -121,7 +122,7 @@ func TestOneVoteAborts(t *testing.T) {
 // A site whose session the server expires aborts the transaction, even
 // after it voted commit.
 func TestExpiredSiteAborts(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sites := []string{"a", "b", "c"}
 	coord, err := Begin(ctx, connect(t), "/tx", sites)
 	if err != nil {
@@ -153,7 +154,7 @@ func TestExpiredSiteAborts(t *testing.T) {
 
 // With the coordinator gone before deciding, waiting sites abort.
 func TestCoordinatorVanishes(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sites := []string{"a", "b"}
 	csess := connect(t)
 	coord, err := Begin(ctx, csess, "/tx", sites)
@@ -172,7 +173,7 @@ func TestCoordinatorVanishes(t *testing.T) {
 
 // Sites that decide for themselves commit without the coordinator.
 func TestSitesDecideWithoutCoordinator(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sites := []string{"a", "b", "c"}
 	csess := connect(t)
 	coord, err := Begin(ctx, csess, "/tx", sites)
@@ -194,7 +195,7 @@ func TestSitesDecideWithoutCoordinator(t *testing.T) {
 }
 
 func TestCloseBeforeDecisionAborts(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	coord, err := Begin(ctx, connect(t), "/tx", []string{"a", "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +222,7 @@ func TestCloseBeforeDecisionAborts(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
 	for _, sites := range [][]string{nil, {"a", "a"}, {"a/b"}, {""}, {"x\ny"}} {
 		if _, err := Begin(ctx, sess, "/bad", sites); !errors.Is(err, ErrSites) {
@@ -272,7 +273,7 @@ func TestWhoWatchesTheVotes(t *testing.T) {
 		{"sites decide", []Option{SitesDecide()}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := testCtx(t, time.Minute)
+			ctx := testkit.Ctx(t, time.Minute)
 			sites := []string{"s1", "s2", "s3", "s4"}
 			csess := connect(t)
 			coord, err := Begin(ctx, csess, "/tx", sites)
@@ -303,7 +304,7 @@ func TestWhoWatchesTheVotes(t *testing.T) {
 				}
 				return n, nil
 			}
-			waitFor(t, 30*time.Second, "watches in place", func() error {
+			testkit.WaitFor(t, 30*time.Second, "watches in place", func() error {
 				for _, s := range sites {
 					n, err := watchedVotes(ss[s].ID())
 					if err != nil {
