@@ -65,6 +65,30 @@ func findLeaks(ignore goleak.Option) error {
 	return err
 }
 
+// Launch starts a cluster outside of tests, for programs such as a demo or
+// a benchmark driver. Close it when done: it kills every server process and
+// removes its files. Server logs are kept in c.Dir() until then.
+func Launch(opts ...Option) (*Cluster, error) {
+	tb := &mainTB{quiet: true}
+	var c *Cluster
+	if !tb.run(func() { c = Start(tb, opts...) }) {
+		tb.cleanup()
+		return nil, fmt.Errorf("zktest: %s", tb.lastMsg())
+	}
+	c.closer = tb.cleanup
+	return c, nil
+}
+
+// Close stops a cluster started with Launch. It is idempotent; clusters
+// started with Start are stopped by their test's cleanup instead.
+func (c *Cluster) Close() {
+	c.closeOnce.Do(func() {
+		if c.closer != nil {
+			c.closer()
+		}
+	})
+}
+
 // mainTB is the testing.TB that Main hands to Start. Only the methods
 // Start uses do anything.
 type mainTB struct {
@@ -73,6 +97,14 @@ type mainTB struct {
 	cleanups []func()
 	failed   bool
 	code     int
+	quiet    bool   // keep messages instead of printing them
+	msg      string // the last message
+}
+
+func (tb *mainTB) lastMsg() string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return tb.msg
 }
 
 // abort unwinds Start after Fatalf or Skipf.
@@ -96,10 +128,16 @@ func (*mainTB) Helper() {}
 
 func (*mainTB) Name() string { return "TestMain" }
 
-func (tb *mainTB) Log(args ...any) { fmt.Fprintln(os.Stderr, args...) }
+func (tb *mainTB) Log(args ...any) { tb.Logf("%s", fmt.Sprint(args...)) }
 
 func (tb *mainTB) Logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	tb.mu.Lock()
+	tb.msg = fmt.Sprintf(format, args...)
+	quiet := tb.quiet
+	tb.mu.Unlock()
+	if !quiet {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+	}
 }
 
 func (tb *mainTB) Fatalf(format string, args ...any) {

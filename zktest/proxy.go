@@ -39,6 +39,12 @@ func (c *Cluster) NewProxy(tb testing.TB) *Proxy {
 	return p
 }
 
+// OpenProxy is NewProxy for clusters started with Launch: the proxy closes
+// with the cluster, or earlier with its own Close.
+func (c *Cluster) OpenProxy() (*Proxy, error) {
+	return c.newProxy()
+}
+
 func (c *Cluster) newProxy() (*Proxy, error) {
 	c.mu.Lock()
 	closed := c.closed

@@ -109,6 +109,9 @@ type Cluster struct {
 	mu      sync.Mutex
 	closed  bool
 	proxies []*Proxy
+
+	closer    func() // set by Launch
+	closeOnce sync.Once
 }
 
 // Start starts a standalone ZooKeeper server, or an ensemble when
