@@ -1,0 +1,140 @@
+package rebalance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// acquireBarrier creates the ephemeral barrier node at path for client
+// owner, first waiting (with an existence watch, never polling) for any
+// other barrier there to be deleted. It returns the barrier's fencing token
+// (its czxid) and a watch on it.
+//
+// It returns an error only when no barrier of this client exists at path:
+// the create itself is never abandoned half-way, so a cancelled acquisition
+// cannot leave an orphan barrier behind.
+func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, gen int64) (int64, <-chan zkcoord.Event, error) {
+	data := mustJSON(barrierInfo{Client: owner, Generation: gen})
+	// Once a create has been sent, its outcome is settled without regard
+	// for ctx (but never beyond the Session's life).
+	settle := context.WithoutCancel(ctx)
+	created := false // a create may have succeeded
+	for {
+		c := ctx
+		if created {
+			c = settle
+		}
+		ok, st, w, err := zExistsW(c, sess, path)
+		if err != nil {
+			return 0, nil, err
+		}
+		if ok {
+			mine, err := ownBarrier(settle, sess, path, owner, st)
+			if err != nil {
+				return 0, nil, err
+			}
+			if mine {
+				return st.Czxid, w, nil // created by an attempt whose reply was lost
+			}
+			created = false
+			if err := waitEvent(ctx, sess, w); err != nil {
+				return 0, nil, err
+			}
+			continue
+		}
+		if created {
+			created = false // settled: it was not created
+			if err := ctx.Err(); err != nil {
+				return 0, nil, err
+			}
+		}
+		err = zCreate(settle, sess, path, data, zkcoord.FlagEphemeral)
+		switch {
+		case err == nil, zkcoord.IsRetryable(err):
+			created = true // look at the node to learn the token (or the outcome)
+		case errors.Is(err, zkcoord.ErrNodeExists):
+		case errors.Is(err, zkcoord.ErrNoNode):
+			if err := zEnsurePath(ctx, sess, zkcoord.Parent(path)); err != nil {
+				return 0, nil, err
+			}
+		default:
+			return 0, nil, err
+		}
+	}
+}
+
+// ownBarrier reports whether the existing barrier with stat st belongs to
+// this client: its Session, and its client id in the data (several clients
+// may share one Session).
+func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, st *zkcoord.Stat) (bool, error) {
+	if st.EphemeralOwner != sess.ID() {
+		return false, nil
+	}
+	data, st2, err := zGet(ctx, sess, path)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var bi barrierInfo
+	if json.Unmarshal(data, &bi) != nil {
+		return false, nil
+	}
+	return bi.Client == owner && st2.Czxid == st.Czxid, nil
+}
+
+// releaseBarrier deletes the barrier at path if it is still the one with
+// the given token; a barrier that is gone, or that belongs to a later
+// owner, is left alone.
+func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path string, token int64) error {
+	for {
+		ok, st, err := zExists(ctx, sess, path) // retries while disconnected
+		if err != nil {
+			return fmt.Errorf("rebalance: delete barrier %s: %w", path, err)
+		}
+		if !ok || st.Czxid != token {
+			return nil
+		}
+		err = zDelete(ctx, sess, path, st.Version)
+		switch {
+		case err == nil, errors.Is(err, zkcoord.ErrNoNode):
+			return nil
+		case errors.Is(err, zkcoord.ErrBadVersion), zkcoord.IsRetryable(err):
+			// changed, or the reply was lost: look again
+		default:
+			return fmt.Errorf("rebalance: delete barrier %s: %w", path, err)
+		}
+	}
+}
+
+// watchBarrier reports evBarrierLost if the barrier with token at path is
+// deleted (by someone else: the member cancels ctx before deleting its own)
+// while ctx lives.
+func (m *member) watchBarrier(ctx context.Context, s *slot, path string, w <-chan zkcoord.Event) {
+	defer m.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w:
+			if !ok || ev.Type == zkcoord.EventNotWatching {
+				return // the Session ended: the member handles that
+			}
+		}
+		ok, st, w2, err := zExistsW(ctx, m.sess, path)
+		if err != nil {
+			return
+		}
+		if ok && st.Czxid == s.a.Token {
+			w = w2
+			continue
+		}
+		m.send(evBarrierLost{res: s.res, attempt: s.attempt})
+		return
+	}
+}

@@ -1,0 +1,59 @@
+// Package rebalance shares resources (queues, partitions, shards, jobs)
+// among the members of a group of clients through ZooKeeper: consumer-group
+// behaviour for anything.
+//
+// Two invariants hold:
+//
+//  1. No Double Resource Access: no two clients ever run the same resource
+//     at the same time, whatever fails.
+//  2. All Resources Evenly Accessed: after every completed rebalancing each
+//     resource is run by exactly one live client, and the numbers of
+//     resources per client differ by at most one.
+//
+// # Using it
+//
+// A client joins a group with Start (on a caller's *zkcoord.Session) or
+// StartConfig (on Sessions it opens itself, which allows WithAutoRecovery)
+// and leaves it with Stop. Its Handler learns what it runs: Assigned is
+// called for each resource it gains, with the resource's fencing token and a
+// context that is cancelled as soon as the resource is taken away;
+// Unassigned is called when the resource goes, and must return only once the
+// resource is no longer used; Aborted reports the end of a client that was
+// not stopped. State, ID and Assignments report the client's state.
+//
+// Operators register resources with AddResource, remove them with
+// RemoveResource and list them with ListResources; Describe reports a
+// group's members, coordinator, term, allocation, barrier holders and
+// progress.
+//
+// # Protocol
+//
+// Under /<root>/<group> (root defaults to DefaultRoot) each client owns an
+// ephemeral sequential node under clients/; the one with the lowest sequence
+// number is the coordinator, and every other client watches only its
+// predecessor. The coordinator bumps the term node, watches clients/,
+// resources/ and term, and after every change writes an allocation into the
+// data of resources/, conditional on its term and on the version it read, so
+// that a deposed coordinator can never write. Each client takes a resource
+// over by creating the ephemeral barriers/<resource> node, which requires the
+// previous owner's barrier to be gone (waited for with a watch), and deletes
+// its barrier only after Unassigned has returned. The fencing token is the
+// barrier's creation zxid. A client whose Session is lost (zkcoord declares
+// that before the server can expire the session: the self-expiry of the
+// protocol) stops every resource at once.
+//
+// Three modes (WithMode): Incremental, the default, moves only the resources
+// that must move (a sticky allocation; the rest never pause);
+// ResourceBarrier stops everything on every new allocation and restarts
+// through the barriers; GlobalBarrier drives every client through
+// StopActivity, check-in, ResourcesAssigned, check-out and StartConfirmed
+// phases. See docs/protocol-rebalance.md for the diagrams and the safety
+// argument.
+//
+// # Concurrency
+//
+// A Client's methods are safe for concurrent use. Each client runs its state
+// machines on goroutines of its own; Handler functions are called one at a
+// time from a single goroutine. Package-level functions are safe for
+// concurrent use.
+package rebalance

@@ -1,0 +1,148 @@
+package rebalance_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/rebalance"
+)
+
+func TestStartValidation(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	sess := connect(t)
+	if _, err := rebalance.Start(ctx, nil, "g", rebalance.Handler{}); !errors.Is(err, rebalance.ErrInvalidOption) {
+		t.Errorf("nil session: %v", err)
+	}
+	if _, err := rebalance.Start(ctx, sess, "g", rebalance.Handler{}, rebalance.WithAutoRecovery(true)); !errors.Is(err, rebalance.ErrInvalidOption) {
+		t.Errorf("auto-recovery with a caller's Session: %v", err)
+	}
+	if _, err := rebalance.Start(ctx, sess, "g", rebalance.Handler{}, rebalance.WithSelfExpiry(0.1)); !errors.Is(err, rebalance.ErrInvalidOption) {
+		t.Errorf("self-expiry stricter than the Session's: %v", err)
+	}
+	if _, err := rebalance.StartConfig(ctx, zkcoord.Config{}, "g", rebalance.Handler{}); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Errorf("empty config: %v", err)
+	}
+}
+
+// TestUnassignedPanicKeepsBarrier: after a failed Unassigned the resource
+// may still be in use, so its barrier stays until the Session ends.
+func TestUnassignedPanicKeepsBarrier(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	addResources(t, op, root, group, "r0")
+	rec := newRecorder()
+	h := rec.handler("a")
+	h.Unassigned = func(rebalance.Assignment, error) error { panic("cannot stop") }
+	ctx := testCtx(t, 60*time.Second)
+	sess := connect(t)
+	a, err := rebalance.Start(ctx, sess, group, h, rebalance.WithRoot(root), rebalance.WithMinInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "a runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0"}) })
+	if err := a.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(a.Err(), rebalance.ErrHandler) || a.State() != rebalance.Aborted {
+		t.Fatalf("Err %v, state %v", a.Err(), a.State())
+	}
+	_, _, barriers, _ := rebalance.PathsForTest(root, group)
+	if ok, _, err := op.Exists(ctx, barriers+"/r0"); err != nil || !ok {
+		t.Fatalf("barrier gone after a failed Unassigned: %v %v", ok, err)
+	}
+	// Another client must wait until the Session ends.
+	b := start(t, connect(t), root, group, rebalance.Handler{})
+	if err := sess.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "b runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, []string{"r0"}) })
+}
+
+// TestCorruptStatus: foreign data in the status node stops a global-barrier
+// group with a clear error.
+func TestCorruptStatus(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	addResources(t, op, root, group, "r0", "r1")
+	rec := newRecorder()
+	ctx := testCtx(t, 60*time.Second)
+	a := start(t, connect(t), root, group, rec.handler("a"), rebalance.WithMode(rebalance.GlobalBarrier))
+	waitFor(t, 30*time.Second, "settled", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0", "r1"})
+	})
+	term, _, _, _ := rebalance.PathsForTest(root, group)
+	status := term[:len(term)-len("term")] + "status"
+	if _, err := op.Set(ctx, status, []byte("<xml/>"), -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Done():
+	case <-ctx.Done():
+		t.Fatal("client did not stop")
+	}
+	if !errors.Is(a.Err(), zkcoord.ErrBadData) {
+		t.Fatalf("Err %v, want ErrBadData", a.Err())
+	}
+	if h := rec.holders(); len(h) != 0 {
+		t.Fatalf("still running: %v", h)
+	}
+	rec.check(t)
+}
+
+// TestForeignNodes: names the group does not recognise are ignored.
+func TestForeignNodes(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	addResources(t, op, root, group, "r0", "r1")
+	ctx := testCtx(t, 60*time.Second)
+	_, _, _, clients := rebalance.PathsForTest(root, group)
+	for _, n := range []string{"c_0000000000", "stranger", "_c_nope-c_1"} {
+		if _, err := op.Create(ctx, clients+"/"+n, []byte("?"), zkcoord.FlagEphemeral); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := newRecorder()
+	a := start(t, connect(t), root, group, rec.handler("a"))
+	b := start(t, connect(t), root, group, rec.handler("b"))
+	waitFor(t, 30*time.Second, "balanced", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, []string{"r0", "r1"})
+	})
+	d, err := rebalance.Describe(context.Background(), op, root, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Members) != 2 {
+		t.Fatalf("members %+v", d.Members)
+	}
+	rec.check(t)
+}
+
+// TestClientsShareSession: clients on one Session never take each other's
+// barriers for their own.
+func TestClientsShareSession(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	resources := resourceIDs(6)
+	addResources(t, op, root, group, resources...)
+	rec := newRecorder()
+	ctx := testCtx(t, 60*time.Second)
+	shared := connect(t)
+	a := start(t, shared, root, group, rec.handler("a"))
+	waitFor(t, 30*time.Second, "a runs everything", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources)
+	})
+	b := start(t, shared, root, group, rec.handler("b"))
+	waitFor(t, 30*time.Second, "shared", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources)
+	})
+	if err := a.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "b runs everything", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources)
+	})
+	rec.check(t)
+}

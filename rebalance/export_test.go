@@ -1,0 +1,26 @@
+package rebalance
+
+import (
+	"context"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/rebalance/alloc"
+)
+
+// WriteAllocationForTest exposes the coordinator's conditional allocation
+// write, so that a test can play a zombie coordinator.
+func WriteAllocationForTest(ctx context.Context, sess *zkcoord.Session, root, group string, term int64, version int32, rec alloc.Record) error {
+	lay, err := newLayout(root, group)
+	if err != nil {
+		return err
+	}
+	_, err = writeAllocation(ctx, sess, lay, term, version, rec)
+	return err
+}
+
+// PathsForTest returns the paths of a group's term, resources and barriers
+// nodes and of its clients directory.
+func PathsForTest(root, group string) (term, resources, barriers, clients string) {
+	lay, _ := newLayout(root, group)
+	return lay.term(), lay.resources(), lay.barriers(), lay.clients()
+}

@@ -1,0 +1,321 @@
+package rebalance_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/rebalance"
+	"github.com/zkcoord/zkcoord/rebalance/alloc"
+)
+
+// TestZombieCoordinatorWriteFails: once another coordinator has bumped the
+// term, every write of the old coordinator fails, and the old coordinator
+// abdicates (here: recovers as a new client).
+func TestZombieCoordinatorWriteFails(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	resources := resourceIDs(4)
+	addResources(t, op, root, group, resources...)
+	rec := newRecorder()
+	ctx := testCtx(t, 60*time.Second)
+	a, err := rebalance.StartConfig(ctx, config(cluster.Servers()), group, rec.handler("a"),
+		rebalance.WithRoot(root), rebalance.WithMinInterval(0), rebalance.WithAutoRecovery(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop(ctx)
+	waitFor(t, 30*time.Second, "a runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
+	oldID := a.ID()
+
+	termPath, resPath, _, _ := rebalance.PathsForTest(root, group)
+	_, termStat, err := op.Get(ctx, termPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldTerm := int64(termStat.Version)
+	data, resStat, err := op.Get(ctx, resPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another coordinator takes over: it bumps the term.
+	if _, err := op.Set(ctx, termPath, []byte(`{"coordinator":"intruder"}`), -1); err != nil {
+		t.Fatal(err)
+	}
+	// The old coordinator's conditional write now fails, whatever it writes.
+	zombie := alloc.Record{Term: oldTerm, Generation: 99, Assignment: alloc.Assignment{"c_0000000099": resources}}
+	err = rebalance.WriteAllocationForTest(ctx, op, root, group, oldTerm, resStat.Version, zombie)
+	if !errors.Is(err, rebalance.ErrDeposed) {
+		t.Fatalf("zombie write: %v, want ErrDeposed", err)
+	}
+	after, _, err := op.Get(ctx, resPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(data) {
+		got, _ := alloc.Decode(after)
+		if got.Generation == 99 {
+			t.Fatalf("zombie write went through")
+		}
+	}
+	// The deposed client gives everything up and rejoins as a new client.
+	waitFor(t, 30*time.Second, "a rejoined", func() error {
+		if a.ID() == oldID {
+			return fmt.Errorf("still %s", oldID)
+		}
+		return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources)
+	})
+	rec.check(t)
+}
+
+// TestHandlerPanicAborts: a panic in Assigned stops everything in a
+// controlled way, leaves the group, reports ErrHandler, and another client
+// takes over.
+func TestHandlerPanicAborts(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	resources := resourceIDs(4)
+	addResources(t, op, root, group, resources...)
+	rec := newRecorder()
+	h := rec.handler("a")
+	inner := h.Assigned
+	h.Assigned = func(ctx context.Context, as rebalance.Assignment) error {
+		if as.Resource == resources[2] {
+			panic("boom")
+		}
+		return inner(ctx, as)
+	}
+	var aborted atomic.Int32
+	var abortErr atomic.Value
+	h.Aborted = func(err error) {
+		aborted.Add(1)
+		abortErr.Store(err)
+	}
+	ctx := testCtx(t, 60*time.Second)
+	sess := connect(t)
+	a, err := rebalance.Start(ctx, sess, group, h, rebalance.WithRoot(root), rebalance.WithMinInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Done():
+	case <-ctx.Done():
+		t.Fatal("client did not abort")
+	}
+	if !errors.Is(a.Err(), rebalance.ErrHandler) || a.State() != rebalance.Aborted {
+		t.Fatalf("Err %v state %v, want ErrHandler, Aborted", a.Err(), a.State())
+	}
+	if n := aborted.Load(); n != 1 {
+		t.Fatalf("Aborted called %d times", n)
+	}
+	if err, _ := abortErr.Load().(error); !errors.Is(err, rebalance.ErrHandler) {
+		t.Fatalf("Aborted(%v)", err)
+	}
+	if h := rec.holders(); len(h) != 0 {
+		t.Fatalf("still running after abort: %v", h)
+	}
+	if len(a.Assignments()) != 0 {
+		t.Fatalf("assignments after abort: %v", a.Assignments())
+	}
+	// It left the group and deleted its barriers: someone else takes over.
+	d, err := rebalance.Describe(ctx, op, root, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Members) != 0 || len(d.Barriers) != 0 {
+		t.Fatalf("after abort: members %v barriers %v", d.Members, d.Barriers)
+	}
+	b := start(t, connect(t), root, group, rec.handler("b"))
+	waitFor(t, 30*time.Second, "b runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources) })
+	rec.check(t)
+	if sess.Err() != nil {
+		t.Fatalf("the caller's Session was closed: %v", sess.Err())
+	}
+}
+
+// TestCorruptAllocation: foreign data in the resources node is a clear
+// error for clients and for Describe, never a panic.
+func TestCorruptAllocation(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	addResources(t, op, root, group, resourceIDs(3)...)
+	rec := newRecorder()
+	ctx := testCtx(t, 60*time.Second)
+	a := start(t, connect(t), root, group, rec.handler("a"))
+	waitFor(t, 30*time.Second, "a runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resourceIDs(3)) })
+	_, resPath, _, _ := rebalance.PathsForTest(root, group)
+	if _, err := op.Set(ctx, resPath, []byte(`{"not":"an allocation"}`), -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Done():
+	case <-ctx.Done():
+		t.Fatal("client did not abort")
+	}
+	if !errors.Is(a.Err(), alloc.ErrCorrupt) {
+		t.Fatalf("Err %v, want alloc.ErrCorrupt", a.Err())
+	}
+	if h := rec.holders(); len(h) != 0 {
+		t.Fatalf("still running: %v", h)
+	}
+	d, err := rebalance.Describe(ctx, op, root, group)
+	if !errors.Is(err, alloc.ErrCorrupt) || d == nil || d.AllocationError == "" {
+		t.Fatalf("describe: %v, %+v", err, d)
+	}
+	// A new client refuses to work with it too.
+	b, err := rebalance.Start(ctx, connect(t), group, rec.handler("b"), rebalance.WithRoot(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-b.Done()
+	if !errors.Is(b.Err(), alloc.ErrCorrupt) {
+		t.Fatalf("new client: %v", b.Err())
+	}
+	rec.check(t)
+}
+
+// TestClientNodeDeleted: a client whose node someone deleted treats that as
+// the loss of its membership.
+func TestClientNodeDeleted(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	resources := resourceIDs(4)
+	addResources(t, op, root, group, resources...)
+	rec := newRecorder()
+	ctx := testCtx(t, 60*time.Second)
+	a := start(t, connect(t), root, group, rec.handler("a"))
+	b := start(t, connect(t), root, group, rec.handler("b"))
+	waitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+	for _, victim := range []*rebalance.Client{b, a} { // a follower, then the coordinator
+		d, err := rebalance.Describe(ctx, op, root, group)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, clients := rebalance.PathsForTest(root, group)
+		for _, m := range d.Members {
+			if m.ID == victim.ID() {
+				if err := op.Delete(ctx, clients+"/"+m.Node, -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		select {
+		case <-victim.Done():
+		case <-ctx.Done():
+			t.Fatal("client did not notice")
+		}
+		if !errors.Is(victim.Err(), rebalance.ErrMembershipLost) {
+			t.Fatalf("Err %v, want ErrMembershipLost", victim.Err())
+		}
+	}
+	if h := rec.holders(); len(h) != 0 {
+		t.Fatalf("still running: %v", h)
+	}
+	rec.check(t)
+}
+
+// TestBarrierOrdersHandOver: a new owner starts a resource only after the
+// previous owner's Unassigned returned, however long that takes; a client
+// that leaves while waiting for a barrier stops waiting.
+func TestBarrierOrdersHandOver(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	resources := []string{"r0", "r1"}
+	addResources(t, op, root, group, resources...)
+	rec := newRecorder()
+	ctx := testCtx(t, 60*time.Second)
+
+	release := make(chan struct{})
+	var once sync.Once
+	h := rec.handler("a")
+	inner := h.Unassigned
+	h.Unassigned = func(as rebalance.Assignment, cause error) error {
+		if as.Resource == "r1" {
+			once.Do(func() { <-release })
+		}
+		return inner(as, cause)
+	}
+	a := start(t, connect(t), root, group, h)
+	waitFor(t, 30*time.Second, "a runs both", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
+
+	b := start(t, connect(t), root, group, rec.handler("b"))
+	waitFor(t, 30*time.Second, "r1 allocated to b, barrier still a's", func() error {
+		d, err := rebalance.Describe(ctx, op, root, group)
+		if err != nil {
+			return err
+		}
+		if len(d.Pending) != 1 || d.Pending[0].Resource != "r1" || d.Pending[0].From != a.ID() || d.Pending[0].To != b.ID() {
+			return fmt.Errorf("pending %+v", d.Pending)
+		}
+		return nil
+	})
+	if len(b.Assignments()) != 0 {
+		t.Fatalf("b started %v before a released it", b.Assignments())
+	}
+	// b leaves while waiting for the barrier: Stop does not wait for it.
+	if err := b.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	waitFor(t, 30*time.Second, "a runs both again", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
+
+	c := start(t, connect(t), root, group, rec.handler("c"), rebalance.WithStartDelay(200*time.Millisecond))
+	waitFor(t, 30*time.Second, "balanced with c", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, c}, resources) })
+	rec.check(t)
+}
+
+// TestSessionLossStopsEverything: a partitioned client stops everything
+// when its Session is lost, before the server expires the session and lets
+// another client in; once healed it rejoins as a new client.
+func TestSessionLossStopsEverything(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	resources := resourceIDs(6)
+	addResources(t, op, root, group, resources...)
+	rec := newRecorder()
+	ctx := testCtx(t, 90*time.Second)
+	proxy := cluster.NewProxy(t)
+	a, err := rebalance.StartConfig(ctx, config(proxy.Servers()), group, rec.handler("a"),
+		rebalance.WithRoot(root), rebalance.WithMinInterval(0), rebalance.WithAutoRecovery(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop(ctx)
+	b := start(t, connect(t), root, group, rec.handler("b"))
+	waitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+	oldID := a.ID()
+
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "b runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources) })
+	if n := len(a.Assignments()); n != 0 {
+		t.Fatalf("partitioned client still runs %d resources", n)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "a rejoined", func() error {
+		if a.ID() == oldID {
+			return fmt.Errorf("not rejoined")
+		}
+		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources)
+	})
+	rec.check(t)
+	rec.mu.Lock()
+	lost := 0
+	for _, c := range rec.causes {
+		if errors.Is(c, zkcoord.ErrSessionLost) {
+			lost++
+		}
+	}
+	rec.mu.Unlock()
+	if lost != 3 {
+		t.Errorf("%d resources stopped for session loss, want 3", lost)
+	}
+}

@@ -1,0 +1,430 @@
+package rebalance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/rebalance/alloc"
+)
+
+// member owns this client's share of the resources, whatever its role: it
+// follows the allocation (or, in global-barrier mode, the status), takes
+// over each gained resource through its barrier, hands it to the Handler,
+// and takes each lost resource away again. One goroutine (run) owns all of
+// its state; barrier waits run in goroutines of their own and handler
+// calls in the executor, all reporting back as events.
+type member struct {
+	c    *Client
+	sess *zkcoord.Session
+	lay  layout
+	reg  registration
+	opts options
+	h    Handler
+	log  *slog.Logger
+
+	events chan any
+	stopc  chan error
+	dead   chan struct{} // closed when run stops reading events
+	done   chan struct{} // closed when everything is stopped
+	err    error         // why the member ended (nil after a stop request)
+
+	ctx    context.Context // helpers' context; cancelled when run ends
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	exec   *executor
+
+	// Owned by run.
+	slots      map[string]*slot
+	desired    map[string]bool   // resources allocated to this client
+	owners     map[string]string // of the current allocation
+	gen        int64             // generation of the current allocation
+	attempts   uint64
+	closing    bool
+	closeCause error
+	failure    error
+	lost       bool // the Session ended
+	stopAll    bool // global-barrier mode: StopActivity
+	phase      string
+	checkedIn  int64 // global-barrier mode: generation of our check-in
+}
+
+// slotState is where one resource is in its life on this client.
+type slotState int
+
+const (
+	acquiring slotState = iota // waiting for the previous owner's barrier to go
+	starting                   // barrier held; Assigned queued or running
+	active                     // Assigned returned
+	stopping                   // context cancelled; Unassigned and barrier deletion pending
+)
+
+// slot is one resource this client holds or is taking over or giving up.
+type slot struct {
+	res       string
+	state     slotState
+	gen       int64
+	attempt   uint64
+	cancelled bool               // acquisition cancelled
+	stopAcq   context.CancelFunc // of the acquisition
+	// Set before the slot reaches the executor, then read-only.
+	ctx         context.Context
+	cancel      context.CancelCauseFunc
+	a           Assignment
+	run         *runState
+	barrierGone bool
+}
+
+// runState is owned by the executor.
+type runState struct{ started bool }
+
+// Events reported to run.
+type (
+	evRecord struct {
+		rec alloc.Record
+		err error
+	}
+	evStatus struct {
+		st  statusInfo
+		rec alloc.Record
+		err error
+	}
+	evAcquired struct {
+		res     string
+		attempt uint64
+		token   int64
+		watch   <-chan zkcoord.Event
+		err     error
+	}
+	evAssigned struct {
+		res     string
+		attempt uint64
+		err     error
+	}
+	evReleased struct {
+		res     string
+		attempt uint64
+		err     error
+	}
+	evBarrierLost struct {
+		res     string
+		attempt uint64
+	}
+)
+
+func newMember(c *Client, sess *zkcoord.Session, reg registration) *member {
+	m := &member{c: c, sess: sess, lay: c.lay, reg: reg, opts: c.opts, h: c.h,
+		log:    c.log.With("group", c.lay.base, "client", reg.id),
+		events: make(chan any, 64), stopc: make(chan error, 1),
+		dead: make(chan struct{}), done: make(chan struct{}),
+		slots: make(map[string]*slot)}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.exec = &executor{m: m, notify: make(chan struct{}, 1)}
+	return m
+}
+
+// stop asks the member to stop everything gracefully; it does not wait.
+func (m *member) stop(cause error) {
+	select {
+	case m.stopc <- cause:
+	case <-m.done:
+	}
+}
+
+// send delivers an event to run, unless run has ended.
+func (m *member) send(ev any) bool {
+	select {
+	case m.events <- ev:
+		return true
+	case <-m.dead:
+		return false
+	}
+}
+
+func (m *member) run() {
+	m.wg.Add(2)
+	go m.exec.run()
+	if m.opts.mode == GlobalBarrier {
+		go m.watchStatus(m.ctx)
+	} else {
+		go m.watchRecord(m.ctx)
+	}
+	sessDone := m.sess.Done()
+	for !m.closing || len(m.slots) > 0 {
+		select {
+		case ev := <-m.events:
+			m.handle(ev)
+		case cause := <-m.stopc:
+			m.close(cause)
+		case <-sessDone:
+			sessDone = nil
+			m.lost = true
+			m.close(m.sess.Err())
+		}
+		m.checkpoint()
+	}
+	if m.checkedIn != 0 && m.sess.Err() == nil {
+		m.deleteCheckIn(m.checkedIn)
+	}
+	m.cancel()
+	close(m.dead)
+	m.exec.close()
+	m.wg.Wait()
+	m.err = m.failure
+	if m.err == nil && m.lost {
+		m.err = m.sess.Err()
+	}
+	close(m.done)
+}
+
+func (m *member) handle(ev any) {
+	switch ev := ev.(type) {
+	case evRecord:
+		if ev.err != nil {
+			m.failRead("allocation", ev.err)
+			return
+		}
+		m.setRecord(ev.rec)
+	case evStatus:
+		m.onStatus(ev)
+	case evAcquired:
+		m.onAcquired(ev)
+	case evAssigned:
+		m.onAssigned(ev)
+	case evReleased:
+		m.onReleased(ev)
+	case evBarrierLost:
+		if s := m.slots[ev.res]; s != nil && s.attempt == ev.attempt && (s.state == starting || s.state == active) {
+			m.log.Warn("rebalance: barrier deleted by someone else", "resource", ev.res)
+			s.barrierGone = true
+			m.drop(s, ErrBarrierLost)
+		}
+	}
+	m.reconcile()
+}
+
+func (m *member) setRecord(rec alloc.Record) {
+	m.gen = rec.Generation
+	m.owners = rec.Assignment.Owners()
+	mine := rec.Assignment[m.reg.id]
+	m.desired = make(map[string]bool, len(mine))
+	for _, r := range mine {
+		m.desired[r] = true
+	}
+}
+
+// close starts the end of the member: every resource is stopped.
+func (m *member) close(cause error) {
+	if !m.closing {
+		m.closing, m.closeCause = true, cause
+	}
+	m.reconcile()
+}
+
+// fail ends the member with err.
+func (m *member) fail(err error) {
+	if m.failure == nil {
+		m.failure = err
+		m.log.Warn("rebalance: stopping after failure", "err", err)
+	}
+	m.close(err)
+}
+
+func (m *member) failRead(what string, err error) {
+	switch {
+	case m.ctx.Err() != nil || sessionEnded(err):
+		return // the Session's end is handled by run
+	case errors.Is(err, zkcoord.ErrNoNode):
+		m.fail(fmt.Errorf("%w: reading %s: %w", ErrInconsistent, what, err))
+	default:
+		m.fail(fmt.Errorf("rebalance: reading %s: %w", what, err))
+	}
+}
+
+// dropCause says why slot s must be given up now, or nil to keep it.
+func (m *member) dropCause(s *slot) error {
+	switch {
+	case m.closing:
+		return m.closeCause
+	case m.stopAll:
+		return ErrRebalancing
+	case !m.desired[s.res]:
+		if o, ok := m.owners[s.res]; ok && o != m.reg.id {
+			return ErrMoved
+		}
+		return ErrRemoved
+	case m.opts.mode != Incremental && s.gen != m.gen:
+		return ErrRebalancing // these modes restart everything on a new allocation
+	}
+	return nil
+}
+
+// reconcile gives up what must go and starts taking over what is due.
+func (m *member) reconcile() {
+	draining := false
+	for _, s := range m.slots {
+		if cause := m.dropCause(s); cause != nil {
+			m.drop(s, cause)
+		}
+		if s.gen != m.gen {
+			draining = true
+		}
+	}
+	if m.closing || m.stopAll || (draining && m.opts.mode != Incremental) {
+		return
+	}
+	var gained []string
+	for r := range m.desired {
+		if _, ok := m.slots[r]; !ok {
+			gained = append(gained, r)
+		}
+	}
+	slices.Sort(gained)
+	for _, r := range gained {
+		m.acquire(r)
+	}
+}
+
+// drop gives up a slot: an acquisition is cancelled; a started resource's
+// context is cancelled and Unassigned queued, followed by the deletion of
+// its barrier.
+func (m *member) drop(s *slot, cause error) {
+	switch s.state {
+	case acquiring:
+		if !s.cancelled {
+			s.cancelled = true
+			s.stopAcq()
+		}
+	case starting, active:
+		s.state = stopping
+		m.c.dropHeld(s.res)
+		s.cancel(cause)
+		m.exec.push(job{s: s, cause: cause, del: !m.lost && !s.barrierGone})
+	}
+}
+
+// acquire starts taking over a resource: wait for its barrier to be free,
+// create ours, then (after the start delay) report back.
+func (m *member) acquire(res string) {
+	m.attempts++
+	ctx, cancel := context.WithCancel(m.ctx)
+	s := &slot{res: res, state: acquiring, gen: m.gen, attempt: m.attempts, stopAcq: cancel, run: &runState{}}
+	m.slots[res] = s
+	path, gen := m.lay.barrier(res), m.gen
+	delay := m.opts.startDelay
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		token, w, err := acquireBarrier(ctx, m.sess, path, m.reg.id, gen)
+		if err == nil && delay > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-t.C:
+			case <-ctx.Done(): // reported as acquired: run sees the cancellation
+			}
+			t.Stop()
+		}
+		m.send(evAcquired{res: res, attempt: s.attempt, token: token, watch: w, err: err})
+	}()
+}
+
+func (m *member) onAcquired(ev evAcquired) {
+	s := m.slots[ev.res]
+	if s == nil || s.attempt != ev.attempt || s.state != acquiring {
+		return
+	}
+	s.stopAcq()
+	if ev.err != nil {
+		delete(m.slots, ev.res)
+		if !s.cancelled && !m.lost && !sessionEnded(ev.err) {
+			m.fail(fmt.Errorf("%w: taking over %s: %w", ErrInconsistent, ev.res, ev.err))
+		}
+		return
+	}
+	s.a = Assignment{Resource: s.res, Token: ev.token, Generation: s.gen, Client: m.reg.id}
+	s.ctx, s.cancel = context.WithCancelCause(context.Background())
+	if s.cancelled {
+		// Taken over after all, but no longer wanted: give the barrier back
+		// without starting the resource.
+		s.state = stopping
+		s.cancel(context.Canceled)
+		m.exec.push(job{s: s, cause: context.Canceled, del: !m.lost})
+		return
+	}
+	s.state = starting
+	m.exec.push(job{s: s, assign: true})
+	m.wg.Add(1)
+	go m.watchBarrier(s.ctx, s, m.lay.barrier(s.res), ev.watch)
+}
+
+func (m *member) onAssigned(ev evAssigned) {
+	s := m.slots[ev.res]
+	if s == nil || s.attempt != ev.attempt {
+		return
+	}
+	if ev.err != nil {
+		m.fail(ev.err)
+		return
+	}
+	if s.state == starting {
+		s.state = active
+		m.c.setHeld(s.a)
+	}
+}
+
+func (m *member) onReleased(ev evReleased) {
+	s := m.slots[ev.res]
+	if s == nil || s.attempt != ev.attempt {
+		return
+	}
+	delete(m.slots, ev.res)
+	switch {
+	case ev.err == nil:
+	case errors.Is(ev.err, ErrHandler):
+		m.fail(ev.err)
+	case !m.lost && !sessionEnded(ev.err):
+		m.fail(fmt.Errorf("%w: giving up %s: %w", ErrInconsistent, ev.res, ev.err))
+	}
+}
+
+// settled reports whether this client runs exactly its share.
+func (m *member) settled() bool {
+	for _, s := range m.slots {
+		if s.state != active || !m.desired[s.res] {
+			return false
+		}
+	}
+	for r := range m.desired {
+		if _, ok := m.slots[r]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// watchRecord feeds the member the allocation (incremental and
+// resource-barrier modes) through a data watch on the resources node.
+func (m *member) watchRecord(ctx context.Context) {
+	defer m.wg.Done()
+	for {
+		data, _, w, err := zGetW(ctx, m.sess, m.lay.resources())
+		ev := evRecord{err: err}
+		if err == nil {
+			ev.rec, ev.err = alloc.Decode(data)
+		}
+		if ev.err != nil && ctx.Err() != nil {
+			return
+		}
+		if !m.send(ev) || err != nil {
+			return
+		}
+		if waitEvent(ctx, m.sess, w) != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package rebalance
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Mode selects how a rebalancing hands resources over. Every client of a
+// group must use the same mode.
+type Mode int
+
+const (
+	// Incremental (the default): resource barriers with a sticky
+	// allocation. Only resources that change owner are stopped and started;
+	// the others never pause.
+	Incremental Mode = iota
+	// ResourceBarrier (seed protocol with per-resource barriers): on every
+	// new allocation each client stops everything it owns, then starts its
+	// new share once each resource's previous owner has released it.
+	ResourceBarrier
+	// GlobalBarrier: the coordinator tells everyone to stop, waits until
+	// every client has checked in as stopped, writes the allocation, tells
+	// everyone to start and waits until every client has checked out.
+	GlobalBarrier
+)
+
+var modeNames = [...]string{"incremental", "resource-barrier", "global-barrier"}
+
+func (m Mode) String() string {
+	if m >= 0 && int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses the String form of a Mode.
+func ParseMode(s string) (Mode, error) {
+	for i, n := range modeNames {
+		if n == s {
+			return Mode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown mode %q (want incremental, resource-barrier or global-barrier)", ErrInvalidOption, s)
+}
+
+// Defaults of the options.
+const (
+	DefaultMinInterval = time.Second
+)
+
+// Option configures Start and StartConfig.
+type Option func(*options)
+
+type options struct {
+	root         string
+	mode         Mode
+	minInterval  time.Duration
+	startDelay   time.Duration
+	selfExpiry   float64
+	autoRecovery bool
+	name         string
+	logger       *slog.Logger
+	maxBackoff   time.Duration
+}
+
+func defaultOptions() options {
+	return options{root: DefaultRoot, mode: Incremental, minInterval: DefaultMinInterval, maxBackoff: 5 * time.Second}
+}
+
+func (o options) validate() error {
+	switch {
+	case o.mode < Incremental || o.mode > GlobalBarrier:
+		return fmt.Errorf("%w: mode %v", ErrInvalidOption, o.mode)
+	case o.minInterval < 0:
+		return fmt.Errorf("%w: negative minimum interval", ErrInvalidOption)
+	case o.startDelay < 0:
+		return fmt.Errorf("%w: negative start delay", ErrInvalidOption)
+	case o.selfExpiry != 0 && !(o.selfExpiry > 0 && o.selfExpiry < 1):
+		return fmt.Errorf("%w: self-expiry fraction %v must be in (0, 1)", ErrInvalidOption, o.selfExpiry)
+	case o.maxBackoff <= 0:
+		return fmt.Errorf("%w: recovery backoff must be positive", ErrInvalidOption)
+	}
+	return nil
+}
+
+// WithRoot sets the path under which groups live (default DefaultRoot).
+func WithRoot(path string) Option { return func(o *options) { o.root = path } }
+
+// WithMode selects the rebalancing mode (default Incremental).
+func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
+
+// WithMinInterval sets the minimum time between the starts of two
+// rebalancings, so that bursts of joins and leaves (deployments) cause few
+// rebalancings: changes in between are coalesced into the next one, never
+// lost. It only matters on the coordinator. Default DefaultMinInterval; 0
+// rebalances on every change.
+func WithMinInterval(d time.Duration) Option { return func(o *options) { o.minInterval = d } }
+
+// WithStartDelay makes the client wait d between taking over a resource
+// (creating its barrier) and calling Handler.Assigned for it, for
+// applications that need a quiet period between owners.
+func WithStartDelay(d time.Duration) Option { return func(o *options) { o.startDelay = d } }
+
+// WithSelfExpiry sets the fraction of the negotiated session timeout without
+// any server response after which the client considers its session lost and
+// stops every resource (the self-expiry of the protocol), leaving the rest
+// of the timeout for handlers to stop before the server can expire the
+// session and let another client in. With StartConfig it sets
+// zkcoord.Config.LostAfter of every Session the client opens; with Start the
+// given Session must already use a fraction no larger than f.
+func WithSelfExpiry(f float64) Option { return func(o *options) { o.selfExpiry = f } }
+
+// WithAutoRecovery makes a client started with StartConfig survive the loss
+// of its session and recoverable errors (deposed coordinator, client node
+// deleted, inconsistent state): it stops every resource, opens a new
+// Session and joins again as a new client. Handler failures always abort.
+// Start (with a caller's Session) cannot recover: one Session is one
+// ZooKeeper session.
+func WithAutoRecovery(on bool) Option { return func(o *options) { o.autoRecovery = on } }
+
+// WithName records a human-readable name in the client node, shown by
+// Describe.
+func WithName(name string) Option { return func(o *options) { o.name = name } }
+
+// WithLogger sets the logger (default: the Session's).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithMaxRecoveryBackoff bounds the wait between two recovery attempts
+// (default 5s; attempts back off exponentially from 50ms).
+func WithMaxRecoveryBackoff(d time.Duration) Option { return func(o *options) { o.maxBackoff = d } }
