@@ -5,7 +5,7 @@ PKGS    ?= ./...
 # Kazoo for the interoperability tests.
 DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java
 
-.PHONY: all deps test vet fmt
+.PHONY: all deps test vet fmt chaos
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -28,3 +28,45 @@ vet:
 
 fmt:
 	gofmt -l -w .
+
+# chaos runs the fault-injection harness (chaos/, docs/reliability.md): a
+# 3-server ensemble, client processes, a fenced resource service and a seeded
+# fault schedule, DURATION of faults per workload. Reports, timelines and
+# logs go to CHAOS_OUT. For example: make chaos WORKLOAD=lock DURATION=2m SEED=7
+WORKLOAD  ?= all
+DURATION  ?= 10m
+SEED      ?= 42
+CHAOS_OUT ?= chaos-out
+chaos: deps
+	$(GO) run -race ./chaos/cmd/chaos -workload $(WORKLOAD) -duration $(DURATION) -seed $(SEED) -out $(CHAOS_OUT)
+
+# demo builds the zkcoord command into bin/ and plays its demo: worker
+# processes sharing resources on a ZooKeeper server of the demo's own, while
+# a worker joins, the coordinator is killed, resources change and a worker is
+# cut off the network; it ends with a verdict. deps installs ZooKeeper first
+# if it is missing. DEMO_FLAGS passes flags on, for example
+# make demo DEMO_FLAGS="--workers 4 --plain".
+ZKCOORD_BIN ?= bin/zkcoord
+DEMO_FLAGS  ?=
+.PHONY: demo zkcoord
+zkcoord:
+	@command -v $(GO) >/dev/null || { echo "Go 1.24 or newer is needed: https://go.dev/dl/"; exit 1; }
+	$(GO) build -o $(ZKCOORD_BIN) ./cmd/zkcoord
+demo: deps zkcoord
+	@$(ZKCOORD_BIN) demo $(DEMO_FLAGS)
+
+# bench measures zkcoord side by side with go-zookeeper, Curator and Kazoo
+# against one ZooKeeper server (bench/, behind the build tag "bench", so
+# never part of test) and writes docs/benchmarks.md, docs/bench/results.json
+# and docs/bench/*.png. It installs what is missing first: deps, and a JDK
+# to compile the Curator program. BENCH_FLAGS passes flags on, for example
+# make bench BENCH_FLAGS="-bench.quick -bench.only=lock".
+BENCH_FLAGS ?=
+.PHONY: bench
+bench: deps
+	@command -v javac >/dev/null || { \
+		echo "installing: default-jdk-headless"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends default-jdk-headless >/dev/null; }
+	ZKBENCH_COMMAND="make bench $(BENCH_FLAGS)" $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 40m -v ./bench/ -args $(BENCH_FLAGS)

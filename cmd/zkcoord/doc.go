@@ -1,0 +1,75 @@
+// Command zkcoord coordinates processes through Apache ZooKeeper from the
+// shell: it runs a command under a lock, runs a command only while leading an
+// election (with fencing of the previous active for failover), and shares
+// resources among workers that each run one command per resource they are
+// given. It also reads and changes groups, barriers, queues and counters, and
+// plays a demo of the rebalancer on a ZooKeeper server of its own.
+//
+// Usage:
+//
+//	zkcoord COMMAND [ARGUMENTS] [FLAGS]
+//
+// Commands:
+//
+//	lock PATH -- CMD...                       run CMD while holding a lock
+//	elect PATH [--fence FENCE] -- CMD...      stand by; run CMD while leader, stop it on loss
+//	leader PATH                               show who leads an election
+//	rebalance GROUP --exec 'CMD {resource}'   join a group; run one CMD per resource given to this worker
+//	resources add|rm|ls GROUP [RESOURCE...]   register, unregister or list a group's resources
+//	status GROUP [--json] [--watch]           members, coordinator, term, allocation, barriers
+//	barrier set|remove|wait|check|enter PATH  barriers and double barriers
+//	queue put|take|len PATH                   a distributed (priority) queue
+//	counter get|set|add PATH                  a shared 32-bit counter
+//	demo                                      watch workers share resources while things go wrong
+//
+// "zkcoord help" lists the commands and "zkcoord COMMAND --help" explains
+// one. Flags may come before, between or after the arguments; everything
+// after "--" is the command to run.
+//
+// # Connection
+//
+// Every command accepts these flags, whose defaults come from the
+// environment:
+//
+//	--zk HOST:PORT,...      ZKCOORD_SERVERS          (default 127.0.0.1:2181)
+//	--chroot PATH           ZKCOORD_CHROOT
+//	--session-timeout DUR   ZKCOORD_SESSION_TIMEOUT  (default 10s)
+//	--auth USER:PASSWORD    ZKCOORD_AUTH             digest credentials
+//	--acl open|creator      ZKCOORD_ACL              ACL of the nodes created
+//	--tls                   ZKCOORD_TLS
+//	--tls-ca FILE           ZKCOORD_TLS_CA
+//	--tls-cert FILE         ZKCOORD_TLS_CERT
+//	--tls-key FILE          ZKCOORD_TLS_KEY
+//	--connect-timeout DUR   ZKCOORD_CONNECT_TIMEOUT  (default 15s)
+//	--log-level LEVEL       ZKCOORD_LOG_LEVEL        debug, info, warn, error
+//	--log-format FORMAT     ZKCOORD_LOG_FORMAT       text or json (logs go to standard error)
+//	--metrics ADDR          ZKCOORD_METRICS          Prometheus metrics at http://ADDR/metrics
+//
+// # Commands run by zkcoord
+//
+// A command run under a lock, a leadership or a resource gets its fencing
+// token in ZKCOORD_TOKEN (the creation zxid of the lock, leader or barrier
+// node: every later owner has a larger one, so a resource that remembers the
+// largest token it has seen can refuse an owner that lost its claim without
+// noticing), and ZKCOORD_PATH, ZKCOORD_ID, ZKCOORD_RESOURCE, ZKCOORD_TERM,
+// ZKCOORD_GROUP, ZKCOORD_GENERATION, ZKCOORD_NODE as each command documents.
+//
+// It runs in a process group of its own. zkcoord stops it with SIGTERM to the
+// group and, after a grace period, SIGKILL; it waits for it to exit before it
+// releases what the command ran under. The kernel kills it if zkcoord itself
+// dies (PR_SET_PDEATHSIG; Linux). When the claim is lost because the session
+// was declared lost, the grace period is cut to fit in the time left before
+// the server can expire the session; when someone else may already own the
+// claim (the session expired, the node was deleted, a newer leader took
+// over), the command is killed at once.
+//
+// # Exit codes
+//
+//	0  success
+//	1  failure: cannot connect, an operation failed, a child could not be kept running
+//	2  usage error: bad flags or arguments
+//	3  the lock or leadership was lost (the command run under it was stopped)
+//
+// When a command run by zkcoord ends by itself, zkcoord exits with its
+// status (128 plus the signal number if a signal ended it).
+package main

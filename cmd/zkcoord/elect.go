@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/failover"
+)
+
+var electCommand = &command{
+	name:     "elect",
+	synopsis: "PATH [--id ID] [--fence CMD] [FLAGS] [-- CMD [ARG...]]",
+	brief:    "PATH -- CMD...",
+	summary:  "stand by; run CMD while leader, stop it on loss",
+	help: `
+Join the election at PATH and wait. While this process leads, run CMD; when
+leadership is lost, stop CMD (SIGTERM to its process group, SIGKILL after
+--grace, or at once if another leader may already act) and exit with status 3,
+or with --rejoin stand by again. When CMD ends by itself, leave the election
+and exit with its status. SIGINT and SIGTERM stop CMD and leave the election.
+
+The election is Apache Curator's LeaderLatch at PATH, so Java services using
+Curator can take part.
+
+With --fence FENCE, the election is an active/standby failover group (package
+failover, under PATH): before it becomes active, a process runs FENCE against
+the previous active process if that one did not stop cleanly (it crashed, or
+lost its session while running), and becomes active only if FENCE exits 0.
+FENCE runs with ZKCOORD_PREV_ID, ZKCOORD_PREV_TOKEN, ZKCOORD_PREV_SESSION and
+ZKCOORD_PREV_DATA (the previous active's --data; with the default data also
+ZKCOORD_PREV_HOST and ZKCOORD_PREV_PID), so that it can kill that process or cut
+its access. Every member of one group must agree on using --fence.
+
+Without CMD, zkcoord prints a line when it becomes leader and leads until it is
+interrupted or loses leadership.
+
+CMD runs with:
+  ZKCOORD_TOKEN  fencing token: larger for every later leader
+  ZKCOORD_TERM   the leader's term
+  ZKCOORD_ID     this participant's id
+  ZKCOORD_PATH   PATH
+
+Examples:
+  zkcoord elect /services/billing --id "$(hostname)" -- ./billing-server
+  zkcoord elect /services/billing --fence 'ssh "$ZKCOORD_PREV_HOST" kill -9 "$ZKCOORD_PREV_PID"' -- ./billing-server
+`,
+	run: runElect,
+}
+
+type electOptions struct {
+	path         string
+	id           string
+	fence        string
+	fenceTimeout time.Duration
+	data         string
+	grace        time.Duration
+	rejoin       bool
+	cmd          []string
+}
+
+// electResult is how one session's worth of election ended.
+type electResult struct {
+	err    error // what to return if not rejoining
+	lost   bool  // leadership (or the session) was lost: rejoining makes sense
+	sessOK bool  // the session still lives
+}
+
+func runElect(a *app, cmd *command, args []string) error {
+	fs := a.flags(cmd, "")
+	var o electOptions
+	fs.StringVar(&o.id, "id", "", "participant `id` (default: host name, process id and a random suffix)")
+	fs.StringVar(&o.fence, "fence", "", "failover: run `FENCE` against the previous active before becoming active")
+	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
+	fs.StringVar(&o.data, "data", "", "what the active publishes for FENCE (default: host and pid as JSON)")
+	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
+	pos, cmdArgs, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.args(pos, "PATH"); err != nil {
+		return err
+	}
+	o.path, o.cmd = pos[0], cmdArgs
+	if err := zkcoord.ValidatePath(o.path); err != nil {
+		return usagef("elect: %v", err)
+	}
+	if o.id == "" {
+		h, _ := os.Hostname()
+		o.id = fmt.Sprintf("%s-%d", h, os.Getpid())
+	}
+	if o.data == "" {
+		h, _ := os.Hostname()
+		b, _ := json.Marshal(activeData{Host: h, PID: os.Getpid(), ID: o.id})
+		o.data = string(b)
+	}
+	var fenceCmd commandTemplate
+	if o.fence != "" {
+		if fenceCmd, err = parseTemplate(o.fence); err != nil {
+			return usagef("elect: --fence: %v", err)
+		}
+	}
+	if err := a.setup(); err != nil {
+		return err
+	}
+
+	backoff := 100 * time.Millisecond
+	for first := true; ; first = false {
+		sess, err := a.connect(a.ctx)
+		if err != nil {
+			if first || !o.rejoin || a.ctx.Err() != nil {
+				return err
+			}
+			a.log.Warn("reconnecting", "err", err)
+			if !sleepCtx(a.ctx, backoff) {
+				return nil
+			}
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		go watchSession(a, sess)
+		var res electResult
+		for {
+			if o.fence != "" {
+				res = electFailover(a, sess, &o, fenceCmd)
+			} else {
+				res = electPlain(a, sess, &o)
+			}
+			if !res.lost || !o.rejoin || !res.sessOK || a.ctx.Err() != nil {
+				break
+			}
+			a.log.Info("standing by again", "path", o.path)
+		}
+		closeSession(sess)
+		if !res.lost || !o.rejoin || a.ctx.Err() != nil {
+			return res.err
+		}
+		a.log.Info("standing by again with a new session", "path", o.path)
+	}
+}
+
+// activeData is the default --data: how FENCE finds the previous active.
+type activeData struct {
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+	ID   string `json:"id"`
+}
+
+// electPlain campaigns once on the election at o.path and runs the command
+// while leading.
+func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
+	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log))
+	if err != nil {
+		return electResult{err: usagef("elect: %v", err)}
+	}
+	a.log.Info("standing by", "path", o.path, "id", o.id)
+	lead, err := e.Campaign(a.ctx)
+	if err != nil {
+		if a.ctx.Err() != nil {
+			return electResult{}
+		}
+		return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
+	}
+	resign := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
+		defer cancel()
+		if err := lead.Resign(ctx); err != nil && sess.Err() == nil {
+			a.log.Warn("resigning", "path", o.path, "err", err)
+		}
+	}
+	a.rec.Leading(o.path, true)
+	defer a.rec.Leading(o.path, false)
+	a.log.Info("leading", "path", o.path, "id", lead.ID(), "term", lead.Term(), "token", lead.Token())
+	return leadWith(a, sess, o, lead.Done(), lead.Err, lead.Token(), lead.Term(), nil, resign)
+}
+
+// leadWith runs the command (or waits, without one) while leading and
+// reports how leadership ended.
+func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct{}, cause func() error,
+	token, term int64, extraEnv []string, resign func()) electResult {
+	if len(o.cmd) == 0 {
+		a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
+		select {
+		case <-a.ctx.Done():
+			resign()
+			return electResult{}
+		case <-done:
+			if a.ctx.Err() != nil {
+				return electResult{}
+			}
+			err := cause()
+			return electResult{err: lostf("lost leadership of %s: %v", o.path, err), lost: true, sessOK: sess.Err() == nil}
+		}
+	}
+	env := append([]string{
+		"ZKCOORD_TOKEN=" + strconv.FormatInt(token, 10),
+		"ZKCOORD_TERM=" + strconv.FormatInt(term, 10),
+		"ZKCOORD_ID=" + o.id,
+		"ZKCOORD_PATH=" + o.path,
+	}, extraEnv...)
+	c, err := startChild(childSpec{name: o.cmd[0], argv: o.cmd, env: env, stdin: true})
+	if err != nil {
+		resign()
+		return electResult{err: err}
+	}
+	select {
+	case <-c.Done():
+		resign()
+		a.log.Info("command ended; leaving the election", "how", c.Describe())
+		return electResult{err: exitStatus(c.Status())}
+	case <-done:
+		if a.ctx.Err() != nil { // interrupted, and leadership ended with it
+			c.Stop(o.grace)
+			resign()
+			return electResult{err: exitStatus(c.Status())}
+		}
+		err := cause()
+		g := lossGrace(sess, err, o.grace)
+		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
+		c.Stop(g)
+		return electResult{err: lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
+			lost: true, sessOK: sess.Err() == nil}
+	case <-a.ctx.Done():
+		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
+		c.Stop(o.grace)
+		resign()
+		return electResult{err: exitStatus(c.Status())}
+	}
+}
+
+// electFailover runs one failover.Run: fence the previous active if needed,
+// then run the command while active.
+func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd commandTemplate) electResult {
+	fence := func(ctx context.Context, prev failover.Breadcrumb) error {
+		return runFence(ctx, a, o, fenceCmd, prev)
+	}
+	f, err := failover.New(sess, o.path, fence, failover.WithID(o.id), failover.WithData([]byte(o.data)),
+		failover.WithLogger(a.log), failover.WithEvents(func(ev failover.Event) {
+			a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
+		}))
+	if err != nil {
+		return electResult{err: usagef("elect: %v", err)}
+	}
+	runCtx, cancelRun := context.WithCancel(a.ctx)
+	defer cancelRun()
+	var res electResult
+	decided := false
+	a.log.Info("standing by", "path", o.path, "id", o.id)
+	err = f.Run(runCtx, func(ctx context.Context, act failover.Activation) error {
+		a.rec.Leading(o.path, true)
+		defer a.rec.Leading(o.path, false)
+		a.log.Info("active", "path", o.path, "id", o.id, "term", act.Term, "token", act.Token, "fenced", act.Fenced)
+		var extra []string
+		if act.Previous != nil {
+			extra = append(extra, "ZKCOORD_PREV_ID="+act.Previous.ID)
+		}
+		// Leadership ends when ctx does; resigning is Run's job.
+		r := leadWith(a, sess, o, ctx.Done(), func() error { return context.Cause(ctx) },
+			act.Token, act.Term, extra, func() {})
+		switch {
+		case runCtx.Err() != nil: // interrupted: a clean stop
+			res, decided = r, true
+			return nil
+		case r.lost:
+			res, decided = r, true
+			if !o.rejoin {
+				cancelRun() // Run's clean-up cannot delete the breadcrumb: the lock is gone
+			}
+			return context.Cause(ctx)
+		default: // the command ended by itself
+			res, decided = r, true
+			cancelRun()
+			if r.err != nil {
+				return r.err // unclean: the breadcrumb stays for the next active to fence
+			}
+			return nil
+		}
+	})
+	switch {
+	case decided && (!res.lost || !o.rejoin):
+		return res
+	case a.ctx.Err() != nil:
+		return electResult{}
+	case err != nil:
+		// The session ended (standing by or active).
+		return electResult{err: fmt.Errorf("failover %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
+	}
+	return res
+}
+
+// runFence runs the fencing command against the previous active.
+func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, prev failover.Breadcrumb) error {
+	ctx, cancel := context.WithTimeout(ctx, o.fenceTimeout)
+	defer cancel()
+	data := prev.Data
+	if data == nil {
+		data = prev.Raw
+	}
+	env := []string{
+		"ZKCOORD_PATH=" + o.path,
+		"ZKCOORD_ID=" + o.id,
+		"ZKCOORD_PREV_ID=" + prev.ID,
+		"ZKCOORD_PREV_TOKEN=" + strconv.FormatInt(prev.Token, 10),
+		fmt.Sprintf("ZKCOORD_PREV_SESSION=0x%x", prev.Session),
+		"ZKCOORD_PREV_DATA=" + string(data),
+	}
+	var ad activeData
+	if json.Unmarshal(prev.Data, &ad) == nil && ad.Host != "" {
+		env = append(env, "ZKCOORD_PREV_HOST="+ad.Host, "ZKCOORD_PREV_PID="+strconv.Itoa(ad.PID))
+	}
+	a.log.Warn("fencing the previous active", "prev", prev.ID, "token", prev.Token, "cmd", t.text)
+	c, err := startChild(childSpec{name: "fence", argv: t.argv(nil), env: env, stdout: a.stderr})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		c.Stop(o.grace)
+		return fmt.Errorf("fence command: %w", context.Cause(ctx))
+	}
+	if c.Status() != 0 {
+		return fmt.Errorf("fence command failed: %s", c.Describe())
+	}
+	a.log.Info("previous active fenced", "prev", prev.ID)
+	return nil
+}
+
+// sleepCtx waits d or until ctx ends; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

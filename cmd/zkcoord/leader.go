@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/failover"
+)
+
+var leaderCommand = &command{
+	name:     "leader",
+	synopsis: "PATH [--json] [--watch]",
+	brief:    "PATH",
+	summary:  "show who leads an election",
+	help: `
+Print the leader of the election at PATH: its participant id, node, fencing
+token, term and session. "acting" says that the leader has taken office (a
+zkcoord leader does so right after it is elected; a Curator LeaderLatch leader
+never does). For a failover group (elect --fence) at PATH, the breadcrumb
+naming the last active process is shown too.
+
+Exits with status 1 if the election has no leader. With --watch, print a line
+at every change until interrupted.
+`,
+	run: runLeader,
+}
+
+// leaderInfo is the --json form.
+type leaderInfo struct {
+	Path       string      `json:"path"`
+	Leader     *leaderJSON `json:"leader"`
+	Breadcrumb *crumbJSON  `json:"breadcrumb,omitempty"`
+}
+
+type leaderJSON struct {
+	ID      string `json:"id"`
+	Node    string `json:"node"`
+	Token   int64  `json:"token"`
+	Term    int64  `json:"term"`
+	Session string `json:"session"`
+	Acting  bool   `json:"acting"`
+}
+
+type crumbJSON struct {
+	ID      string `json:"id"`
+	Token   int64  `json:"token"`
+	Session string `json:"session"`
+	Data    string `json:"data"`
+}
+
+func runLeader(a *app, cmd *command, args []string) error {
+	fs := a.flags(cmd, "")
+	asJSON := fs.Bool("json", false, "print JSON")
+	watch := fs.Bool("watch", false, "print every change until interrupted")
+	pos, _, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.args(pos, "PATH"); err != nil {
+		return err
+	}
+	path := pos[0]
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return usagef("leader: %v", err)
+	}
+	if err := a.setup(); err != nil {
+		return err
+	}
+	sess, err := a.connect(a.ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSession(sess)
+	ctx, cancel := a.opContext(sess)
+	defer cancel()
+
+	// A failover group keeps its election in PATH/lock.
+	electionPath, fo := path, (*failover.Failover)(nil)
+	if ok, _, err := sess.Exists(ctx, zkcoord.Join(path, "lock-term")); err == nil && ok {
+		electionPath = zkcoord.Join(path, "lock")
+		fo, err = failover.New(sess, path, func(context.Context, failover.Breadcrumb) error { return nil })
+		if err != nil {
+			return err
+		}
+	}
+	e, err := election.New(sess, electionPath)
+	if err != nil {
+		return err
+	}
+	if *watch {
+		return watchLeader(a, e, path, *asJSON)
+	}
+	l, err := e.Leader(ctx)
+	if err != nil && !errors.Is(err, election.ErrNoLeader) {
+		return fmt.Errorf("reading the leader of %s: %w", path, err)
+	}
+	info := leaderInfo{Path: path}
+	if err == nil {
+		info.Leader = toLeaderJSON(l)
+	}
+	if fo != nil {
+		crumb, err := fo.Breadcrumb(ctx)
+		if err != nil {
+			return fmt.Errorf("reading the breadcrumb of %s: %w", path, err)
+		}
+		if crumb != nil {
+			data := crumb.Data
+			if data == nil {
+				data = crumb.Raw
+			}
+			info.Breadcrumb = &crumbJSON{ID: crumb.ID, Token: crumb.Token, Session: fmt.Sprintf("0x%x", crumb.Session), Data: string(data)}
+		}
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(info, "", "  ")
+		a.printf("%s\n", b)
+	} else {
+		printLeader(a, info)
+	}
+	if info.Leader == nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s has no leader", path)}
+	}
+	return nil
+}
+
+func toLeaderJSON(l election.Leader) *leaderJSON {
+	return &leaderJSON{ID: l.ID, Node: l.Node, Token: l.Token, Term: l.Term,
+		Session: fmt.Sprintf("0x%x", l.Session), Acting: l.Acting}
+}
+
+func printLeader(a *app, info leaderInfo) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	defer tw.Flush()
+	if info.Leader == nil {
+		fmt.Fprintf(tw, "leader\t(none)\n")
+	} else {
+		l := info.Leader
+		fmt.Fprintf(tw, "leader\t%s\n", l.ID)
+		fmt.Fprintf(tw, "node\t%s\n", l.Node)
+		fmt.Fprintf(tw, "token\t%d\n", l.Token)
+		fmt.Fprintf(tw, "term\t%d\n", l.Term)
+		fmt.Fprintf(tw, "session\t%s\n", l.Session)
+		fmt.Fprintf(tw, "acting\t%s\n", yesNo(l.Acting))
+	}
+	if c := info.Breadcrumb; c != nil {
+		fmt.Fprintf(tw, "breadcrumb\t%s (token %d, session %s, data %s)\n", c.ID, c.Token, c.Session, c.Data)
+	}
+}
+
+func watchLeader(a *app, e *election.Election, path string, asJSON bool) error {
+	ch := e.Observe(a.ctx)
+	for l := range ch {
+		var line string
+		switch {
+		case asJSON:
+			info := leaderInfo{Path: path}
+			if l.ID != "" || l.Node != "" {
+				info.Leader = toLeaderJSON(l)
+			}
+			b, _ := json.Marshal(info)
+			line = string(b)
+		case l.Node == "":
+			line = fmt.Sprintf("%s no leader", time.Now().Format(time.RFC3339Nano))
+		default:
+			line = fmt.Sprintf("%s leader %s term %d token %d acting %s", time.Now().Format(time.RFC3339Nano),
+				l.ID, l.Term, l.Token, yesNo(l.Acting))
+		}
+		a.printf("%s\n", line)
+	}
+	if a.ctx.Err() != nil {
+		return nil
+	}
+	return errors.New("stopped watching: the session ended")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

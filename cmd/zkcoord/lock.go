@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/lock"
+)
+
+var lockCommand = &command{
+	name:     "lock",
+	synopsis: "PATH [FLAGS] [-- CMD [ARG...]]",
+	brief:    "PATH -- CMD...",
+	summary:  "run CMD while holding a lock",
+	help: `
+Acquire the lock at PATH, run CMD while holding it, and release it when CMD
+ends. The lock is Apache Curator's InterProcessMutex (or, with --read, the read
+side of InterProcessReadWriteLock; with --limit N, one of N leases of
+InterProcessSemaphoreV2), so Java and Go services can share it.
+
+If the lock is lost while CMD runs (the session was declared lost or expired,
+or someone deleted the lock node), CMD is stopped - SIGTERM to its process
+group, SIGKILL after --grace, or at once if someone else may already hold the
+lock - and zkcoord exits with status 3. Otherwise zkcoord exits with CMD's
+status. SIGINT or SIGTERM stop CMD the same way and release the lock.
+
+Without CMD, zkcoord prints the fencing token and holds the lock until it is
+interrupted (exit 0) or loses the lock (exit 3).
+
+CMD runs with:
+  ZKCOORD_TOKEN  the fencing token: larger for every later holder of this lock;
+                 a resource that remembers the largest token it has seen can
+                 refuse a holder that lost the lock without noticing
+  ZKCOORD_PATH   PATH
+  ZKCOORD_NODE   the lock node of this holder
+
+Example:
+  zkcoord lock /locks/nightly-report -- ./report.sh
+`,
+	run: runLock,
+}
+
+func runLock(a *app, cmd *command, args []string) error {
+	fs := a.flags(cmd, "")
+	read := fs.Bool("read", false, "take a shared read lock (many readers, no writer)")
+	limit := fs.Int("limit", 0, "hold one of `n` leases of a semaphore instead of an exclusive lock")
+	wait := fs.Duration("wait", 0, "give up (exit 1) if the lock is not acquired within this `duration`; 0 waits for ever")
+	try := fs.Bool("try", false, "give up at once (exit 1) if the lock is held")
+	grace := fs.Duration("grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	data := fs.String("data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
+	pos, cmdArgs, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.args(pos, "PATH"); err != nil {
+		return err
+	}
+	path := pos[0]
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return usagef("lock: %v", err)
+	}
+	if *read && *limit > 0 {
+		return usagef("lock: --read and --limit exclude each other")
+	}
+	if *limit < 0 {
+		return usagef("lock: --limit must be positive")
+	}
+	if *data == "" {
+		*data = defaultHolderData()
+	}
+	if err := a.setup(); err != nil {
+		return err
+	}
+
+	sess, err := a.connect(a.ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSession(sess)
+	go watchSession(a, sess)
+
+	lease, err := acquire(a, sess, path, *read, *limit, *wait, *try, []byte(*data))
+	if err != nil {
+		return err
+	}
+	a.rec.LockHeld(path, true)
+	defer a.rec.LockHeld(path, false)
+	token := lease.Token()
+	a.log.Info("lock acquired", "path", path, "node", lease.Path(), "token", token)
+	release := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
+		defer cancel()
+		if err := lease.Release(ctx); err != nil && !errors.Is(err, lock.ErrLost) {
+			a.log.Warn("releasing the lock", "path", path, "err", err)
+		}
+	}
+
+	if len(cmdArgs) == 0 {
+		a.printf("locked %s token %d\n", path, token)
+		select {
+		case <-a.ctx.Done():
+			release()
+			return nil
+		case <-lease.Done():
+			return lostf("lost the lock %s: %v", path, lease.Err())
+		}
+	}
+
+	env := []string{
+		"ZKCOORD_TOKEN=" + strconv.FormatInt(token, 10),
+		"ZKCOORD_PATH=" + path,
+		"ZKCOORD_NODE=" + lease.Path(),
+	}
+	c, err := startChild(childSpec{name: cmdArgs[0], argv: cmdArgs, env: env, stdin: true})
+	if err != nil {
+		release()
+		return err
+	}
+	a.log.Debug("command started", "pid", c.Pid(), "cmd", cmdArgs)
+	select {
+	case <-c.Done():
+		release()
+		a.log.Debug("command ended", "pid", c.Pid(), "how", c.Describe())
+		return exitStatus(c.Status())
+	case <-lease.Done():
+		cause := lease.Err()
+		g := lossGrace(sess, cause, *grace)
+		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
+		c.Stop(g)
+		return lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
+	case <-a.ctx.Done():
+		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
+		c.Stop(*grace)
+		release()
+		return exitStatus(c.Status())
+	}
+}
+
+// acquire takes the lock as the flags say.
+func acquire(a *app, sess *zkcoord.Session, path string, read bool, limit int, wait time.Duration, try bool,
+	data []byte) (*lock.Lease, error) {
+	ctx := a.ctx
+	if wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	opts := []lock.Option{lock.WithData(data)}
+	var (
+		lease *lock.Lease
+		err   error
+	)
+	switch {
+	case limit > 0:
+		s, err2 := lock.NewSemaphore(sess, path, limit, opts...)
+		if err2 != nil {
+			return nil, usagef("lock: %v", err2)
+		}
+		if try {
+			lease, err = s.TryAcquire(ctx)
+		} else {
+			lease, err = s.Acquire(ctx)
+		}
+	case read:
+		rw, err2 := lock.NewRWMutex(sess, path, opts...)
+		if err2 != nil {
+			return nil, usagef("lock: %v", err2)
+		}
+		if try {
+			lease, err = rw.TryRLock(ctx)
+		} else {
+			lease, err = rw.RLock(ctx)
+		}
+	default:
+		m, err2 := lock.NewMutex(sess, path, opts...)
+		if err2 != nil {
+			return nil, usagef("lock: %v", err2)
+		}
+		if try {
+			lease, err = m.TryLock(ctx)
+		} else {
+			lease, err = m.Lock(ctx)
+		}
+	}
+	switch {
+	case err == nil:
+		return lease, nil
+	case errors.Is(err, lock.ErrLocked), errors.Is(err, lock.ErrNoLease):
+		return nil, fmt.Errorf("lock %s is held by another client", path)
+	case a.ctx.Err() != nil:
+		return nil, &exitError{code: exitFailure, err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("lock %s not acquired within %v", path, wait)
+	}
+	return nil, fmt.Errorf("acquiring the lock %s: %w", path, err)
+}
+
+// defaultHolderData identifies this process in the nodes it creates.
+func defaultHolderData() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", h, os.Getpid())
+}

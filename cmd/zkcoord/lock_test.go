@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Two lock processes never run their commands at once: each command
+// appends "enter" and "exit" lines with its fencing token to one file; the
+// lines must alternate, each exit matching the enter before it, and the
+// tokens must grow.
+func TestLockExclusive(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "log")
+	path := unique(t)
+	script := fmt.Sprintf(`echo "enter $ZKCOORD_TOKEN" >> %[1]s; sleep 0.2; echo "exit $ZKCOORD_TOKEN" >> %[1]s`, file)
+	const perProcess = 4
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*perProcess)
+	for p := 0; p < 2; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perProcess; i++ {
+				r := zkc(t, "lock", path, "--", "sh", "-c", script)
+				if r.code != 0 {
+					errs <- r.String()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("lock failed: %s", e)
+	}
+	lines := readLines(t, file)
+	if len(lines) != 2*2*perProcess {
+		t.Fatalf("want %d lines, got %d:\n%s", 4*perProcess, len(lines), strings.Join(lines, "\n"))
+	}
+	var last int64
+	for i := 0; i < len(lines); i += 2 {
+		enter, exit := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+		if len(enter) != 2 || len(exit) != 2 || enter[0] != "enter" || exit[0] != "exit" || enter[1] != exit[1] {
+			t.Fatalf("commands overlapped at line %d:\n%s", i+1, strings.Join(lines, "\n"))
+		}
+		tok, err := strconv.ParseInt(enter[1], 10, 64)
+		if err != nil || tok <= last {
+			t.Fatalf("token %q after %d: want a larger number\n%s", enter[1], last, strings.Join(lines, "\n"))
+		}
+		last = tok
+	}
+}
+
+// A lock lost to a network partition stops the command (SIGTERM) and
+// makes zkcoord exit with status 3, before another process can take the
+// lock.
+func TestLockLost(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "log")
+	path := unique(t)
+	p := newProxyT(t)
+	script := fmt.Sprintf(`trap 'echo term >> %[1]s; exit 0' TERM; echo "enter $ZKCOORD_TOKEN" >> %[1]s; while :; do sleep 0.05; done`, file)
+	holder := start(t, testEnv(strings.Join(p.Servers(), ",")), "lock", path, "--", "sh", "-c", script)
+	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, file)) > 0 })
+
+	// A second process waits for the lock meanwhile.
+	next := start(t, nil, "lock", path, "--", "sh", "-c", fmt.Sprintf(`echo "next $ZKCOORD_TOKEN" >> %s`, file))
+	if err := p.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	if code := holder.exitCode(t, 30*time.Second); code != exitLost {
+		t.Fatalf("want exit status 3 after losing the lock, got %d; stderr:\n%s", code, holder.Stderr())
+	}
+	if !strings.Contains(holder.Stderr(), "lost the lock") {
+		t.Errorf("stderr does not say the lock was lost:\n%s", holder.Stderr())
+	}
+	if code := next.exitCode(t, 30*time.Second); code != 0 {
+		t.Fatalf("the next holder failed: %d\n%s", code, next.Stderr())
+	}
+	lines := readLines(t, file)
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "enter") || lines[1] != "term" || !strings.HasPrefix(lines[2], "next") {
+		t.Fatalf("want enter, term (before the next holder), next; got:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// Without a command, lock holds the lock until interrupted; --try fails at
+// once while it is held.
+func TestLockHoldAndTry(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	holder := start(t, nil, "lock", path)
+	waitFor(t, 30*time.Second, "the lock to be held", func() bool {
+		out := holder.stdout()
+		return len(out) > 0 && strings.HasPrefix(out[0], "locked "+path+" token ")
+	})
+	r := zkc(t, "lock", path, "--try", "--", "true")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "held by another client") {
+		t.Fatalf("--try on a held lock: %s", r)
+	}
+	r = zkc(t, "lock", path, "--wait", "300ms", "--", "true")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "not acquired within 300ms") {
+		t.Fatalf("--wait on a held lock: %s", r)
+	}
+	if err := holder.Proc.Terminate(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if code := holder.exitCode(t, time.Second); code != 0 {
+		t.Fatalf("interrupted holder: exit %d\n%s", code, holder.Stderr())
+	}
+	// Released: the next lock succeeds at once, and passes its command's
+	// exit status on.
+	if r := zkc(t, "lock", path, "--try", "--", "sh", "-c", "exit 7"); r.code != 7 {
+		t.Fatalf("want the command's status 7, got %s", r)
+	}
+	// A read lock and a semaphore lease.
+	mustZkc(t, "lock", path+"-rw", "--read", "--", "true")
+	mustZkc(t, "lock", path+"-sem", "--limit", "2", "--", "true")
+}
+
+// SIGTERM to lock stops the command and releases the lock; a killed lock
+// process takes its command down with it.
+func TestLockInterrupted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := unique(t)
+	pidFile := filepath.Join(dir, "pid")
+	holder := start(t, nil, "lock", path, "--", "sh", "-c", fmt.Sprintf("echo $$ > %s; exec sleep 600", pidFile))
+	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	pid, _ := strconv.Atoi(readLines(t, pidFile)[0])
+	if err := holder.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the command to die with zkcoord", func() bool { return !alive(pid) })
+
+	holder = start(t, nil, "lock", path, "--", "sh", "-c", fmt.Sprintf("echo $$ > %s; exec sleep 600", pidFile+"2"))
+	waitFor(t, 30*time.Second, "the second command to start", func() bool { return len(readLines(t, pidFile+"2")) > 0 })
+	pid, _ = strconv.Atoi(readLines(t, pidFile+"2")[0])
+	if err := holder.Proc.Terminate(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if code := holder.exitCode(t, time.Second); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("want the command's status (killed by SIGTERM), got %d", code)
+	}
+	if alive(pid) {
+		t.Errorf("the command still runs")
+	}
+}

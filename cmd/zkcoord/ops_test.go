@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord/zktest"
+)
+
+// The one-shot commands: counter, queue, barrier.
+func TestOperatorCommands(t *testing.T) {
+	t.Parallel()
+	base := unique(t)
+
+	counter := base + "/counter"
+	if out := mustZkc(t, "counter", "get", counter); out != "0\n" {
+		t.Errorf("new counter: %q", out)
+	}
+	mustZkc(t, "counter", "set", counter, "40")
+	if out := mustZkc(t, "counter", "add", counter, "2"); out != "42\n" {
+		t.Errorf("counter add: %q", out)
+	}
+	if out := mustZkc(t, "counter", "add", counter, "-50"); out != "-8\n" {
+		t.Errorf("counter add negative: %q", out)
+	}
+
+	q := base + "/queue"
+	mustZkc(t, "queue", "put", q, "--priority", "5", "later")
+	mustZkc(t, "queue", "put", q, "first", "second")
+	if out := mustZkc(t, "queue", "len", q); out != "3\n" {
+		t.Errorf("queue len: %q", out)
+	}
+	if out := mustZkc(t, "queue", "take", q, "-n", "3"); out != "first\nsecond\nlater\n" {
+		t.Errorf("queue take: %q", out)
+	}
+	if r := zkc(t, "queue", "take", q, "--no-wait"); r.code != exitFailure || !strings.Contains(r.stderr, "is empty") {
+		t.Errorf("take from an empty queue: %s", r)
+	}
+	// A waiting taker gets the next item put.
+	taker := start(t, nil, "queue", "take", q)
+	mustZkc(t, "queue", "put", q, "late")
+	if code := taker.exitCode(t, 30*time.Second); code != 0 || strings.Join(taker.stdout(), "\n") != "late" {
+		t.Errorf("waiting taker: exit %d, output %q", code, taker.stdout())
+	}
+
+	b := base + "/barrier"
+	if r := zkc(t, "barrier", "check", b); r.code != exitFailure {
+		t.Errorf("check of an unset barrier: %s", r)
+	}
+	mustZkc(t, "barrier", "set", b)
+	mustZkc(t, "barrier", "check", b)
+	if r := zkc(t, "barrier", "wait", b, "--timeout", "300ms"); r.code != exitFailure || !strings.Contains(r.stderr, "still set") {
+		t.Errorf("wait on a set barrier: %s", r)
+	}
+	waiter := start(t, nil, "barrier", "wait", b)
+	mustZkc(t, "barrier", "remove", b)
+	if code := waiter.exitCode(t, 30*time.Second); code != 0 {
+		t.Errorf("waiter: exit %d\n%s", code, waiter.Stderr())
+	}
+
+	// A double barrier of two: each runs its command once both entered.
+	file := filepath.Join(t.TempDir(), "entered")
+	db := base + "/double"
+	m1 := start(t, nil, "barrier", "enter", db, "--members", "2", "--", "sh", "-c", "echo one >> "+file)
+	sess := session(t)
+	waitFor(t, 30*time.Second, "the first member to enter", func() bool {
+		kids, _, err := sess.Children(context.Background(), db)
+		return err == nil && len(kids) == 1
+	})
+	if len(readLines(t, file)) != 0 {
+		t.Fatalf("a member ran before the group was complete")
+	}
+	m2 := start(t, nil, "barrier", "enter", db, "--members", "2", "--", "sh", "-c", "echo two >> "+file)
+	for _, m := range []*bg{m1, m2} {
+		if code := m.exitCode(t, 30*time.Second); code != 0 {
+			t.Errorf("double barrier member: exit %d\n%s", code, m.Stderr())
+		}
+	}
+	if n := len(readLines(t, file)); n != 2 {
+		t.Errorf("want both commands run, got %d", n)
+	}
+
+	if r := zkc(t, "status", "no-such-group"); r.code != exitFailure || !strings.Contains(r.stderr, "no group no-such-group") {
+		t.Errorf("status of a missing group: %s", r)
+	}
+}
+
+// --metrics serves Prometheus metrics: session state, locks held and
+// leadership.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	addr := freeAddr(t)
+	holder := start(t, nil, "lock", path, "--metrics", addr)
+	waitFor(t, 30*time.Second, "the lock", func() bool { return len(holder.stdout()) > 0 })
+	body := httpGet(t, "http://"+addr+"/metrics")
+	for _, want := range []string{
+		fmt.Sprintf(`zkcoord_lock_held{path=%q} 1`, path),
+		`zkcoord_session_state{state="connected"} 1`,
+		`zkcoord_session_state{state="lost"} 0`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	holder.Proc.Terminate(10 * time.Second)
+
+	group := strings.ReplaceAll(strings.TrimPrefix(path, "/"), "/", "-") + "-group"
+	mustZkc(t, "resources", "add", group, "a", "b", "c")
+	addr = freeAddr(t)
+	w := start(t, nil, "rebalance", group, "--exec", "sleep 600", "--metrics", addr, "--name", "m1")
+	waitFor(t, 30*time.Second, "the worker to run 3 resources and see the rebalancing", func() bool {
+		body := httpGet(t, "http://"+addr+"/metrics")
+		return strings.Contains(body, fmt.Sprintf(`zkcoord_assigned_resources{group=%q} 3`, group)) &&
+			strings.Contains(body, fmt.Sprintf(`zkcoord_rebalances_total{group=%q} 1`, group)) &&
+			strings.Contains(body, fmt.Sprintf(`zkcoord_rebalance_duration_seconds_bucket{group=%q,le="+Inf"} 1`, group))
+	})
+	w.Proc.Terminate(10 * time.Second)
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// TLS files and digest credentials from flags and the environment.
+func TestTLSAndAuth(t *testing.T) {
+	t.Parallel()
+	c := zktest.Start(t, zktest.WithTLS())
+	ca := filepath.Join(c.Dir(), "truststore.pem")
+	if _, err := os.Stat(ca); err != nil {
+		t.Skipf("zktest keeps its CA elsewhere: %v", err)
+	}
+	env := testEnv(strings.Join(c.SecureServers(), ","))
+	if r := zkcEnv(t, append(env, "ZKCOORD_TLS_CA="+ca), "counter", "set", "/tls", "7"); r.code != 0 || r.stdout != "7\n" {
+		t.Fatalf("counter over TLS: %s", r)
+	}
+	if r := zkcEnv(t, env, "--connect-timeout", "3s", "counter", "get", "/tls"); r.code != exitFailure {
+		t.Errorf("TLS server without TLS: %s", r)
+	}
+
+	// A node only its creator may use.
+	plain := testEnv(c.ConnectString())
+	if r := zkcEnv(t, plain, "counter", "set", "/private", "5", "--auth", "alice:secret", "--acl", "creator"); r.code != 0 {
+		t.Fatalf("counter set with auth: %s", r)
+	}
+	if r := zkcEnv(t, append(plain, "ZKCOORD_AUTH=alice:secret"), "counter", "get", "/private"); r.code != 0 || r.stdout != "5\n" {
+		t.Errorf("counter get with the creator's credentials: %s", r)
+	}
+	if r := zkcEnv(t, plain, "counter", "get", "/private"); r.code != exitFailure || !strings.Contains(r.stderr, "not authenticated") && !strings.Contains(r.stderr, "auth") {
+		t.Errorf("counter get without credentials: %s", r)
+	}
+}

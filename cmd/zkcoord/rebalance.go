@@ -1,0 +1,352 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/metrics"
+	"github.com/zkcoord/zkcoord/rebalance"
+	"github.com/zkcoord/zkcoord/rebalance/alloc"
+)
+
+var rebalanceCommand = &command{
+	name:     "rebalance",
+	synopsis: "GROUP --exec 'CMD {resource}' [FLAGS]  or  rebalance GROUP [FLAGS] -- CMD {resource}...",
+	brief:    "GROUP --exec 'CMD {resource}'",
+	summary:  "join a group; run one CMD per resource this worker is given",
+	help: `
+Join the rebalancing group GROUP as a worker. The group's resources (register
+them with 'zkcoord resources add') are shared evenly among the workers alive;
+for each resource given to this worker, one CMD process runs, with {resource}
+replaced by the resource's id.
+
+A resource's CMD starts only after this worker holds the resource's barrier
+node, which the previous owner deletes only after its own CMD has exited; so
+no two workers ever run the same resource at once. When the resource moves
+away, CMD is stopped (SIGTERM to its process group, SIGKILL after --grace) and
+waited for before the barrier is released. If the session is lost, every CMD is
+stopped before the server can expire the session (in the rest of the session
+timeout, so keep --grace short or the session timeout long), and the worker
+joins again with a new session.
+
+A CMD that exits is restarted as --restart says: always, on-failure (exit
+status other than 0, the default) or never; restarts wait --restart-delay,
+doubling up to a minute while CMD keeps failing. A resource whose CMD is not
+restarted stays with this worker, idle. After --max-restarts restarts of one
+resource, the worker gives up: it leaves the group, so that others take over
+its resources, and exits with status 1.
+
+--exec runs CMD through /bin/sh -c if it uses shell syntax ({resource} is then
+quoted), directly otherwise. After "--", CMD and its arguments are run directly.
+
+Modes (--mode, the same for every worker of a group):
+  incremental       only resources that change owner stop (default)
+  resource-barrier  every resource stops on every rebalancing, then restarts
+  global-barrier    the coordinator stops and restarts the whole group in phases
+
+CMD runs with:
+  ZKCOORD_RESOURCE    the resource id
+  ZKCOORD_TOKEN       fencing token (creation zxid of the resource's barrier):
+                      larger for every later owner of the resource
+  ZKCOORD_GROUP       GROUP
+  ZKCOORD_PATH        the group's node
+  ZKCOORD_ID          this worker's client id in the group
+  ZKCOORD_GENERATION  the allocation that gave the resource to this worker
+
+Example:
+  zkcoord resources add orders partition-0 partition-1 partition-2
+  zkcoord rebalance orders --exec 'consume --partition {resource} --token $ZKCOORD_TOKEN'
+`,
+	run: runRebalance,
+}
+
+type rebalanceOptions struct {
+	group, root  string
+	mode         rebalance.Mode
+	name         string
+	tmpl         commandTemplate
+	args         []string // command after "--"
+	grace        time.Duration
+	restart      string
+	restartDelay time.Duration
+	maxRestarts  int
+	minInterval  time.Duration
+	startDelay   time.Duration
+	recover      bool
+	events       bool
+}
+
+func runRebalance(a *app, cmd *command, args []string) error {
+	fs := a.flags(cmd, "")
+	var o rebalanceOptions
+	exec := fs.String("exec", "", "`command` to run for each resource; {resource} is replaced by its id")
+	mode := fs.String("mode", "incremental", "rebalancing `mode`: incremental, resource-barrier or global-barrier")
+	fs.StringVar(&o.root, "root", rebalance.DefaultRoot, "`path` under which groups live")
+	fs.StringVar(&o.name, "name", "", "worker `name` shown by status (default: host name and process id)")
+	fs.DurationVar(&o.grace, "grace", 5*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.StringVar(&o.restart, "restart", "on-failure", "restart `policy` of an exited CMD: always, on-failure or never")
+	fs.DurationVar(&o.restartDelay, "restart-delay", time.Second, "wait before the first restart (doubles while CMD keeps failing)")
+	fs.IntVar(&o.maxRestarts, "max-restarts", 0, "give up after `n` restarts of one resource's CMD (0: never give up)")
+	fs.DurationVar(&o.minInterval, "min-interval", rebalance.DefaultMinInterval, "as coordinator, start rebalancings at least this far apart")
+	fs.DurationVar(&o.startDelay, "start-delay", 0, "wait this long after taking a resource's barrier before starting CMD")
+	noRecover := fs.Bool("no-recover", false, "exit with status 3 when the session is lost, instead of joining again")
+	fs.BoolVar(&o.events, "events", false, "print acquire and release events on standard output, for test harnesses (CMD's output then goes to standard error)")
+	pos, cmdArgs, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.args(pos, "GROUP"); err != nil {
+		return err
+	}
+	o.group, o.recover = pos[0], !*noRecover
+	if err := zkcoord.ValidateName(o.group); err != nil {
+		return usagef("rebalance: group: %v", err)
+	}
+	switch {
+	case *exec != "" && len(cmdArgs) > 0:
+		return usagef("rebalance: give the command either with --exec or after --, not both")
+	case *exec != "":
+		if o.tmpl, err = parseTemplate(*exec, "resource"); err != nil {
+			return usagef("rebalance: --exec: %v", err)
+		}
+	case len(cmdArgs) > 0:
+		o.args = cmdArgs
+	default:
+		return usagef("rebalance: missing the command to run (--exec 'CMD {resource}' or -- CMD {resource})")
+	}
+	if o.mode, err = rebalance.ParseMode(*mode); err != nil {
+		return usagef("rebalance: --mode: %v", err)
+	}
+	switch o.restart {
+	case "always", "on-failure", "never":
+	default:
+		return usagef("rebalance: --restart: want always, on-failure or never, not %q", o.restart)
+	}
+	if o.maxRestarts < 0 || o.restartDelay < 0 || o.grace < 0 || o.minInterval < 0 || o.startDelay < 0 {
+		return usagef("rebalance: durations and counts must not be negative")
+	}
+	if o.name == "" {
+		h, _ := os.Hostname()
+		o.name = fmt.Sprintf("%s-%d", h, os.Getpid())
+	}
+	if err := a.setup(); err != nil {
+		return err
+	}
+	cfg, err := a.conn.config()
+	if err != nil {
+		return err
+	}
+	w := newWorker(a, &o)
+	return w.run(cfg)
+}
+
+// worker is one member of a group running a child per resource.
+type worker struct {
+	a      *app
+	o      *rebalanceOptions
+	em     *oracle.Emitter // with --events
+	giveUp chan error      // a resource's CMD failed too often
+	runs   *runSet
+}
+
+func newWorker(a *app, o *rebalanceOptions) *worker {
+	w := &worker{a: a, o: o, giveUp: make(chan error, 1)}
+	if o.events {
+		w.em = oracle.NewEmitter(a.stdout, o.name)
+	}
+	w.runs = newRunSet(w)
+	return w
+}
+
+// run joins the group, session after session, until interrupted or a
+// failure that joining again cannot cure.
+func (w *worker) run(cfg zkcoord.Config) error {
+	a, o := w.a, w.o
+	backoff := 100 * time.Millisecond
+	for first := true; ; first = false {
+		sess, err := a.connectConfig(a.ctx, cfg)
+		if err != nil {
+			var ee *exitError
+			if first || a.ctx.Err() != nil || errors.As(err, &ee) || errors.Is(err, zkcoord.ErrAuthFailed) {
+				if a.ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+			a.log.Warn("could not reconnect; trying again", "err", err, "in", backoff)
+			if !sleepCtx(a.ctx, backoff) {
+				return nil
+			}
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		joined := time.Now()
+		err = w.runSession(sess)
+		closeSession(sess)
+		if time.Since(joined) > time.Minute {
+			backoff = 100 * time.Millisecond // it was a long membership
+		}
+		var ee *exitError
+		switch {
+		case err == nil || a.ctx.Err() != nil:
+			return nil
+		case errors.As(err, &ee):
+			return err
+		case !o.recover:
+			return lostf("left the group %s: %v", o.group, err)
+		case !recoverable(err):
+			return fmt.Errorf("left the group %s: %w", o.group, err)
+		}
+		a.log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err, "in", backoff)
+		if !sleepCtx(a.ctx, backoff) {
+			return nil
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// recoverable reports whether joining again with a new Session may cure err.
+func recoverable(err error) bool {
+	switch {
+	case errors.Is(err, rebalance.ErrHandler), errors.Is(err, rebalance.ErrInvalidOption),
+		errors.Is(err, zkcoord.ErrAuthFailed), errors.Is(err, zkcoord.ErrNoAuth),
+		errors.Is(err, zkcoord.ErrBadData), errors.Is(err, alloc.ErrCorrupt):
+		return false
+	}
+	return true
+}
+
+// runSession is one membership of the group, on one Session. It returns nil
+// when interrupted, an *exitError when the worker must end, and the cause of
+// the end of the membership otherwise.
+func (w *worker) runSession(sess *zkcoord.Session) error {
+	a, o := w.a, w.o
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	go watchSession(a, sess)
+	h := rebalance.Handler{
+		Assigned: func(ctx context.Context, as rebalance.Assignment) error {
+			w.runs.start(ctx, sess, as)
+			return nil
+		},
+		Unassigned: func(as rebalance.Assignment, cause error) error {
+			w.runs.stop(as, cause)
+			return nil
+		},
+	}
+	opts := []rebalance.Option{rebalance.WithRoot(o.root), rebalance.WithMode(o.mode), rebalance.WithName(o.name),
+		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLogger(a.log)}
+	c, err := rebalance.Start(ctx, sess, o.group, h, opts...)
+	if err != nil {
+		if a.ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, rebalance.ErrInvalidOption) {
+			return usagef("rebalance: %v", err)
+		}
+		return err
+	}
+	a.log.Info("joined the group", "group", o.group, "client", c.ID(), "mode", o.mode.String())
+	go w.observe(ctx, sess, c)
+	stop := func() {
+		sctx, scancel := context.WithTimeout(context.Background(), sess.Timeout()+o.grace+10*time.Second)
+		defer scancel()
+		if err := c.Stop(sctx); err != nil {
+			a.log.Warn("leaving the group", "err", err)
+		}
+	}
+	select {
+	case <-a.ctx.Done():
+		a.log.Info("leaving the group", "group", o.group)
+		stop()
+		return nil
+	case err := <-w.giveUp:
+		a.log.Error("giving up: leaving the group", "group", o.group, "err", err)
+		stop()
+		return &exitError{code: exitFailure, err: err}
+	case <-c.Done():
+		err := c.Err()
+		if err == nil {
+			err = sess.Err()
+		}
+		if err == nil {
+			err = errors.New("client ended")
+		}
+		return err
+	}
+}
+
+// observe keeps the metrics of the worker: its number of resources, and,
+// while it is the coordinator, the group's rebalancings and how long they
+// take (read from the group through watches).
+func (w *worker) observe(ctx context.Context, sess *zkcoord.Session, c *rebalance.Client) {
+	a, o := w.a, w.o
+	if _, off := a.rec.(metrics.Nop); off {
+		return
+	}
+	var stopWatching func() // set while watching the group
+	defer func() {
+		if stopWatching != nil {
+			stopWatching()
+		}
+	}()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		coord := c.State() == rebalance.Coordinator
+		switch {
+		case coord && stopWatching == nil:
+			wctx, cancel := context.WithCancel(ctx)
+			done := make(chan struct{})
+			stopWatching = func() { cancel(); <-done }
+			go func() {
+				defer close(done)
+				var eps episodes
+				_ = watchGroup(wctx, sess, o.root, o.group, func(s snapshot) {
+					if e := eps.observe(s); e != nil {
+						a.rec.Rebalanced(o.group, e.Duration())
+						a.log.Info("rebalanced", "group", o.group, "change", e.Trigger, "moved", e.Moved,
+							"took", e.Duration().Round(time.Millisecond), "generation", e.Generation)
+					}
+				})
+			}()
+		case !coord && stopWatching != nil:
+			stopWatching()
+			stopWatching = nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return
+		case <-c.Done():
+			return
+		}
+	}
+}
+
+// childEnv is the environment of a resource's CMD.
+func (w *worker) childEnv(as rebalance.Assignment) []string {
+	return []string{
+		"ZKCOORD_RESOURCE=" + as.Resource,
+		"ZKCOORD_TOKEN=" + strconv.FormatInt(as.Token, 10),
+		"ZKCOORD_GROUP=" + w.o.group,
+		"ZKCOORD_PATH=" + zkcoord.Join(w.o.root, w.o.group),
+		"ZKCOORD_ID=" + as.Client,
+		"ZKCOORD_GENERATION=" + strconv.FormatInt(as.Generation, 10),
+	}
+}
+
+// childArgv is the command line of a resource's CMD.
+func (w *worker) childArgv(resource string) []string {
+	vals := map[string]string{"resource": resource}
+	if w.o.args != nil {
+		return expandArgs(w.o.args, vals)
+	}
+	return w.o.tmpl.argv(vals)
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/rebalance"
+)
+
+var resourcesCommand = &command{
+	name:     "resources",
+	synopsis: "add|rm|ls GROUP [RESOURCE...] [--root PATH]",
+	brief:    "add|rm|ls GROUP",
+	summary:  "register, unregister or list a group's resources",
+	help: `
+  resources add GROUP RESOURCE...   register resources; the group rebalances
+  resources rm GROUP RESOURCE...    unregister resources; their owners stop them
+  resources ls GROUP                list the registered resources, one per line
+
+A resource id is one ZooKeeper node name (no "/"). Removing a resource never
+interrupts its current owner abruptly: the owner stops it after the next
+rebalancing, as it would for a move. Adding a resource that exists, or removing
+one that does not, is reported and makes the exit status 1, but the other
+resources given are still processed.
+`,
+	run: runResources,
+}
+
+func runResources(a *app, cmd *command, args []string) error {
+	sub, args, err := subcommand(a, cmd, args, "add", "rm", "ls")
+	if err != nil {
+		return err
+	}
+	fs := a.flags(cmd, sub)
+	root := fs.String("root", rebalance.DefaultRoot, "`path` under which groups live")
+	asJSON := fs.Bool("json", false, "ls: print a JSON array")
+	pos, _, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("resources %s: missing GROUP", sub)
+	}
+	group, ids := pos[0], pos[1:]
+	if err := zkcoord.ValidateName(group); err != nil {
+		return usagef("resources: group: %v", err)
+	}
+	switch {
+	case sub == "ls" && len(ids) > 0:
+		return usagef("resources ls: unexpected argument %q", ids[0])
+	case sub != "ls" && len(ids) == 0:
+		return usagef("resources %s: missing RESOURCE", sub)
+	}
+	for _, id := range ids {
+		if err := zkcoord.ValidateName(id); err != nil {
+			return usagef("resources %s: resource %q: %v", sub, id, err)
+		}
+	}
+	if err := a.setup(); err != nil {
+		return err
+	}
+	sess, err := a.connect(a.ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSession(sess)
+	ctx, cancel := a.opContext(sess)
+	defer cancel()
+
+	if sub == "ls" {
+		list, err := rebalance.ListResources(ctx, sess, *root, group)
+		if err != nil {
+			return fmt.Errorf("listing the resources of %s: %w", group, err)
+		}
+		if *asJSON {
+			if list == nil {
+				list = []string{}
+			}
+			b, _ := json.Marshal(list)
+			a.printf("%s\n", b)
+			return nil
+		}
+		for _, r := range list {
+			a.printf("%s\n", r)
+		}
+		return nil
+	}
+	var failed []error
+	for _, id := range ids {
+		var err error
+		if sub == "add" {
+			err = rebalance.AddResource(ctx, sess, *root, group, id)
+		} else {
+			err = rebalance.RemoveResource(ctx, sess, *root, group, id)
+		}
+		switch {
+		case err == nil:
+			a.log.Debug("done", "op", sub, "group", group, "resource", id)
+		case errors.Is(err, rebalance.ErrResourceExists):
+			failed = append(failed, fmt.Errorf("%s: already registered", id))
+		case errors.Is(err, rebalance.ErrNoResource):
+			failed = append(failed, fmt.Errorf("%s: no such resource", id))
+		case errors.Is(err, rebalance.ErrInvalidOption):
+			return usagef("resources %s: %v", sub, err)
+		default:
+			return fmt.Errorf("resources %s %s: %w", sub, id, err)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("resources %s %s: %w", sub, group, errors.Join(failed...))
+	}
+	return nil
+}

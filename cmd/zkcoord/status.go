@@ -1,0 +1,199 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/rebalance"
+)
+
+var statusCommand = &command{
+	name:     "status",
+	synopsis: "GROUP [--json] [--watch] [--root PATH]",
+	brief:    "GROUP",
+	summary:  "show a group: members, coordinator, term, allocation, barriers",
+	help: `
+Show the state of the rebalancing group GROUP as ZooKeeper holds it: its
+members in election order (the first is the coordinator), the coordinator's
+term, the allocation (which member should run which resource, and the
+generation of that allocation), and the barriers (which member actually holds
+each resource, with its fencing token). While a rebalancing is under way, the
+resources still moving are listed.
+
+With --json, print the description as one JSON object (the fields of
+rebalance.Description). With --watch, print it again after every change until
+interrupted.
+
+Exits with status 1 if the group does not exist.
+`,
+	run: runStatus,
+}
+
+func runStatus(a *app, cmd *command, args []string) error {
+	fs := a.flags(cmd, "")
+	root := fs.String("root", rebalance.DefaultRoot, "`path` under which groups live")
+	asJSON := fs.Bool("json", false, "print JSON")
+	watch := fs.Bool("watch", false, "print again after every change until interrupted")
+	pos, _, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.args(pos, "GROUP"); err != nil {
+		return err
+	}
+	group := pos[0]
+	if err := zkcoord.ValidateName(group); err != nil {
+		return usagef("status: group: %v", err)
+	}
+	if err := a.setup(); err != nil {
+		return err
+	}
+	sess, err := a.connect(a.ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSession(sess)
+
+	show := func(d *rebalance.Description) {
+		if *asJSON {
+			b, _ := json.Marshal(d)
+			a.printf("%s\n", b)
+			return
+		}
+		printStatus(a.stdout, d)
+	}
+	if *watch {
+		err := watchGroup(a.ctx, sess, *root, group, func(s snapshot) {
+			if !*asJSON {
+				a.printf("--- %s\n", s.At.Format(time.RFC3339Nano))
+			}
+			if s.D == nil {
+				if *asJSON {
+					a.printf("null\n")
+				} else {
+					a.printf("group %s does not exist\n", group)
+				}
+				return
+			}
+			show(s.D)
+		})
+		if a.ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	ctx, cancel := a.opContext(sess)
+	defer cancel()
+	d, err := rebalance.Describe(ctx, sess, *root, group)
+	if errors.Is(err, rebalance.ErrNoGroup) {
+		return fmt.Errorf("no group %s under %s", group, *root)
+	}
+	if d == nil {
+		return fmt.Errorf("reading the group %s: %w", group, err)
+	}
+	show(d)
+	if err != nil {
+		return fmt.Errorf("reading the group %s: %w", group, err)
+	}
+	return nil
+}
+
+// printStatus prints a description as tables.
+func printStatus(w io.Writer, d *rebalance.Description) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	state := "settled"
+	if d.Rebalancing {
+		state = fmt.Sprintf("rebalancing (%d resources moving)", len(d.Pending))
+	}
+	coord := "(none)"
+	if d.Coordinator != "" {
+		coord = d.Coordinator
+		if n := memberName(d, d.Coordinator); n != d.Coordinator {
+			coord += " (" + n + ")"
+		}
+	}
+	fmt.Fprintf(tw, "group\t%s\n", d.Path)
+	fmt.Fprintf(tw, "coordinator\t%s\n", coord)
+	fmt.Fprintf(tw, "term\t%d\n", d.Term)
+	fmt.Fprintf(tw, "generation\t%d\n", d.Generation)
+	fmt.Fprintf(tw, "state\t%s\n", state)
+	if d.Status != nil {
+		fmt.Fprintf(tw, "phase\t%s (generation %d, checked in: %s)\n", d.Status.Phase, d.Status.Generation, orNone(d.Status.CheckedIn))
+	}
+	if d.AllocationError != "" {
+		fmt.Fprintf(tw, "allocation error\t%s\n", d.AllocationError)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MEMBER\tNAME\tHOST\tPID\tMODE\tALLOCATED\tHOLDING")
+	for _, m := range d.Members {
+		id := m.ID
+		if m.Coordinator {
+			id += "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, dash(m.Name), dash(m.Host), m.PID, dash(m.Mode),
+			orNone(m.Allocated), orNone(m.Holding))
+	}
+	if len(d.Members) == 0 {
+		fmt.Fprintln(tw, "(no members)")
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RESOURCE\tALLOCATED TO\tHELD BY\tTOKEN")
+	owners := map[string]string{}
+	for c, rs := range d.Allocation {
+		for _, r := range rs {
+			owners[r] = c
+		}
+	}
+	barriers := map[string]rebalance.BarrierHolder{}
+	for _, b := range d.Barriers {
+		barriers[b.Resource] = b
+	}
+	for _, r := range d.Resources {
+		b, held := barriers[r]
+		holder, token := "-", "-"
+		if held {
+			holder, token = dash(b.Client), fmt.Sprint(b.Token)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r, dash(owners[r]), holder, token)
+	}
+	if len(d.Resources) == 0 {
+		fmt.Fprintln(tw, "(no resources)")
+	}
+	tw.Flush()
+	if len(d.Pending) > 0 {
+		var moves []string
+		for _, m := range d.Pending {
+			moves = append(moves, fmt.Sprintf("%s %s->%s", m.Resource, dash(m.From), m.To))
+		}
+		fmt.Fprintf(w, "\nmoving: %s\n", strings.Join(moves, ", "))
+	}
+	if len(d.Unallocated) > 0 {
+		fmt.Fprintf(w, "\nnot yet allocated: %s\n", strings.Join(d.Unallocated, " "))
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "-"
+	}
+	return strings.Join(list, " ")
+}

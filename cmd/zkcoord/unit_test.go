@@ -1,0 +1,100 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord/rebalance"
+)
+
+func TestParseTemplate(t *testing.T) {
+	cases := []struct {
+		text string
+		res  string
+		want []string
+	}{
+		{"sleep 3600", "r1", []string{"sleep", "3600"}},
+		{"consume --queue {resource}", "a b", []string{"consume", "--queue", "a b"}},
+		{"run --name=x-{resource}", "r1", []string{"/bin/sh", "-c", "run --name=x-r1"}},
+		{`echo "{resource}" > /tmp/{resource}`, "r1", []string{"/bin/sh", "-c", `echo "r1" > /tmp/r1`}},
+		{"echo {resource} | wc", "it's", []string{"/bin/sh", "-c", `echo 'it'\''s' | wc`}},
+	}
+	for _, c := range cases {
+		tmpl, err := parseTemplate(c.text, "resource")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tmpl.argv(map[string]string{"resource": c.res}); !slices.Equal(got, c.want) {
+			t.Errorf("%q with %q: got %q, want %q", c.text, c.res, got, c.want)
+		}
+	}
+	if _, err := parseTemplate("  "); err == nil {
+		t.Error("an empty command was accepted")
+	}
+	if got := expandArgs([]string{"x", "--r={resource}"}, map[string]string{"resource": "a;b"}); !slices.Equal(got, []string{"x", "--r=a;b"}) {
+		t.Errorf("expandArgs: %q", got)
+	}
+}
+
+func TestFlagParsing(t *testing.T) {
+	a := &app{stdout: io.Discard}
+	fs := a.flags(counterCommand, "add")
+	seed := fs.Int("seed", 0, "")
+	pos, rest, err := fs.parse([]string{"/c", "--zk", "h:1", "-5", "--seed", "-3", "--", "cmd", "--zk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pos, []string{"/c", "-5"}) || !slices.Equal(rest, []string{"cmd", "--zk"}) || *seed != -3 || a.conn.servers != "h:1" {
+		t.Fatalf("pos %q rest %q seed %d servers %q", pos, rest, *seed, a.conn.servers)
+	}
+	if _, _, err := fs.parse([]string{"--nope"}); exitCode(err) != exitUsage {
+		t.Errorf("unknown flag: %v", err)
+	}
+
+	got, err := hoistCommonFlags([]string{"--zk", "h:1", "--tls", "--log-level=debug", "status", "g", "--json"})
+	if err != nil || !slices.Equal(got, []string{"status", "--zk", "h:1", "--tls", "--log-level=debug", "g", "--json"}) {
+		t.Errorf("hoist: %q, %v", got, err)
+	}
+	if _, err := hoistCommonFlags([]string{"--json", "status"}); exitCode(err) != exitUsage {
+		t.Errorf("a command flag before the command: %v", err)
+	}
+}
+
+func TestEpisodes(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	member := func(id, name string) rebalance.MemberInfo { return rebalance.MemberInfo{ID: id, Name: name} }
+	settled := &rebalance.Description{Generation: 1, Resources: []string{"r1", "r2"},
+		Members:  []rebalance.MemberInfo{member("c1", "w1")},
+		Barriers: []rebalance.BarrierHolder{{Resource: "r1", Client: "c1"}, {Resource: "r2", Client: "c1"}}}
+	moving := &rebalance.Description{Generation: 2, Rebalancing: true, Resources: settled.Resources,
+		Members:  []rebalance.MemberInfo{member("c1", "w1"), member("c2", "w2")},
+		Barriers: []rebalance.BarrierHolder{{Resource: "r1", Client: "c1"}}}
+	after := &rebalance.Description{Generation: 2, Resources: settled.Resources, Coordinator: "c1",
+		Members:  moving.Members,
+		Barriers: []rebalance.BarrierHolder{{Resource: "r1", Client: "c1"}, {Resource: "r2", Client: "c2"}}}
+
+	var eps episodes
+	if e := eps.observe(snapshot{At: at(0), D: settled}); e == nil || e.N != 1 || e.Moved != 2 {
+		t.Fatalf("first settled state: %+v", e)
+	}
+	if e := eps.observe(snapshot{At: at(100), D: settled}); e != nil {
+		t.Fatalf("no change, yet %+v", e)
+	}
+	if e := eps.observe(snapshot{At: at(300), Since: at(200), D: moving}); e != nil {
+		t.Fatalf("ended while moving: %+v", e)
+	}
+	e := eps.observe(snapshot{At: at(700), Since: at(650), D: after})
+	if e == nil || e.N != 2 || e.Duration() != 500*time.Millisecond || e.Moved != 1 || e.Trigger != "joined w2" || e.Coord != "w1" {
+		t.Fatalf("rebalancing: %+v", e)
+	}
+	// A whole rebalancing between two snapshots counts from the change.
+	back := &rebalance.Description{Generation: 3, Resources: settled.Resources, Members: settled.Members,
+		Barriers: settled.Barriers}
+	e = eps.observe(snapshot{At: at(1000), Since: at(900), D: back})
+	if e == nil || e.N != 3 || e.Duration() != 100*time.Millisecond || e.Trigger != "left w2" {
+		t.Fatalf("quick rebalancing: %+v", e)
+	}
+}
