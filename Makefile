@@ -5,7 +5,7 @@ PKGS    ?= ./...
 # Kazoo for the interoperability tests.
 DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java
 
-.PHONY: all deps test vet fmt chaos
+.PHONY: all deps test vet fmt chaos randomized
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -22,6 +22,12 @@ deps:
 
 test: deps
 	$(GO) test -race -timeout 20m $(PKGS)
+
+# randomized runs the rebalancer's randomized fault test at full size
+# (10 client processes, 120 resources, 250 steps per mode); make test runs
+# it small. REBALANCE_SEED=N replays a run.
+randomized: deps
+	REBALANCE_FULL=1 $(GO) test -race -run '^TestRandomized$$' -count=1 -timeout 30m -v ./rebalance/
 
 vet:
 	$(GO) vet $(PKGS)
