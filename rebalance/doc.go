@@ -47,7 +47,7 @@
 // ResourceBarrier stops everything on every new allocation and restarts
 // through the barriers; GlobalBarrier drives every client through
 // StopActivity, check-in, ResourcesAssigned, check-out and StartConfirmed
-// phases. See docs/protocol-rebalance.md for the diagrams and the safety
+// phases. See docs/protocol.md for the diagrams and the safety
 // argument.
 //
 // # Concurrency
