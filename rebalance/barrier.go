@@ -28,7 +28,7 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 		if created {
 			c = settle
 		}
-		ok, st, w, err := zExistsW(c, sess, path)
+		ok, st, w, err := sess.ExistsW(c, path)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -52,13 +52,13 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 				return 0, nil, err
 			}
 		}
-		err = zCreate(settle, sess, path, data, zkcoord.FlagEphemeral)
+		_, err = sess.Create(settle, path, data, zkcoord.FlagEphemeral)
 		switch {
 		case err == nil, zkcoord.IsRetryable(err):
 			created = true // look at the node to learn the token (or the outcome)
 		case errors.Is(err, zkcoord.ErrNodeExists):
 		case errors.Is(err, zkcoord.ErrNoNode):
-			if err := zEnsurePath(ctx, sess, zkcoord.Parent(path)); err != nil {
+			if err := sess.EnsurePath(ctx, zkcoord.Parent(path)); err != nil {
 				return 0, nil, err
 			}
 		default:
@@ -74,7 +74,7 @@ func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, 
 	if st.EphemeralOwner != sess.ID() {
 		return false, nil
 	}
-	data, st2, err := zGet(ctx, sess, path)
+	data, st2, err := sess.Get(ctx, path)
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		return false, nil
 	}
@@ -93,14 +93,14 @@ func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, 
 // owner, is left alone.
 func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path string, token int64) error {
 	for {
-		ok, st, err := zExists(ctx, sess, path) // retries while disconnected
+		ok, st, err := sess.Exists(ctx, path) // retries while disconnected
 		if err != nil {
 			return fmt.Errorf("rebalance: delete barrier %s: %w", path, err)
 		}
 		if !ok || st.Czxid != token {
 			return nil
 		}
-		err = zDelete(ctx, sess, path, st.Version)
+		err = sess.Delete(ctx, path, st.Version)
 		switch {
 		case err == nil, errors.Is(err, zkcoord.ErrNoNode):
 			return nil
@@ -126,7 +126,7 @@ func (m *member) watchBarrier(ctx context.Context, s *slot, path string, w <-cha
 				return // the Session ended: the member handles that
 			}
 		}
-		ok, st, w2, err := zExistsW(ctx, m.sess, path)
+		ok, st, w2, err := m.sess.ExistsW(ctx, path)
 		if err != nil {
 			return
 		}

@@ -146,7 +146,7 @@ func (r *role) bumpTerm(ctx context.Context) (int64, error) {
 	var st *zkcoord.Stat
 	err := r.sess.Retry(ctx, func(ctx context.Context) error {
 		var err error
-		st, err = zSet(ctx, r.sess, r.lay.term(), data, -1)
+		st, err = r.sess.Set(ctx, r.lay.term(), data, -1)
 		return err
 	})
 	if err != nil {
@@ -196,17 +196,17 @@ type groupState struct {
 
 func readGroup(ctx context.Context, sess *zkcoord.Session, lay layout) (groupState, error) {
 	var g groupState
-	kids, _, err := zChildren(ctx, sess, lay.clients())
+	kids, _, err := sess.Children(ctx, lay.clients())
 	if err != nil {
 		return g, noNodeInconsistent(err)
 	}
 	g.clients = parseClients(kids)
-	res, _, err := zChildren(ctx, sess, lay.resources())
+	res, _, err := sess.Children(ctx, lay.resources())
 	if err != nil {
 		return g, noNodeInconsistent(err)
 	}
 	g.resources = parseResources(res)
-	data, st, err := zGet(ctx, sess, lay.resources())
+	data, st, err := sess.Get(ctx, lay.resources())
 	if err != nil {
 		return g, noNodeInconsistent(err)
 	}
@@ -238,7 +238,7 @@ func writeAllocation(ctx context.Context, sess *zkcoord.Session, lay layout, ter
 
 // guardedSet sets path's data at version, only while the term is term.
 func guardedSet(ctx context.Context, sess *zkcoord.Session, lay layout, term int64, path string, data []byte, version int32) (*zkcoord.Stat, error) {
-	res, err := zMulti(ctx, sess, zkcoord.CheckOp(lay.term(), int32(term)), zkcoord.SetOp(path, data, version))
+	res, err := sess.Multi(ctx, zkcoord.CheckOp(lay.term(), int32(term)), zkcoord.SetOp(path, data, version))
 	if err == nil {
 		return res[1].Stat, nil
 	}

@@ -99,21 +99,21 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 	}
 	d := &Description{Root: root, Group: group, Path: lay.base, Allocation: map[string][]string{},
 		Members: []MemberInfo{}, Resources: []string{}, Barriers: []BarrierHolder{}}
-	if ok, _, err := zExists(ctx, sess, lay.base); err != nil {
+	if ok, _, err := sess.Exists(ctx, lay.base); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrNoGroup, lay.base)
 	}
 
 	// Members, in election order.
-	kids, _, err := zChildren(ctx, sess, lay.clients())
+	kids, _, err := sess.Children(ctx, lay.clients())
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		return nil, err
 	}
 	index := map[string]int{}
 	for i, m := range parseClients(kids) {
 		info := MemberInfo{ID: m.id, Node: m.node, Coordinator: i == 0, Allocated: []string{}, Holding: []string{}}
-		data, st, err := zGet(ctx, sess, lay.client(m.node))
+		data, st, err := sess.Get(ctx, lay.client(m.node))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue // left meanwhile
 		}
@@ -134,7 +134,7 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 	}
 
 	// Term.
-	if data, st, err := zGet(ctx, sess, lay.term()); err == nil {
+	if data, st, err := sess.Get(ctx, lay.term()); err == nil {
 		d.Term = int64(st.Version)
 		var ti termInfo
 		if json.Unmarshal(data, &ti) == nil {
@@ -145,14 +145,14 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 	}
 
 	// Resources and allocation.
-	res, _, err := zChildren(ctx, sess, lay.resources())
+	res, _, err := sess.Children(ctx, lay.resources())
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		return nil, err
 	}
 	d.Resources = parseResources(res)
 	var rec alloc.Record
 	var allocErr error
-	if data, _, err := zGet(ctx, sess, lay.resources()); err == nil {
+	if data, _, err := sess.Get(ctx, lay.resources()); err == nil {
 		rec, allocErr = alloc.Decode(data)
 		if allocErr != nil {
 			allocErr = fmt.Errorf("rebalance: allocation in %s: %w", lay.resources(), allocErr)
@@ -170,14 +170,14 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 	}
 
 	// Barriers.
-	bars, _, err := zChildren(ctx, sess, lay.barriers())
+	bars, _, err := sess.Children(ctx, lay.barriers())
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		return nil, err
 	}
 	slices.Sort(bars)
 	holder := map[string]string{}
 	for _, b := range bars {
-		data, st, err := zGet(ctx, sess, lay.barrier(b))
+		data, st, err := sess.Get(ctx, lay.barrier(b))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -195,13 +195,13 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 	}
 
 	// Global-barrier status.
-	if data, _, err := zGet(ctx, sess, lay.status()); err == nil && len(data) > 0 {
+	if data, _, err := sess.Get(ctx, lay.status()); err == nil && len(data) > 0 {
 		st, err := decodeStatus(data)
 		if err != nil {
 			return nil, err
 		}
 		gs := &GlobalStatus{Phase: st.Phase, Generation: st.Generation, Term: st.Term}
-		if kids, _, err := zChildren(ctx, sess, lay.stopped()); err == nil {
+		if kids, _, err := sess.Children(ctx, lay.stopped()); err == nil {
 			for _, k := range kids {
 				if id, g, ok := parseCheckIn(k); ok && g == st.Generation {
 					gs.CheckedIn = append(gs.CheckedIn, id)

@@ -26,7 +26,7 @@ func (r *role) rebalanceGlobal(ctx context.Context, term int64) error {
 	if err != nil {
 		return err
 	}
-	data, stStat, err := zGet(ctx, r.sess, r.lay.status())
+	data, stStat, err := r.sess.Get(ctx, r.lay.status())
 	if err != nil {
 		return noNodeInconsistent(err)
 	}
@@ -75,7 +75,7 @@ func (r *role) rebalanceGlobal(ctx context.Context, term int64) error {
 // (all == true) or none has a check-in for gen any more (all == false).
 func (r *role) awaitCheckIns(ctx context.Context, ids []string, gen int64, all bool) error {
 	for {
-		kids, _, w, err := zChildrenW(ctx, r.sess, r.lay.stopped())
+		kids, _, w, err := r.sess.ChildrenW(ctx, r.lay.stopped())
 		if err != nil {
 			return noNodeInconsistent(err)
 		}
@@ -105,14 +105,14 @@ func (r *role) awaitCheckIns(ctx context.Context, ids []string, gen int64, all b
 func (m *member) watchStatus(ctx context.Context) {
 	defer m.wg.Done()
 	for {
-		data, _, w, err := zGetW(ctx, m.sess, m.lay.status())
+		data, _, w, err := m.sess.GetW(ctx, m.lay.status())
 		ev := evStatus{err: err}
 		if err == nil {
 			ev.st, ev.err = decodeStatus(data)
 		}
 		if ev.err == nil && ev.st.Phase != PhaseStopActivity && ev.st.Generation > 0 {
 			var rd []byte
-			if rd, _, ev.err = zGet(ctx, m.sess, m.lay.resources()); ev.err == nil {
+			if rd, _, ev.err = m.sess.Get(ctx, m.lay.resources()); ev.err == nil {
 				ev.rec, ev.err = alloc.Decode(rd)
 			}
 		}
@@ -161,7 +161,7 @@ func (m *member) checkpoint() {
 	case m.phase == PhaseStopActivity && m.checkedIn != m.gen:
 		name := checkInName(m.reg.id, m.gen)
 		err := m.sess.Retry(m.ctx, func(ctx context.Context) error {
-			err := zCreate(ctx, m.sess, m.lay.checkIn(name), nil, zkcoord.FlagEphemeral)
+			_, err := m.sess.Create(ctx, m.lay.checkIn(name), nil, zkcoord.FlagEphemeral)
 			if errors.Is(err, zkcoord.ErrNodeExists) {
 				return nil
 			}
@@ -185,7 +185,7 @@ func (m *member) checkpoint() {
 func (m *member) deleteCheckIn(gen int64) {
 	path := m.lay.checkIn(checkInName(m.reg.id, gen))
 	err := m.sess.Retry(m.ctx, func(ctx context.Context) error {
-		err := zDelete(ctx, m.sess, path, -1)
+		err := m.sess.Delete(ctx, path, -1)
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			return nil
 		}

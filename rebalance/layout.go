@@ -59,7 +59,7 @@ func (l layout) checkIn(name string) string { return zkcoord.Join(l.base, stoppe
 // ensure creates the group's persistent nodes that are missing.
 func (l layout) ensure(ctx context.Context, sess *zkcoord.Session) error {
 	for _, p := range []string{l.clients(), l.resources(), l.barriers(), l.term(), l.status(), l.stopped()} {
-		if err := zEnsurePath(ctx, sess, p); err != nil {
+		if err := sess.EnsurePath(ctx, p); err != nil {
 			return err
 		}
 	}

@@ -110,7 +110,7 @@ func (c *Client) deregister(sess *zkcoord.Session, reg registration) {
 	ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
 	defer cancel()
 	err := sess.Retry(ctx, func(ctx context.Context) error {
-		err := zDelete(ctx, sess, reg.path, -1)
+		err := sess.Delete(ctx, reg.path, -1)
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			return nil
 		}

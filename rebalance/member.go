@@ -412,7 +412,7 @@ func (m *member) settled() bool {
 func (m *member) watchRecord(ctx context.Context) {
 	defer m.wg.Done()
 	for {
-		data, _, w, err := zGetW(ctx, m.sess, m.lay.resources())
+		data, _, w, err := m.sess.GetW(ctx, m.lay.resources())
 		ev := evRecord{err: err}
 		if err == nil {
 			ev.rec, ev.err = alloc.Decode(data)

@@ -26,7 +26,7 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id str
 	}
 	retried := false
 	err = sess.Retry(ctx, func(ctx context.Context) error {
-		err := zCreate(ctx, sess, lay.resource(id), nil, zkcoord.FlagPersistent)
+		_, err := sess.Create(ctx, lay.resource(id), nil, zkcoord.FlagPersistent)
 		switch {
 		case errors.Is(err, zkcoord.ErrNodeExists) && retried:
 			return nil // our earlier attempt went through
@@ -56,7 +56,7 @@ func RemoveResource(ctx context.Context, sess *zkcoord.Session, root, group, id 
 	}
 	retried := false
 	err = sess.Retry(ctx, func(ctx context.Context) error {
-		err := zDelete(ctx, sess, lay.resource(id), -1)
+		err := sess.Delete(ctx, lay.resource(id), -1)
 		switch {
 		case errors.Is(err, zkcoord.ErrNoNode) && retried:
 			return nil
@@ -78,7 +78,7 @@ func ListResources(ctx context.Context, sess *zkcoord.Session, root, group strin
 	if err != nil {
 		return nil, err
 	}
-	kids, _, err := zChildren(ctx, sess, lay.resources())
+	kids, _, err := sess.Children(ctx, lay.resources())
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		return []string{}, nil
 	}

@@ -49,7 +49,7 @@ func (r *role) elect(ctx context.Context) error {
 	defer cancel()
 	ownLost := r.watchOwn(ctx, &wg)
 	for {
-		kids, _, err := zChildren(ctx, r.sess, r.lay.clients())
+		kids, _, err := r.sess.Children(ctx, r.lay.clients())
 		if err != nil {
 			return r.classify(ctx, err)
 		}
@@ -62,7 +62,7 @@ func (r *role) elect(ctx context.Context) error {
 			return r.coordinate(ctx, ownLost)
 		}
 		r.c.setState(Follower)
-		ok, _, w, err := zExistsW(ctx, r.sess, r.lay.client(ms[i-1].node))
+		ok, _, w, err := r.sess.ExistsW(ctx, r.lay.client(ms[i-1].node))
 		if err != nil {
 			return r.classify(ctx, err)
 		}
@@ -90,7 +90,7 @@ func (r *role) watchOwn(ctx context.Context, wg *sync.WaitGroup) <-chan struct{}
 	go func() {
 		defer wg.Done()
 		for {
-			ok, _, w, err := zExistsW(ctx, r.sess, r.reg.path)
+			ok, _, w, err := r.sess.ExistsW(ctx, r.reg.path)
 			if err != nil {
 				return // ctx or Session ended: reported elsewhere
 			}

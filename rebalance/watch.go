@@ -21,7 +21,7 @@ type snapshot struct {
 // snapshot's read causes a newer snapshot: none is lost.
 func watchChildren(ctx context.Context, wg *sync.WaitGroup, sess *zkcoord.Session, path string) <-chan snapshot {
 	return watchLoop(ctx, wg, func() (snapshot, <-chan zkcoord.Event) {
-		kids, st, w, err := zChildrenW(ctx, sess, path)
+		kids, st, w, err := sess.ChildrenW(ctx, path)
 		return snapshot{children: kids, stat: st, err: err}, w
 	})
 }
@@ -29,7 +29,7 @@ func watchChildren(ctx context.Context, wg *sync.WaitGroup, sess *zkcoord.Sessio
 // watchData is watchChildren for a node's data.
 func watchData(ctx context.Context, wg *sync.WaitGroup, sess *zkcoord.Session, path string) <-chan snapshot {
 	return watchLoop(ctx, wg, func() (snapshot, <-chan zkcoord.Event) {
-		data, st, w, err := zGetW(ctx, sess, path)
+		data, st, w, err := sess.GetW(ctx, path)
 		return snapshot{data: data, stat: st, err: err}, w
 	})
 }
