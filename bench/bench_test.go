@@ -1,0 +1,294 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// env is what the suites share: the peers and the run's settings.
+type env struct {
+	quick   bool
+	javaDir string // compiled Curator peer
+	curator *peer
+	kazoo   *peer
+}
+
+// peers returns the long-lived peers that started.
+func (e *env) peers() []*peer {
+	var out []*peer
+	for _, p := range []*peer{e.curator, e.kazoo} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+type peerStarter struct {
+	name  string
+	start func(ctx context.Context) (*peer, error)
+}
+
+// peerStarters start fresh peer processes (for memory measurements).
+func (e *env) peerStarters() []peerStarter {
+	var out []peerStarter
+	if e.curator != nil {
+		out = append(out, peerStarter{curatorName, func(ctx context.Context) (*peer, error) {
+			return startPeer(ctx, curatorName, "java", javaArgs(e.javaDir, "ZkBench", server.ConnectString())...)
+		}})
+	}
+	if e.kazoo != nil {
+		out = append(out, peerStarter{kazooName, startKazoo})
+	}
+	return out
+}
+
+func (e *env) close() {
+	for _, p := range e.peers() {
+		p.close()
+	}
+}
+
+// suites lists every suite of a run, in order.
+func suites(e *env) []*suite {
+	out := []*suite{floorSuite(e), lockSuite(e), handoffSuite(e), distinctSuite(e)}
+	for _, sz := range failoverSizes(e.quick) {
+		out = append(out, failoverSuite(e, sz))
+	}
+	for _, sz := range rebalanceSizes(e.quick) {
+		out = append(out, rebalanceSuite(e, sz))
+	}
+	return append(out, memorySuite(e))
+}
+
+// implOrder is the order of implementations in tables.
+func implOrder() []string {
+	order := []string{zkcoordName}
+	for _, m := range rebalanceModes {
+		order = append(order, zkcoordName+" "+m.String())
+	}
+	return append(order, gozkName, curatorName, kazooName, "Kazoo SetPartitioner")
+}
+
+const defaultCommand = "go test -tags bench -run '^TestBench$' -timeout 40m -v ./bench/"
+
+// TestBench runs every suite and writes the report. It is a test only so
+// that it can use zktest; it checks nothing.
+func TestBench(t *testing.T) {
+	if *flagRender {
+		if err := renderAgain(*flagOut); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	start := time.Now()
+	// zkcoord's calls get a context that can be cancelled, as a service's
+	// calls would (a context without Done takes a shorter path).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := &env{quick: *flagQuick, javaDir: t.TempDir()}
+	log.SetFlags(log.Ltime | log.Lmicroseconds)
+	log.SetOutput(os.Stderr)
+
+	res := newResults()
+	peerFailed := func(name string, err error) {
+		t.Errorf("%s peer: %v", name, err)
+		res.errs["peers"] = append(res.errs["peers"], fmt.Sprintf("%s could not start, so it is missing from every table: %v", name, err))
+	}
+	if err := compileCurator(ctx, e.javaDir); err != nil {
+		peerFailed(curatorName, err)
+	} else if e.curator, err = startPeer(ctx, curatorName, "java", javaArgs(e.javaDir, "ZkBench", server.ConnectString())...); err != nil {
+		peerFailed(curatorName, err)
+	}
+	var err error
+	if e.kazoo, err = startKazoo(ctx); err != nil {
+		peerFailed(kazooName, err)
+	}
+	defer e.close()
+
+	if err := warmServer(ctx, e.quick); err != nil {
+		t.Fatalf("warming the server up: %v", err)
+	}
+
+	var only *regexp.Regexp
+	if *flagOnly != "" {
+		only = regexp.MustCompile(*flagOnly)
+	}
+	for _, s := range suites(e) {
+		if only != nil && !only.MatchString(s.id) {
+			continue
+		}
+		s.run(ctx, res)
+	}
+
+	rep := &report{
+		Date:     start.UTC().Format("2006-01-02 15:04 MST"),
+		Command:  command(),
+		Quick:    e.quick,
+		Elapsed:  time.Since(start).Round(time.Second).String(),
+		Machine:  machine(),
+		Versions: versions(ctx),
+		Failures: res.errs,
+	}
+	defs := metricDefs(e)
+	rep.Metrics = buildMetrics(res, defs, implOrder())
+	if err := writeReport(rep, defs, *flagOut); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(filepath.Join(*flagOut, "benchmarks.md"))
+	t.Logf("report written to %s after %v", abs, time.Since(start).Round(time.Second))
+	for id, fs := range res.errs {
+		if id == "peers" {
+			continue // already reported
+		}
+		for _, f := range fs {
+			t.Errorf("%s: %s", id, f)
+		}
+	}
+}
+
+// renderAgain rewrites the charts and benchmarks.md from the results of
+// an earlier run, for example after bench/findings.md changed.
+func renderAgain(outDir string) error {
+	b, err := os.ReadFile(filepath.Join(outDir, "bench", "results.json"))
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return err
+	}
+	return writeReport(&rep, metricDefs(&env{quick: rep.Quick}), outDir)
+}
+
+// warmServer sends the server a few tens of thousands of requests, so
+// that its JIT has compiled the request path before anything is measured.
+func warmServer(ctx context.Context, quick bool) error {
+	conn, err := connectRaw(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	dir := freshPath("warm", "warm")
+	if err := ensureRaw(conn, dir); err != nil {
+		return err
+	}
+	n := 1500
+	if quick {
+		n = 100
+	}
+	t := time.Now()
+	err = forEach(ctx, 8, 8, func(ctx context.Context, i int) error {
+		for j := 0; j < n; j++ {
+			p, err := conn.Create(dir+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+			if err != nil {
+				return err
+			}
+			if _, _, err := conn.Children(dir); err != nil {
+				return err
+			}
+			if _, _, err := conn.Get(p); err != nil {
+				return err
+			}
+			if err := conn.Delete(p, -1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	log.Printf("bench: server warmed up with %d requests in %v", 8*n*4, time.Since(t).Round(time.Millisecond))
+	return err
+}
+
+// compileCurator compiles the Curator peer into dir.
+func compileCurator(ctx context.Context, dir string) error {
+	src, err := filepath.Abs(filepath.Join(peerDir, "ZkBench.java"))
+	if err != nil {
+		return err
+	}
+	return runJavac(ctx, dir, src)
+}
+
+func command() string {
+	if c := strings.TrimSpace(os.Getenv("ZKBENCH_COMMAND")); c != "" {
+		return c
+	}
+	return defaultCommand
+}
+
+// machine describes the computer the run used.
+func machine() map[string]string {
+	m := map[string]string{"cores": strconv.Itoa(runtime.NumCPU())}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m["cpu"] = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				m["memory"] = strconv.FormatFloat(kb/1024/1024, 'f', 1, 64) + " GiB"
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m["kernel"] = "Linux " + strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/etc/os-release"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "PRETTY_NAME="); ok {
+				m["os"] = strings.Trim(v, `"`)
+			}
+		}
+	}
+	return m
+}
+
+// versions lists the software measured and measuring.
+func versions(ctx context.Context) map[string]string {
+	out := map[string]string{"Go": runtime.Version(), "ZooKeeper (server)": serverVersion(ctx)}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/go-zookeeper/zk" {
+				out["go-zookeeper/zk"] = d.Version
+			}
+		}
+	}
+	run := func(name string, args ...string) string {
+		b, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+		if err != nil {
+			return "unknown"
+		}
+		return strings.TrimSpace(strings.Split(string(b), "\n")[0])
+	}
+	out["Curator (Debian libcurator-recipes-java)"] = run("dpkg-query", "-W", "-f=${Version}", "libcurator-recipes-java")
+	out["Kazoo"] = run(python(), "-c", "import kazoo.version; print(kazoo.version.__version__)")
+	out["Java"] = run("java", "-version")
+	out["Python"] = run(python(), "--version")
+	rev := run("git", "rev-parse", "--short", "HEAD")
+	if st := run("git", "status", "--porcelain", "--untracked-files=no"); st != "" && st != "unknown" {
+		rev += " (with uncommitted changes)"
+	}
+	out["zkcoord"] = rev
+	return out
+}

@@ -1,0 +1,44 @@
+// Package bench measures zkcoord side by side with what its users would
+// pick instead: go-zookeeper/zk used directly, Apache Curator 5.4 (Java) and
+// Kazoo 2.8 (Python), all against one ZooKeeper server in one run.
+//
+// Everything here is behind the build tag "bench", so that `go test ./...`
+// (and `make test`) never runs it. The full suite, which writes
+// docs/benchmarks.md, the raw results in docs/bench/results.json and the
+// charts in docs/bench/*.png, is
+//
+//	make bench
+//
+// which runs
+//
+//	go test -tags bench -run '^TestBench$' -timeout 40m -v ./bench/
+//
+// Flags (after -args, or in BENCH_FLAGS for make): -bench.quick runs few
+// iterations, for trying the suite out; -bench.only=REGEXP runs only the
+// suites whose id matches; -bench.out=DIR changes where the report goes
+// (default ../docs); -bench.render measures nothing and renders the report
+// and charts again from DIR/bench/results.json (after editing
+// bench/findings.md, say).
+//
+// The Go workloads are also ordinary Go benchmarks:
+//
+//	go test -tags bench -run '^$' -bench . ./bench/
+//
+// # Method
+//
+// One standalone ZooKeeper 3.8 server (started through zktest, on
+// loopback) serves every implementation. The Java and Python peers are
+// long-lived processes (bench/peers) driven over stdin/stdout: the Go
+// driver sends one command per step, the peer runs it and answers with its
+// own measurements, taken with its own monotonic clock. Rounds are
+// interleaved (A, B, C, A, B, C, ...) so that drift of the machine affects
+// every implementation alike; the first round of each suite is a discarded
+// warm-up (it also lets the JVM compile its hot paths). Reported are the
+// 10th, 50th and 90th percentiles of all recorded samples and the ratio of
+// zkcoord's median to each peer's.
+//
+// The server's own counters (the mntr four-letter word) are read before and
+// after every step, so each step also reports the ZooKeeper requests it
+// caused (packets received, of which writes), and how many watch
+// notifications the server sent.
+package bench

@@ -1,0 +1,194 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+)
+
+// failoverMetric names the failover metric for n candidates.
+func failoverMetric(n int) string { return fmt.Sprintf("failover-%d", n) }
+
+// electionSessions is how many ZooKeeper sessions the candidates of every
+// implementation share (candidate i uses session i mod electionSessions).
+const electionSessions = 10
+
+// failoverSizes returns the candidate counts and, per count, the leader
+// changes per round and the rounds.
+type failoverSize struct{ n, changes, rounds int }
+
+func failoverSizes(quick bool) []failoverSize {
+	if quick {
+		return []failoverSize{{10, 3, 2}, {50, 3, 2}}
+	}
+	return []failoverSize{{10, 5, 10}, {100, 20, 8}, {1000, 20, 8}}
+}
+
+// zkElection runs n zkcoord candidates over a few Sessions.
+type zkElection struct {
+	sessions  []*zkcoord.Session
+	elections []*election.Election
+	path      string
+
+	mu     sync.Mutex
+	byNode map[string]*election.Candidate
+	count  int // candidates nominated so far
+
+	elected  chan electedAt
+	notified atomic.Int64 // determinations caused by a watch notification
+	leader   string
+}
+
+type electedAt struct {
+	node string
+	at   time.Time
+}
+
+func (z *zkElection) setup(ctx context.Context, n int) error {
+	var err error
+	z.byNode = map[string]*election.Candidate{}
+	z.elected = make(chan electedAt, 1<<16)
+	z.path = freshPath(zkcoordName, "election")
+	if z.sessions, err = connectN(ctx, min(n, electionSessions)); err != nil {
+		return err
+	}
+	hook := func(ev election.Event) {
+		switch {
+		case ev.Type == election.EventElected:
+			z.elected <- electedAt{ev.Node, ev.At}
+		case ev.Type == election.EventDetermine && ev.Notified:
+			z.notified.Add(1)
+		}
+	}
+	for i, s := range z.sessions {
+		e, err := election.New(s, z.path, election.WithID(fmt.Sprintf("s%d", i)), election.WithEvents(hook))
+		if err != nil {
+			return err
+		}
+		z.elections = append(z.elections, e)
+	}
+	if err := z.nominate(ctx, n); err != nil {
+		return err
+	}
+	select {
+	case ev := <-z.elected:
+		z.leader = ev.node
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// nominate adds k candidates, a few at a time.
+func (z *zkElection) nominate(ctx context.Context, k int) error {
+	z.mu.Lock()
+	base := z.count
+	z.count += k
+	z.mu.Unlock()
+	return forEach(ctx, k, 16, func(ctx context.Context, i int) error {
+		e := z.elections[(base+i)%len(z.elections)]
+		c, err := e.Nominate(ctx)
+		if err != nil {
+			return err
+		}
+		z.mu.Lock()
+		z.byNode[c.Node()] = c
+		z.mu.Unlock()
+		return nil
+	})
+}
+
+// failover makes the leader resign, changes times, and returns the time
+// from each Resign call to the successor's election.
+func (z *zkElection) failover(ctx context.Context, changes int) (stepOut, error) {
+	before := z.notified.Load()
+	var out []float64
+	for i := 0; i < changes; i++ {
+		z.mu.Lock()
+		c := z.byNode[z.leader]
+		delete(z.byNode, z.leader)
+		z.mu.Unlock()
+		if c == nil {
+			return stepOut{}, fmt.Errorf("leader %s unknown", z.leader)
+		}
+		t := time.Now()
+		if err := c.Resign(ctx); err != nil {
+			return stepOut{}, err
+		}
+		select {
+		case ev := <-z.elected:
+			out = append(out, ms(int64(ev.at.Sub(t))))
+			z.leader = ev.node
+		case <-time.After(time.Minute):
+			return stepOut{}, fmt.Errorf("no new leader within a minute")
+		case <-ctx.Done():
+			return stepOut{}, ctx.Err()
+		}
+	}
+	woken := float64(z.notified.Load()-before) / float64(changes)
+	return stepOut{values: out, extra: map[string]float64{"woken_per_change": woken}}, nil
+}
+
+// teardown closes the Sessions, which ends every candidate at once
+// (resigning them one by one would elect each of them in turn).
+func (z *zkElection) teardown(context.Context) error {
+	closeAll(z.sessions)
+	return nil
+}
+
+func failoverSuite(e *env, sz failoverSize) *suite {
+	metric := failoverMetric(sz.n)
+	s := &suite{id: metric, rounds: sz.rounds}
+	z := &zkElection{}
+	s.impls = append(s.impls, &impl{
+		name:  zkcoordName,
+		setup: func(ctx context.Context) error { return z.setup(ctx, sz.n) },
+		round: func(ctx context.Context, rec *recorder) error {
+			err := rec.step(ctx, metric, func() (stepOut, error) { return z.failover(ctx, sz.changes) })
+			if err != nil {
+				return err
+			}
+			return z.nominate(ctx, sz.changes)
+		},
+		teardown: z.teardown,
+	})
+	type cmds struct{ setup, failover, refill, teardown string }
+	for _, p := range e.peers() {
+		c := cmds{"latch_setup", "latch_failover", "latch_refill", "latch_teardown"}
+		if p.name == kazooName {
+			c = cmds{"elect_setup", "elect_failover", "elect_refill", "elect_teardown"}
+		}
+		path := freshPath(p.name, "election")
+		s.impls = append(s.impls, &impl{
+			name: p.name,
+			setup: func(ctx context.Context) error {
+				_, err := p.call(ctx, 10*time.Minute, c.setup,
+					map[string]any{"path": path, "n": sz.n, "sessions": min(sz.n, electionSessions)})
+				return err
+			},
+			round: func(ctx context.Context, rec *recorder) error {
+				err := rec.step(ctx, metric, func() (stepOut, error) {
+					r, err := p.call(ctx, 10*time.Minute, c.failover, map[string]any{"changes": sz.changes})
+					return r.out(), err
+				})
+				if err != nil {
+					return err
+				}
+				_, err = p.call(ctx, 10*time.Minute, c.refill, nil)
+				return err
+			},
+			teardown: func(ctx context.Context) error {
+				_, err := p.call(ctx, 10*time.Minute, c.teardown, nil)
+				return err
+			},
+		})
+	}
+	return s
+}

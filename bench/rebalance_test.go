@@ -1,0 +1,327 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/rebalance"
+)
+
+// rebalanceSize is one group shape: clients × resources, with the join and
+// leave pairs per round and the rounds.
+type rebalanceSize struct {
+	clients, resources int
+	pairs, rounds      int
+	// kazooRounds caps the rounds of Kazoo's SetPartitioner (0: no cap;
+	// -1: not run at this size).
+	kazooRounds int
+}
+
+func (s rebalanceSize) label() string { return fmt.Sprintf("%dx%d", s.clients, s.resources) }
+
+func joinMetric(s rebalanceSize) string  { return "rebalance-join-" + s.label() }
+func leaveMetric(s rebalanceSize) string { return "rebalance-leave-" + s.label() }
+
+func rebalanceSizes(quick bool) []rebalanceSize {
+	if quick {
+		return []rebalanceSize{{clients: 5, resources: 50, pairs: 1, rounds: 2}, {clients: 10, resources: 200, pairs: 1, rounds: 1}}
+	}
+	return []rebalanceSize{
+		{clients: 10, resources: 100, pairs: 3, rounds: 5},
+		{clients: 50, resources: 1000, pairs: 2, rounds: 4},
+		{clients: 200, resources: 10000, pairs: 1, rounds: 4},
+		{clients: 1000, resources: 10000, pairs: 1, rounds: 4, kazooRounds: -1},
+	}
+}
+
+// kazooTimeBoundary is the stability window of Kazoo's SetPartitioner, in
+// seconds: how long the party must be unchanged before it allocates. 0 is
+// the smallest it accepts (the default is 30).
+const kazooTimeBoundary = 0.0
+
+var rebalanceModes = []rebalance.Mode{rebalance.Incremental, rebalance.ResourceBarrier, rebalance.GlobalBarrier}
+
+// tracker follows who runs which resource, from the Handler calls of every
+// client of one group.
+type tracker struct {
+	mu       sync.Mutex
+	holder   map[string]string // resource -> client name
+	count    map[string]int    // client name -> resources held
+	live     map[string]bool
+	paused   int       // Unassigned calls since reset
+	last     time.Time // last Assigned call
+	changed  chan struct{}
+	failures []error
+}
+
+func newTracker() *tracker {
+	return &tracker{holder: map[string]string{}, count: map[string]int{}, live: map[string]bool{}, changed: make(chan struct{}, 1)}
+}
+
+func (t *tracker) poke() {
+	select {
+	case t.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (t *tracker) handler(name string) rebalance.Handler {
+	return rebalance.Handler{
+		Assigned: func(_ context.Context, a rebalance.Assignment) error {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if h, ok := t.holder[a.Resource]; ok {
+				t.failures = append(t.failures, fmt.Errorf("%s assigned to %s while %s runs it", a.Resource, name, h))
+			}
+			t.holder[a.Resource] = name
+			t.count[name]++
+			t.last = time.Now()
+			t.poke()
+			return nil
+		},
+		Unassigned: func(a rebalance.Assignment, _ error) error {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if t.holder[a.Resource] == name {
+				delete(t.holder, a.Resource)
+				t.count[name]--
+			}
+			t.paused++
+			t.poke()
+			return nil
+		},
+		Aborted: func(err error) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			t.failures = append(t.failures, fmt.Errorf("client %s aborted: %w", name, err))
+			t.poke()
+		},
+	}
+}
+
+// settled reports whether every resource is run by a live client and the
+// live clients' shares differ by at most one.
+func (t *tracker) settled(resources int) (bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.failures) > 0 {
+		return false, t.failures[0]
+	}
+	if len(t.holder) != resources {
+		return false, nil
+	}
+	lo, hi := resources, 0
+	for name := range t.live {
+		lo, hi = min(lo, t.count[name]), max(hi, t.count[name])
+	}
+	for name, n := range t.count {
+		if n > 0 && !t.live[name] {
+			return false, nil
+		}
+	}
+	return hi-lo <= 1, nil
+}
+
+// wait waits until settled and returns the time of the last Assigned call.
+func (t *tracker) wait(ctx context.Context, resources int, limit time.Duration) (time.Time, error) {
+	deadline := time.After(limit)
+	for {
+		ok, err := t.settled(resources)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if ok {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			return t.last, nil
+		}
+		select {
+		case <-t.changed:
+		case <-deadline:
+			return time.Time{}, fmt.Errorf("not settled after %v", limit)
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+func (t *tracker) setLive(name string, live bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if live {
+		t.live[name] = true
+	} else {
+		delete(t.live, name)
+	}
+	t.paused = 0
+}
+
+func (t *tracker) takePaused() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.paused
+}
+
+// zkGroup is one zkcoord group of clients in one mode.
+type zkGroup struct {
+	size    rebalanceSize
+	mode    rebalance.Mode
+	group   string
+	t       *tracker
+	admin   *zkcoord.Session
+	members []*zkcoord.Session
+	clients []*rebalance.Client
+	spare   *zkcoord.Session // the joining client's Session
+	joiner  *rebalance.Client
+}
+
+const benchRoot = "/bench/rebalance"
+
+func (g *zkGroup) opts() []rebalance.Option {
+	// Rebalance on every change, as Kazoo is given its smallest window.
+	return []rebalance.Option{rebalance.WithRoot(benchRoot), rebalance.WithMode(g.mode), rebalance.WithMinInterval(0)}
+}
+
+func (g *zkGroup) setup(ctx context.Context) error {
+	var err error
+	g.t = newTracker()
+	g.group = fmt.Sprintf("%s-%s-%d", g.mode, g.size.label(), pathSeq.Add(1))
+	if g.admin, err = connect(ctx); err != nil {
+		return err
+	}
+	err = forEach(ctx, g.size.resources, 32, func(ctx context.Context, i int) error {
+		return rebalance.AddResource(ctx, g.admin, benchRoot, g.group, fmt.Sprintf("r%05d", i))
+	})
+	if err != nil {
+		return err
+	}
+	if g.members, err = connectN(ctx, g.size.clients+1); err != nil {
+		return err
+	}
+	g.spare = g.members[g.size.clients]
+	g.members = g.members[:g.size.clients]
+	g.clients = make([]*rebalance.Client, len(g.members))
+	for i := range g.members {
+		g.t.setLive(fmt.Sprintf("c%d", i), true)
+	}
+	err = forEach(ctx, len(g.members), 16, func(ctx context.Context, i int) error {
+		c, err := rebalance.Start(ctx, g.members[i], g.group, g.t.handler(fmt.Sprintf("c%d", i)), g.opts()...)
+		g.clients[i] = c
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = g.t.wait(ctx, g.size.resources, 10*time.Minute)
+	return err
+}
+
+// join adds one client and returns the time until every resource runs
+// again, evenly shared.
+func (g *zkGroup) join(ctx context.Context) (stepOut, error) {
+	name := "joiner"
+	g.t.setLive(name, true)
+	t := time.Now()
+	c, err := rebalance.Start(ctx, g.spare, g.group, g.t.handler(name), g.opts()...)
+	if err != nil {
+		return stepOut{}, err
+	}
+	g.joiner = c
+	last, err := g.t.wait(ctx, g.size.resources, 10*time.Minute)
+	if err != nil {
+		return stepOut{}, err
+	}
+	return stepOut{values: []float64{ms(int64(last.Sub(t)))}, ops: 1,
+		extra: map[string]float64{"paused": float64(g.t.takePaused())}}, nil
+}
+
+// leave stops the client that joined last.
+func (g *zkGroup) leave(ctx context.Context) (stepOut, error) {
+	g.t.setLive("joiner", false)
+	t := time.Now()
+	if err := g.joiner.Stop(ctx); err != nil {
+		return stepOut{}, err
+	}
+	last, err := g.t.wait(ctx, g.size.resources, 10*time.Minute)
+	if err != nil {
+		return stepOut{}, err
+	}
+	return stepOut{values: []float64{ms(int64(last.Sub(t)))}, ops: 1,
+		extra: map[string]float64{"paused": float64(g.t.takePaused())}}, nil
+}
+
+func (g *zkGroup) teardown(ctx context.Context) error {
+	_ = forEach(ctx, len(g.clients), 32, func(ctx context.Context, i int) error {
+		if c := g.clients[i]; c != nil {
+			c.Stop(ctx)
+		}
+		return nil
+	})
+	closeAll(append(g.members, g.spare, g.admin))
+	return nil
+}
+
+func rebalanceSuite(e *env, size rebalanceSize) *suite {
+	s := &suite{id: "rebalance-" + size.label(), rounds: size.rounds}
+	join, leave := joinMetric(size), leaveMetric(size)
+	for _, mode := range rebalanceModes {
+		g := &zkGroup{size: size, mode: mode}
+		s.impls = append(s.impls, &impl{
+			name:  "zkcoord " + mode.String(),
+			setup: g.setup,
+			round: func(ctx context.Context, rec *recorder) error {
+				for i := 0; i < size.pairs; i++ {
+					if err := rec.step(ctx, join, func() (stepOut, error) { return g.join(ctx) }); err != nil {
+						return err
+					}
+					if err := rec.step(ctx, leave, func() (stepOut, error) { return g.leave(ctx) }); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			teardown: g.teardown,
+		})
+	}
+	if e.kazoo != nil && size.kazooRounds >= 0 {
+		p := e.kazoo
+		path := freshPath(kazooName, "partition")
+		im := &impl{
+			name:   "Kazoo SetPartitioner",
+			rounds: size.kazooRounds,
+			setup: func(ctx context.Context) error {
+				_, err := p.call(ctx, 20*time.Minute, "part_setup", map[string]any{
+					"path": path, "members": size.clients, "items": size.resources, "tb": kazooTimeBoundary})
+				return err
+			},
+			round: func(ctx context.Context, rec *recorder) error {
+				for i := 0; i < size.pairs; i++ {
+					for _, st := range []struct{ metric, cmd string }{{join, "part_join"}, {leave, "part_leave"}} {
+						err := rec.step(ctx, st.metric, func() (stepOut, error) {
+							r, err := p.call(ctx, 20*time.Minute, st.cmd, nil)
+							return r.out(), err
+						})
+						if err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			},
+			teardown: func(ctx context.Context) error {
+				_, err := p.call(ctx, 5*time.Minute, "part_teardown", nil)
+				return err
+			},
+		}
+		if size.kazooRounds > 0 && size.kazooRounds < size.rounds {
+			im.note = fmt.Sprintf("%d round(s) instead of %d, to stay within the time budget", size.kazooRounds, size.rounds)
+		}
+		s.impls = append(s.impls, im)
+	}
+	return s
+}
