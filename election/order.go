@@ -1,7 +1,7 @@
 package election
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -93,15 +93,25 @@ func compareNodes(a, b string) int {
 // participants returns the participant names among children, in election
 // order (the first leads), and the names it ignored.
 func participants(children []string) (sorted, ignored []string) {
-	sorted = make([]string, 0, len(children))
+	type keyed struct{ name, key string }
+	ps := make([]keyed, 0, len(children))
 	for _, c := range children {
 		if isParticipant(c) {
-			sorted = append(sorted, c)
+			ps = append(ps, keyed{c, sortKey(c)}) // once per name, not per comparison
 		} else {
 			ignored = append(ignored, c)
 		}
 	}
-	sort.Slice(sorted, func(i, j int) bool { return compareNodes(sorted[i], sorted[j]) < 0 })
+	slices.SortFunc(ps, func(a, b keyed) int {
+		if c := compareKeys(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	sorted = make([]string, len(ps))
+	for i, p := range ps {
+		sorted[i] = p.name
+	}
 	return sorted, ignored
 }
 
