@@ -1,0 +1,177 @@
+package chaos_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord/chaos"
+)
+
+// logWriter sends a run's progress lines to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// T is the session timeout of the short runs; the fault lengths below are
+// relative to it (self-expiry at 2/3 T).
+const T = 4 * time.Second
+
+// shortRuns are the schedules of the short runs in `go test`: few clients,
+// a fixed list of faults per workload chosen to finish fast and never
+// flake, together covering every kind of fault. The long, seeded runs are
+// `make chaos`.
+var shortRuns = map[chaos.Workload][]chaos.Fault{
+	chaos.RebalanceIncremental: {
+		{Kind: chaos.KillClient, Pick: 0, Dur: 500 * time.Millisecond},
+		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2}, // past the session: fencing
+		{Kind: chaos.AddResource},
+	},
+	chaos.RebalanceResource: {
+		{Kind: chaos.PartitionLong, Pick: 2, Dur: 3 * T / 2},
+		{Kind: chaos.AddClient},
+		{Kind: chaos.RemoveResource, Pick: 3},
+	},
+	chaos.RebalanceGlobal: {
+		{Kind: chaos.KillFollower, Dur: time.Second},
+		{Kind: chaos.Storm, Sub: []chaos.Fault{
+			{Kind: chaos.PartitionShort, Pick: 0, Dur: T / 4},
+			{Kind: chaos.PauseShort, Pick: 1, Dur: T / 4, Wait: 200 * time.Millisecond},
+		}},
+		{Kind: chaos.RemoveClient, Pick: 2},
+	},
+	chaos.Election: {
+		{Kind: chaos.KillLeader, Dur: time.Second},
+		{Kind: chaos.PauseMedium, Pick: 0, Dur: 4 * T / 5},
+		{Kind: chaos.PauseLeader, Dur: T / 4},
+	},
+	chaos.Lock: {
+		{Kind: chaos.PartitionMedium, Pick: 1, Dur: 4 * T / 5},
+		{Kind: chaos.PauseLong, Pick: 2, Dur: 3 * T / 2},
+		{Kind: chaos.PauseFollower, Dur: T / 4},
+		{Kind: chaos.PartitionShort, Pick: 0, Dur: T / 4},
+		{Kind: chaos.PauseShort, Pick: 0, Dur: T / 4},
+	},
+}
+
+func shortOptions(t *testing.T, w chaos.Workload, faults []chaos.Fault) chaos.Options {
+	o := chaos.Options{Workload: w, Seed: 1, Faults: faults, Clients: 3, MinClients: 2, MaxClients: 4,
+		SessionTimeout: T, Settle: 2 * time.Second, Spawn: spawn, Log: logWriter{t}, Dir: t.TempDir()}
+	if w == chaos.RebalanceIncremental || w == chaos.RebalanceResource || w == chaos.RebalanceGlobal {
+		o.Resources, o.MinResources, o.MaxResources = 6, 4, 8
+	}
+	return o
+}
+
+// TestShortRuns runs every workload through a short fixed schedule and
+// expects a passing verdict: no double access accepted, convergence after
+// every fault, the right final state, no client giving up.
+func TestShortRuns(t *testing.T) {
+	zk := cluster(t)
+	for _, w := range chaos.Workloads() {
+		t.Run(string(w), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			rep, err := chaos.Run(ctx, zk, shortOptions(t, w, shortRuns[w]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(rep.Verdict)
+			if os.Getenv("CHAOS_KEEP") != "" {
+				dump(t, rep)
+			}
+			if !rep.Pass {
+				dump(t, rep)
+				t.Fatalf("verdict: %s\nviolations: %v\nproblems: %v", rep.Verdict, rep.Violations, rep.Problems)
+			}
+			if rep.Stats.Uses == 0 || rep.Stats.Acquires == 0 {
+				t.Fatalf("nothing used: %+v", rep.Stats)
+			}
+			if rep.Stats.Faults != len(shortRuns[w]) {
+				t.Fatalf("%d faults run, want %d", rep.Stats.Faults, len(shortRuns[w]))
+			}
+		})
+	}
+}
+
+// TestCheckerCatchesBrokenClient gives client c1 the late-stop bug (when
+// told to give a resource up it lets the library hand the resource on at
+// once, but goes on using it for a while) and checks that the verdict
+// fails with double accesses: the checker is not blind.
+func TestCheckerCatchesBrokenClient(t *testing.T) {
+	zk := cluster(t)
+	for _, w := range []chaos.Workload{chaos.RebalanceIncremental, chaos.Election} {
+		t.Run(string(w), func(t *testing.T) {
+			// Rebalancer: c1 starts alone with every resource, then c2
+			// joins and takes its share. Election: c1 and c2 campaign for
+			// one election and every leader resigns after at most 4s, so
+			// within 10s c1 has handed leadership to c2 at least once.
+			o := shortOptions(t, w, []chaos.Fault{{Kind: chaos.AddClient}})
+			o.Clients, o.MinClients, o.MaxClients = 1, 1, 2
+			o.Resources, o.MinResources, o.MaxResources = 4, 2, 4
+			if w == chaos.Election {
+				o.Faults[0].Wait = 10 * time.Second
+				o.Clients, o.MaxClients = 2, 3
+				o.Resources, o.MinResources, o.MaxResources = 1, 1, 1
+			}
+			o.Bug = chaos.BugLateStop
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			rep, err := chaos.Run(ctx, zk, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(rep.Verdict)
+			if rep.Pass {
+				dump(t, rep)
+				t.Fatal("the run with a broken client passed")
+			}
+			overlaps := 0
+			for _, v := range rep.Violations {
+				if v.Kind == "overlap" && v.ClientA == "c1" {
+					overlaps++
+				}
+			}
+			if overlaps == 0 {
+				t.Fatalf("no overlap by the broken client c1 reported: %v", rep.Violations)
+			}
+			if !strings.HasPrefix(rep.Verdict, "FAIL") || strings.Contains(rep.Verdict, " 0 double accesses") {
+				t.Fatalf("verdict %q", rep.Verdict)
+			}
+			var page bytes.Buffer
+			if err := rep.WriteTimeline(&page); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(page.String(), "overlap") {
+				t.Fatal("the timeline does not show the overlap")
+			}
+		})
+	}
+}
+
+// dump keeps a failed run's report and timeline for a person to look at.
+func dump(t *testing.T, rep *chaos.Report) {
+	dir, err := os.MkdirTemp("", "chaos-failed-")
+	if err != nil {
+		return
+	}
+	for name, f := range map[string]func(*os.File) error{
+		"report.json":   func(f *os.File) error { return rep.WriteJSON(f) },
+		"timeline.html": func(f *os.File) error { return rep.WriteTimeline(f) },
+	} {
+		file, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		f(file)
+		file.Close()
+	}
+	t.Logf("report and timeline kept in %s", dir)
+}

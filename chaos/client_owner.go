@@ -1,0 +1,240 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/lock"
+)
+
+// holding is a leadership or a lock lease.
+type holding interface {
+	Token() int64
+	Done() <-chan struct{}
+	Err() error
+	Release(ctx context.Context) error
+}
+
+type leadership struct{ *election.Leadership }
+
+func (l leadership) Release(ctx context.Context) error { return l.Resign(ctx) }
+
+// ownerKind describes the election and lock workloads: how to acquire a
+// resource and how long to keep it.
+type ownerKind struct {
+	acquire   func(ctx context.Context, sess *zkcoord.Session, root, id, resource string) (holding, error)
+	holdRange [2]time.Duration // how long a holder keeps the resource
+	gapRange  [2]time.Duration // pause before competing again
+}
+
+var ownerKinds = map[Workload]ownerKind{
+	Election: {
+		acquire: func(ctx context.Context, sess *zkcoord.Session, root, id, resource string) (holding, error) {
+			e, err := election.New(sess, zkcoord.Join(root, "elections", resource), election.WithID(id))
+			if err != nil {
+				return nil, err
+			}
+			l, err := e.Campaign(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return leadership{l}, nil
+		},
+		holdRange: [2]time.Duration{time.Second, 4 * time.Second},
+		gapRange:  [2]time.Duration{50 * time.Millisecond, 500 * time.Millisecond},
+	},
+	Lock: {
+		acquire: func(ctx context.Context, sess *zkcoord.Session, root, id, resource string) (holding, error) {
+			m, err := lock.NewMutex(sess, zkcoord.Join(root, "locks", resource))
+			if err != nil {
+				return nil, err
+			}
+			return m.Lock(ctx)
+		},
+		holdRange: [2]time.Duration{100 * time.Millisecond, 600 * time.Millisecond},
+		gapRange:  [2]time.Duration{0, 300 * time.Millisecond},
+	},
+}
+
+// ownerApp is a client of the election and lock workloads: one loop per
+// resource acquires it, uses it for a while, gives it up and competes
+// again, on Sessions that a sessions manager renews after each loss.
+type ownerApp struct {
+	f    clientFlags
+	kind ownerKind
+	em   *oracle.Emitter
+	svc  *serviceConn
+	sm   *sessions
+
+	mu    sync.Mutex
+	loops map[string]*ownerLoop
+	wg    sync.WaitGroup
+	ended chan struct{} // never closed: these clients only end when told
+}
+
+type ownerLoop struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func startOwner(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *oracle.Emitter, svc *serviceConn) (*ownerApp, error) {
+	a := &ownerApp{f: f, kind: ownerKinds[f.workload], em: em, svc: svc, loops: map[string]*ownerLoop{},
+		ended: make(chan struct{})}
+	a.sm = startSessions(cfg, em, f.log)
+	if _, err := a.sm.get(ctx); err != nil {
+		a.sm.close()
+		return nil, err
+	}
+	for _, r := range f.resources {
+		a.add(r)
+	}
+	return a, nil
+}
+
+func (a *ownerApp) add(r string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.loops[r]; ok || r == "" {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &ownerLoop{cancel: cancel, done: make(chan struct{})}
+	a.loops[r] = l
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer close(l.done)
+		a.loop(ctx, r)
+	}()
+}
+
+func (a *ownerApp) remove(r string) {
+	a.mu.Lock()
+	l := a.loops[r]
+	delete(a.loops, r)
+	a.mu.Unlock()
+	if l != nil {
+		l.cancel()
+		<-l.done
+	}
+}
+
+func (a *ownerApp) stop(ctx context.Context) error {
+	a.mu.Lock()
+	loops := a.loops
+	a.loops = map[string]*ownerLoop{}
+	a.mu.Unlock()
+	for _, l := range loops {
+		l.cancel()
+	}
+	waited := make(chan struct{})
+	go func() {
+		a.wg.Wait()
+		close(waited)
+	}()
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		return fmt.Errorf("chaos: stop: %w", ctx.Err())
+	}
+	a.sm.close()
+	return nil
+}
+
+func (a *ownerApp) done() <-chan struct{} { return a.ended }
+func (a *ownerApp) err() error            { return nil }
+
+// loop competes for resource r until ctx ends.
+func (a *ownerApp) loop(ctx context.Context, r string) {
+	rng := rand.New(rand.NewPCG(seedFor(a.f.seed, a.f.name, r), uint64(time.Now().UnixNano())))
+	draw := func(rg [2]time.Duration) time.Duration {
+		if rg[1] <= rg[0] {
+			return rg[0]
+		}
+		return rg[0] + time.Duration(rng.Int64N(int64(rg[1]-rg[0])))
+	}
+	for ctx.Err() == nil {
+		sess, err := a.sm.get(ctx)
+		if err != nil {
+			return
+		}
+		h, err := a.kind.acquire(ctx, sess, a.f.root, a.f.name, r)
+		if err != nil {
+			if ctx.Err() == nil && sess.Err() == nil {
+				a.f.log.Warn("acquire failed", "resource", r, "err", err)
+			}
+			sleepCtx(ctx, draw([2]time.Duration{100 * time.Millisecond, 300 * time.Millisecond}))
+			continue
+		}
+		a.hold(ctx, r, h, draw(a.kind.holdRange))
+		sleepCtx(ctx, draw(a.kind.gapRange))
+	}
+}
+
+// hold uses r from its acquisition until the holding is lost, hold time has
+// passed or ctx ends, then gives it up.
+func (a *ownerApp) hold(ctx context.Context, r string, h holding, hold time.Duration) {
+	token := h.Token()
+	if token == 0 { // lost before its token could be read
+		a.giveUp(h)
+		return
+	}
+	a.em.Emit(oracle.Event{Kind: oracle.Acquire, Resource: r, Token: token})
+	wctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-h.Done():
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	w := startWorker(wctx, a.svc, a.f.log, r, token, a.f.useInterval, a.f.bug == BugLateStop)
+	t := time.NewTimer(hold)
+	defer t.Stop()
+	why := "held long enough"
+	select {
+	case <-h.Done():
+		why = fmt.Sprint("lost: ", h.Err())
+	case <-t.C:
+	case <-ctx.Done():
+		why = "stopping"
+	}
+	if a.f.bug == BugLateStop {
+		a.giveUp(h)
+		w.stopLate(lateStopLinger)
+		a.em.Emit(oracle.Event{Kind: oracle.Release, Resource: r, Token: token, Detail: why})
+		return
+	}
+	w.stop()
+	a.em.Emit(oracle.Event{Kind: oracle.Release, Resource: r, Token: token, Detail: why})
+	a.giveUp(h)
+}
+
+func (a *ownerApp) giveUp(h holding) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Release(ctx); err != nil {
+		select {
+		case <-h.Done():
+			// already lost; nothing to give up
+		default:
+			a.f.log.Warn("release failed", "err", err)
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,66 @@
+// Package chaos tries to break zkcoord, in the spirit of Jepsen: it runs
+// real client processes against a real ZooKeeper ensemble, injects faults
+// from a seeded, reproducible schedule, records what every process did on
+// one clock, and checks the history.
+//
+// # The machine
+//
+// Run starts, against a 3-server ensemble (StartCluster, or zktest.Start in
+// a test):
+//
+//   - a fenced resource service, a process of its own, that clients "use"
+//     while they own a resource. Every use is a request over a Unix socket
+//     carrying the client, the resource and the fencing token; the service
+//     refuses a token older than the newest it has seen for the resource
+//     and records every decision (internal/oracle events, stamped with
+//     CLOCK_MONOTONIC, which all processes of the machine share);
+//   - K client processes of one Workload, each behind its own fault proxy:
+//     rebalancer clients in one of the three modes (using every resource
+//     assigned to them), candidates in one election per resource (using
+//     the resource while they lead, resigning now and then), or lock
+//     contenders (one Mutex per resource, held briefly, over and over).
+//     Clients record Acquire just before their first use and Release just
+//     after their last, so a recorded holding contains every use;
+//   - M resources.
+//
+// Children are the caller's own binary started again (Options.Spawn, and
+// ChildMain in the child): the chaos command starts "chaos client ..." and
+// "chaos service ...", a test re-executes the test binary.
+//
+// # Faults
+//
+// A Planner draws the schedule from the seed (Plan prints it): SIGKILL and
+// restart of clients; SIGSTOP/SIGCONT of clients shorter than their
+// self-expiry limit, between it and the session timeout, and longer than
+// the session timeout; client-to-ZooKeeper partitions of the same three
+// lengths (the client's proxy drops all traffic); kill and restart of the
+// ZooKeeper leader and of a follower; pause of a server; resources added
+// and removed; clients added and removed; and storms, several client faults
+// on distinct clients overlapping in time. Faults run one episode at a
+// time: after each, the harness waits until the group has converged and
+// measures how long that took.
+//
+// # Checkers
+//
+//   - No Double Resource Access (oracle History.CheckFenced): no instant at
+//     which two clients held a resource, except where the earlier holder's
+//     process was paused past its session and the service accepted none of
+//     its uses meanwhile: fencing at work, the only protection a process
+//     that is not running can have. Refused stale uses are counted.
+//   - Convergence: after each fault, and after the last one for the settle
+//     time, every resource is held by exactly one live client and the
+//     holdings are balanced (rebalancer), every election has one leader
+//     (election), every lock is granted again and every client gets one
+//     (lock).
+//   - Liveness of the processes: a client that exits on its own is a
+//     problem (and is restarted so the run goes on).
+//
+// The Report holds a one-line verdict, the measurements, and the whole
+// history (WriteJSON); WriteTimeline draws it as an HTML page with one row
+// per resource, one color per client and every fault marked.
+//
+// # Concurrency
+//
+// Run drives one run from the calling goroutine; several runs may share an
+// ensemble. Reports are plain values.
+package chaos

@@ -1,0 +1,84 @@
+package chaos
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zkcoord/zkcoord/internal/oracle"
+)
+
+// finish waits for the final state after the last fault, checks that it
+// holds for Settle, then stops every client and the service.
+func (h *harness) finish() FinalState {
+	h.mark(oracle.Quiet, "harness", "faults over")
+	quiet := oracle.Now()
+	fs := FinalState{}
+	stable := h.o.Settle
+	if !h.o.Workload.rebalance() {
+		stable = 0
+	}
+	at, ok, why := h.converge(quiet, stable, h.o.ConvergeTimeout)
+	if ok && !h.o.Workload.rebalance() {
+		// Leaders and lock holders keep changing: check that they still
+		// do after the settle time.
+		h.sleep(h.o.Settle)
+		_, ok, why = h.converge(oracle.Now(), 0, h.o.ConvergeTimeout)
+	}
+	fs.OK, fs.Why = ok && h.ctx.Err() == nil, why
+	if h.ctx.Err() != nil {
+		fs.Why = "interrupted"
+	}
+	if ok {
+		fs.At = at
+		fs.Converge = time.Duration(at - quiet)
+	}
+	fs.Holdings = h.track.holdings()
+	fs.Clients = h.live()
+	fs.Resources = slices.Clone(h.resources)
+	if fs.OK {
+		h.logf("final state reached %v after the last fault and held for %v", fs.Converge.Round(time.Millisecond), h.o.Settle)
+	} else {
+		h.problem("final state not reached: %s", fs.Why)
+	}
+
+	// Everyone leaves.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, name := range h.live() {
+		c := h.clients[name]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := h.stopClient(c); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		h.problem("%v", err)
+	}
+	h.service.CloseStdin()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.service.Wait(ctx); err != nil {
+		h.problem("the service did not stop cleanly: %v", err)
+	}
+	return fs
+}
+
+// FinalState is the group after the last fault and the settle time.
+type FinalState struct {
+	OK        bool                `json:"ok"`
+	Why       string              `json:"why,omitempty"`
+	At        int64               `json:"at,omitempty"`
+	Converge  time.Duration       `json:"converge_ns,omitempty"`
+	Clients   []string            `json:"clients"`
+	Resources []string            `json:"resources"`
+	Holdings  map[string][]string `json:"holdings"`
+}

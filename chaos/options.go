@@ -1,0 +1,171 @@
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/zkcoord/zkcoord/internal/launch"
+)
+
+// Workload is what the client processes do with the resources.
+type Workload string
+
+// Workloads.
+const (
+	// RebalanceIncremental, RebalanceResource, RebalanceGlobal: every
+	// client is a rebalance.Client (mode incremental, resource-barrier or
+	// global-barrier) and uses the resources assigned to it.
+	RebalanceIncremental Workload = "rebalance-incremental"
+	RebalanceResource    Workload = "rebalance-resource"
+	RebalanceGlobal      Workload = "rebalance-global"
+	// Election: every client campaigns in one election per resource and
+	// uses the resource while it leads, resigning now and then.
+	Election Workload = "election"
+	// Lock: every client takes one lock.Mutex per resource over and over,
+	// using the resource while it holds the lock.
+	Lock Workload = "lock"
+)
+
+// Workloads lists every workload.
+func Workloads() []Workload {
+	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock}
+}
+
+// ParseWorkload checks a workload name.
+func ParseWorkload(s string) (Workload, error) {
+	for _, w := range Workloads() {
+		if string(w) == s {
+			return w, nil
+		}
+	}
+	return "", fmt.Errorf("%w: unknown workload %q", ErrInvalidOptions, s)
+}
+
+func (w Workload) rebalance() bool {
+	return w == RebalanceIncremental || w == RebalanceResource || w == RebalanceGlobal
+}
+
+// Bugs a client can be told to have, to show that the checkers catch them.
+const (
+	// BugLateStop: when told to give a resource up (Unassigned, the end of
+	// a lock lease or of a leadership), the client lets the library carry
+	// on at once but keeps using the resource for a while: the next owner
+	// starts while it still works.
+	BugLateStop = "late-stop"
+)
+
+// ErrInvalidOptions is wrapped by the errors of Run for bad Options.
+var ErrInvalidOptions = errors.New("chaos: invalid options")
+
+// Options configure a Run. Zero fields take the defaults noted.
+type Options struct {
+	Workload Workload
+	// Seed seeds the fault schedule (and the clients' random choices).
+	Seed uint64
+	// Duration: new faults are started until this much time has passed
+	// since the first one. Ignored when Faults is set.
+	Duration time.Duration
+	// Faults, if not empty, is the schedule to run instead of one drawn
+	// from Seed.
+	Faults []Fault
+
+	// Clients is the initial number of clients (default 4); the schedule
+	// keeps it within [MinClients, MaxClients] (default [2, Clients+2]).
+	Clients, MinClients, MaxClients int
+	// Resources is the initial number of resources (default 10 for the
+	// rebalancer, 3 for elections and locks), kept within [MinResources,
+	// MaxResources] (default [Resources/2 (at least MaxClients for the
+	// rebalancer), Resources*3/2]).
+	Resources, MinResources, MaxResources int
+
+	// SessionTimeout asked for by the clients (default 4s); LostAfter is
+	// their self-expiry fraction (default zkcoord.DefaultLostAfter).
+	SessionTimeout time.Duration
+	LostAfter      float64
+	// UseInterval is the time between two uses of a resource by its owner
+	// (default 100ms).
+	UseInterval time.Duration
+
+	// ConvergeTimeout bounds the wait for convergence after each fault
+	// (default 2 minutes). Stable is how long a converged rebalancer must
+	// stay unchanged to count as converged (default 1s). Settle is how
+	// long the final state must hold after the last fault (default 5s).
+	ConvergeTimeout, Stable, Settle time.Duration
+
+	// Bug, if set, is given to the clients named in BugClients (default:
+	// the first client).
+	Bug        string
+	BugClients []string
+
+	// Spawn returns how to start a child process (role "client" or
+	// "service", see ChildMain) named name. Required.
+	Spawn func(name, role string, args []string) launch.Spec
+	// Dir receives the clients' logs; default: a temporary directory,
+	// removed at the end.
+	Dir string
+	// Log receives progress lines; nil means silent.
+	Log io.Writer
+}
+
+func (o *Options) setDefaults() error {
+	if _, err := ParseWorkload(string(o.Workload)); err != nil {
+		return err
+	}
+	if o.Duration <= 0 && len(o.Faults) == 0 {
+		return fmt.Errorf("%w: neither Duration nor Faults", ErrInvalidOptions)
+	}
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	defD := func(p *time.Duration, v time.Duration) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&o.Clients, 4)
+	def(&o.MinClients, min(2, o.Clients))
+	def(&o.MaxClients, o.Clients+2)
+	if o.Workload.rebalance() {
+		def(&o.Resources, 10)
+		def(&o.MinResources, max(o.Resources/2, o.MaxClients))
+	} else {
+		def(&o.Resources, 3)
+		def(&o.MinResources, max(1, o.Resources/2))
+	}
+	def(&o.MaxResources, max(o.Resources*3/2, o.Resources+1))
+	defD(&o.SessionTimeout, 4*time.Second)
+	if o.LostAfter == 0 {
+		o.LostAfter = 2.0 / 3.0
+	}
+	defD(&o.UseInterval, 100*time.Millisecond)
+	defD(&o.ConvergeTimeout, 2*time.Minute)
+	defD(&o.Stable, time.Second)
+	defD(&o.Settle, 5*time.Second)
+	switch {
+	case o.Clients < 1 || o.MinClients < 1 || o.MinClients > o.Clients || o.MaxClients < o.Clients:
+		return fmt.Errorf("%w: clients %d in [%d, %d]", ErrInvalidOptions, o.Clients, o.MinClients, o.MaxClients)
+	case o.Resources < 1 || o.MinResources < 1 || o.MinResources > o.Resources || o.MaxResources < o.Resources:
+		return fmt.Errorf("%w: resources %d in [%d, %d]", ErrInvalidOptions, o.Resources, o.MinResources, o.MaxResources)
+	case !(o.LostAfter > 0.3 && o.LostAfter < 0.9):
+		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
+	case o.Bug != "" && o.Bug != BugLateStop:
+		return fmt.Errorf("%w: unknown bug %q", ErrInvalidOptions, o.Bug)
+	}
+	if o.Bug != "" && len(o.BugClients) == 0 {
+		o.BugClients = []string{clientName(1)}
+	}
+	return nil
+}
+
+func (o *Options) limits() Limits {
+	return Limits{SessionTimeout: o.SessionTimeout, LostAfter: o.LostAfter,
+		Clients: o.Clients, MinClients: o.MinClients, MaxClients: o.MaxClients,
+		Resources: o.Resources, MinResources: o.MinResources, MaxResources: o.MaxResources}
+}
+
+func clientName(i int) string   { return fmt.Sprintf("c%d", i) }
+func resourceName(i int) string { return fmt.Sprintf("r%02d", i) }

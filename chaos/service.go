@@ -1,0 +1,209 @@
+package chaos
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/zkcoord/zkcoord/internal/oracle"
+)
+
+// The fenced resource service is a process of its own. Clients connect to
+// it over a Unix socket and send one line per use of a resource:
+//
+//	hello <client> <pid>           -> ok
+//	use <resource> <token>         -> ok | stale <why>
+//
+// It accepts a use unless the token is older than the newest it has seen
+// for that resource (or equal to it but from another client), as a real
+// resource that honours fencing tokens would (oracle.Fenced). Every
+// decision is written as an oracle event line (Use or Reject) on its
+// standard output, stamped with oracle.Now while the decision is made, so
+// the history orders uses as the resource saw them. It also prints
+// "hello <client> <pid>" when a client connects and "closed <client> <pid>"
+// once that connection has ended and every request read from it has been
+// decided: the harness waits for that line after killing a client, so that
+// no use sent by a dead process can be decided after its recorded crash.
+// It stops when its standard input ends, printing "summary uses=N
+// rejects=M".
+
+// fencedService decides uses. It is safe for concurrent use.
+type fencedService struct {
+	out io.Writer // event and status lines; each written with one Write
+
+	mu      sync.Mutex // orders decisions, their stamps and their lines
+	fenced  *oracle.Fenced
+	uses    int
+	rejects int
+}
+
+func newFencedService(out io.Writer) *fencedService {
+	return &fencedService{out: out, fenced: oracle.NewFenced(nil)}
+}
+
+// use decides one use and records it.
+func (s *fencedService) use(client, resource string, token int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.fenced.Use(resource, client, token)
+	e := oracle.Event{At: oracle.Now(), Client: client, Kind: oracle.Use, Resource: resource, Token: token}
+	if err != nil {
+		e.Kind, e.Detail = oracle.Reject, err.Error()
+		s.rejects++
+	} else {
+		s.uses++
+	}
+	s.line(e.Line())
+	return err
+}
+
+func (s *fencedService) line(l string) { io.WriteString(s.out, l+"\n") }
+
+func (s *fencedService) status(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.line(fmt.Sprintf(format, args...))
+}
+
+// serve answers the requests of one connection, in order.
+func (s *fencedService) serve(c net.Conn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	var client, pid string
+	defer func() {
+		if client != "" {
+			s.status("closed %s %s", client, pid)
+		}
+	}()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		f := strings.Fields(line)
+		var reply string
+		switch {
+		case len(f) == 3 && f[0] == "hello" && client == "":
+			client, pid = f[1], f[2]
+			s.status("hello %s %s", client, pid)
+			reply = "ok"
+		case len(f) == 3 && f[0] == "use" && client != "":
+			token, perr := strconv.ParseInt(f[2], 10, 64)
+			if perr != nil {
+				reply = "error bad token"
+				break
+			}
+			if err := s.use(client, f[1], token); err != nil {
+				reply = "stale " + strings.ReplaceAll(err.Error(), "\n", " ")
+			} else {
+				reply = "ok"
+			}
+		default:
+			reply = "error bad request"
+		}
+		if _, err := io.WriteString(c, reply+"\n"); err != nil {
+			return
+		}
+	}
+}
+
+// serviceMain is the service process: "service -socket PATH".
+func serviceMain(args []string) int {
+	fs := flag.NewFlagSet("service", flag.ContinueOnError)
+	socket := fs.String("socket", "", "Unix socket to listen on")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ln, err := net.Listen("unix", *socket)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "service:", err)
+		return 1
+	}
+	svc := newFencedService(os.Stdout)
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		ln.Close()
+	}()
+	svc.status("ready")
+	var wg sync.WaitGroup
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			svc.serve(c)
+		}()
+	}
+	// Connections of live clients stay open; the harness stops the service
+	// after every client has gone, so there is nothing left to wait for.
+	svc.mu.Lock()
+	svc.line(fmt.Sprintf("summary uses=%d rejects=%d", svc.uses, svc.rejects))
+	svc.mu.Unlock()
+	return 0
+}
+
+// errStale is returned by serviceConn.use when the service refused a use.
+var errStale = errors.New("chaos: use refused: stale fencing token")
+
+// serviceConn is a client's connection to the service. It is safe for
+// concurrent use; requests are sent one at a time.
+type serviceConn struct {
+	mu sync.Mutex
+	c  net.Conn
+	r  *bufio.Reader
+}
+
+func dialService(socket, client string) (*serviceConn, error) {
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		return nil, fmt.Errorf("chaos: service: %w", err)
+	}
+	s := &serviceConn{c: c, r: bufio.NewReader(c)}
+	if _, err := s.request(fmt.Sprintf("hello %s %d", client, os.Getpid())); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *serviceConn) request(req string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := io.WriteString(s.c, req+"\n"); err != nil {
+		return "", fmt.Errorf("chaos: service: %w", err)
+	}
+	reply, err := s.r.ReadString('\n')
+	if err != nil {
+		return "", fmt.Errorf("chaos: service: %w", err)
+	}
+	reply = strings.TrimSuffix(reply, "\n")
+	if strings.HasPrefix(reply, "error") {
+		return "", fmt.Errorf("chaos: service: %s", reply)
+	}
+	return reply, nil
+}
+
+// use asks the service to use resource with token. It returns an error
+// wrapping errStale if the service refused.
+func (s *serviceConn) use(resource string, token int64) error {
+	reply, err := s.request(fmt.Sprintf("use %s %d", resource, token))
+	if err != nil {
+		return err
+	}
+	if reply != "ok" {
+		return fmt.Errorf("%w: %s", errStale, reply)
+	}
+	return nil
+}
+
+func (s *serviceConn) close() { s.c.Close() }
