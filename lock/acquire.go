@@ -59,11 +59,20 @@ func watchOwn(ctx context.Context, sess *zkcoord.Session, path string) <-chan ow
 	return res
 }
 
-// self tracks the watch a contender keeps on its own node.
+// self tracks the watch a contender keeps on its own node. The watch is set
+// only once the contender has to wait: a contender that gets the lock at
+// once leaves it to the Lease, which sets it when it is first asked for.
 type self struct {
 	node    string
 	pending <-chan ownWatch // until the first GetW answers
 	own     *ownWatch
+}
+
+// watchFrom starts watching the own node, unless that is under way or done.
+func (s *self) watchFrom(ctx context.Context, sess *zkcoord.Session) {
+	if s.pending == nil && s.own == nil {
+		s.pending = watchOwn(ctx, sess, s.node)
+	}
 }
 
 // watch returns the current watch, nil while it is being set.
@@ -74,8 +83,8 @@ func (s *self) watch() <-chan zkcoord.Event {
 	return s.own.w
 }
 
-// lease hands the node and its watch (or the watch still being set) to a
-// new Lease.
+// lease hands the node and its watch (or the watch still being set, or
+// none yet) to a new Lease.
 func (s *self) lease(sess *zkcoord.Session) *Lease {
 	if s.own != nil {
 		done := make(chan ownWatch, 1)
@@ -90,11 +99,11 @@ func (s *self) lease(sess *zkcoord.Session) *Lease {
 //
 // The first listing came with the create (Session.CreateProtectedAndList
 // sends it right behind the create, so ZooKeeper processes it after); later
-// ones are taken after each notification. The watch on the contender's own
-// node is set meanwhile; a holder's Token waits for it if need be.
+// ones are taken after each notification. A contender that has to wait
+// also watches its own node, from the first wait on.
 func (c contention) wait(ctx context.Context, node string, try bool, first []string) (*Lease, error) {
 	me := zkcoord.Base(node)
-	s := &self{node: node, pending: watchOwn(ctx, c.sess, node)}
+	s := &self{node: node}
 	for {
 		children, err := first, error(nil)
 		if first == nil {
@@ -120,6 +129,7 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		if try {
 			return nil, fmt.Errorf("lock: %s: %w", c.dir, ErrLocked)
 		}
+		s.watchFrom(ctx, c.sess)
 		// Curator reads the predecessor's data rather than calling exists,
 		// so that a predecessor already gone leaves no watch behind.
 		_, pw, err := dataWatch(ctx, c.sess, zkcoord.Join(c.dir, pred))

@@ -44,6 +44,12 @@ var (
 // migration) should also pass Token to the resource it protects, or write
 // through zkcoord's guarded writes with Fence.
 //
+// A lease reads its node's stat (for Token and Fence) and watches the node
+// (for a deletion by someone else) from the first call of Done, Err, Token
+// or Fence on, or from its acquisition if it had to wait for the lock: a
+// holder that asks none of them costs no request beyond the create, the
+// listing and the delete. The end of its Session is noticed either way.
+//
 // A Lease is safe for concurrent use.
 type Lease struct {
 	sess *zkcoord.Session
@@ -57,16 +63,19 @@ type Lease struct {
 	finished chan struct{} // closed when run has returned
 	release  chan struct{} // closed by Release
 	relOnce  sync.Once
+	watch    chan struct{} // closed once the node's stat and watch are wanted
+	watchOne sync.Once
 
 	mu     sync.Mutex
 	err    error // why the lease ended; nil while held
 	result error // what Release reports
 }
 
-// newLease starts watching a node this Session just acquired. own delivers
-// the result of the data watch set on the node: its stat (the fencing
-// token) and the watch that reports its deletion. It may still be on the
-// way, so that acquiring need not wait for it.
+// newLease takes over a node this Session just acquired. own delivers the
+// result of the data watch set on the node: its stat (the fencing token)
+// and the watch that reports its deletion. It may still be on the way, so
+// that acquiring need not wait for it, or nil: then the watch is set when
+// first wanted.
 func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
 	l := &Lease{
 		sess:      sess,
@@ -76,18 +85,29 @@ func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
 		done:      make(chan struct{}),
 		finished:  make(chan struct{}),
 		release:   make(chan struct{}),
+		watch:     make(chan struct{}),
+	}
+	if own != nil {
+		l.wantWatch()
 	}
 	go l.run(own)
 	return l
 }
 
+// wantWatch asks run to read the node's stat and watch it.
+func (l *Lease) wantWatch() { l.watchOne.Do(func() { close(l.watch) }) }
+
 // Done is closed when the lease ends: released, or lost.
-func (l *Lease) Done() <-chan struct{} { return l.done }
+func (l *Lease) Done() <-chan struct{} {
+	l.wantWatch()
+	return l.done
+}
 
 // Err returns nil while the lease is held. After Done closes it returns
 // ErrReleased if the lease was released, or an error wrapping ErrLost and
 // the cause (ErrNodeDeleted, or the Session's error) if it was lost.
 func (l *Lease) Err() error {
+	l.wantWatch()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
@@ -102,11 +122,11 @@ func (l *Lease) Path() string { return l.path }
 // larger token. A resource that records the largest token it has seen can
 // reject a holder that lost the lock without noticing.
 //
-// The token is read from the server as soon as the lease is acquired,
-// without delaying the acquisition; Token waits for that read if it is
-// still under way (one round trip at most). It returns 0 if the lease
-// ended before the token could be read.
+// The token is read from the server when first wanted (see Lease), so the
+// first call may wait one round trip. It returns 0 if the lease ended
+// before the token could be read.
 func (l *Lease) Token() int64 {
+	l.wantWatch()
 	<-l.statReady
 	return l.token
 }
@@ -117,6 +137,7 @@ func (l *Lease) Token() int64 {
 // node's stat; without it (the lease ended first) the fence checks only
 // that the node exists.
 func (l *Lease) Fence() zkcoord.Fence {
+	l.wantWatch()
 	<-l.statReady
 	return zkcoord.Fence{Path: l.path, Token: l.token, Version: l.version}
 }
@@ -161,9 +182,16 @@ func (l *Lease) run(own <-chan ownWatch) {
 		}
 	}()
 	sessDone := l.sess.Done()
+	want := l.watch
+	if own != nil {
+		want = nil
+	}
 	var w <-chan zkcoord.Event
 	for {
 		select {
+		case <-want:
+			want = nil
+			own = watchOwn(context.Background(), l.sess, l.path)
 		case r := <-own:
 			own = nil
 			if r.err != nil {

@@ -118,7 +118,7 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 // at most MaxLeases.
 func (s *Semaphore) wait(ctx context.Context, node string, guard *Lease, try bool) (*Lease, error) {
 	me := zkcoord.Base(node)
-	own := &self{node: node, pending: watchOwn(ctx, s.sess, node)}
+	own := &self{node: node}
 	watch := false // list without a watch first: a free lease needs none
 	for {
 		var (
@@ -152,6 +152,7 @@ func (s *Semaphore) wait(ctx context.Context, node string, guard *Lease, try boo
 		}
 		if !watch {
 			watch = true
+			own.watchFrom(ctx, s.sess)
 			continue
 		}
 		if err := s.leases.block(ctx, cw, own, guard.Done()); err != nil {
