@@ -42,7 +42,8 @@ type member struct {
 	// Owned by run.
 	slots      map[string]*slot
 	desired    map[string]bool   // resources allocated to this client
-	owners     map[string]string // of the current allocation
+	alloc      alloc.Assignment  // the current allocation
+	owners     map[string]string // owners looked up in alloc so far
 	gen        int64             // generation of the current allocation
 	attempts   uint64
 	closing    bool
@@ -210,12 +211,27 @@ func (m *member) handle(ev any) {
 
 func (m *member) setRecord(rec alloc.Record) {
 	m.gen = rec.Generation
-	m.owners = rec.Assignment.Owners()
+	m.alloc, m.owners = rec.Assignment, nil
 	mine := rec.Assignment[m.reg.id]
 	m.desired = make(map[string]bool, len(mine))
 	for _, r := range mine {
 		m.desired[r] = true
 	}
+}
+
+// owner looks up who owns res in the current allocation. Only resources
+// this client gives up are looked up, so a change costs each member what
+// it moves, not the size of the whole allocation.
+func (m *member) owner(res string) (string, bool) {
+	if o, ok := m.owners[res]; ok {
+		return o, o != ""
+	}
+	o, ok := m.alloc.Owner(res)
+	if m.owners == nil {
+		m.owners = map[string]string{}
+	}
+	m.owners[res] = o
+	return o, ok
 }
 
 // close starts the end of the member: every resource is stopped.
@@ -254,7 +270,7 @@ func (m *member) dropCause(s *slot) error {
 	case m.stopAll:
 		return ErrRebalancing
 	case !m.desired[s.res]:
-		if o, ok := m.owners[s.res]; ok && o != m.reg.id {
+		if o, ok := m.owner(s.res); ok && o != m.reg.id {
 			return ErrMoved
 		}
 		return ErrRemoved

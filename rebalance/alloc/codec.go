@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
+	"strings"
 )
 
 var (
@@ -243,28 +244,65 @@ func (r *reader) names(what string, minBytes int) []string {
 		r.fail("%s: count %d exceeds the data", what, n)
 		return nil
 	}
-	out := make([]string, 0, n)
-	prev := ""
+	// The names are built in one buffer and cut from it: one allocation
+	// for the lot rather than one per name.
+	var buf strings.Builder
+	buf.Grow(r.namesLen(n))
+	ends := make([]int, 0, n)
+	prevStart, prevEnd := 0, 0
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		p := r.uvarint()
 		l := r.uvarint()
 		if r.err != nil {
 			break
 		}
-		if p > uint64(len(prev)) || l > uint64(len(r.b)) {
+		if p > uint64(prevEnd-prevStart) || l > uint64(len(r.b)) {
 			r.fail("%s %d: bad lengths", what, i)
 			break
 		}
-		name := prev[:p] + string(r.b[:l])
+		start := buf.Len()
+		buf.WriteString(buf.String()[prevStart : prevStart+int(p)])
+		buf.Write(r.b[:l])
 		r.b = r.b[l:]
-		if i > 0 && name <= prev {
+		all := buf.String()
+		if i > 0 && all[start:] <= all[prevStart:prevEnd] {
 			r.fail("%s %d: not strictly sorted", what, i)
 			break
 		}
-		out = append(out, name)
-		prev = name
+		ends = append(ends, len(all))
+		prevStart, prevEnd = start, len(all)
+	}
+	if r.err != nil {
+		return nil
+	}
+	all := buf.String()
+	out := make([]string, len(ends))
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
 	}
 	return out
+}
+
+// namesLen returns the total length of the n names that follow, as far as
+// the data is intact; names checks the rest.
+func (r *reader) namesLen(n uint64) int {
+	b, total, prev := r.b, 0, 0
+	for i := uint64(0); i < n; i++ {
+		p, k := binary.Uvarint(b)
+		if k <= 0 {
+			break
+		}
+		l, k2 := binary.Uvarint(b[k:])
+		if k2 <= 0 || p > uint64(prev) || l > uint64(len(b)-k-k2) {
+			break
+		}
+		b = b[k+k2+int(l):]
+		prev = int(p) + int(l)
+		total += prev
+	}
+	return total
 }
 
 func parseBody(body []byte) (Record, error) {
@@ -301,8 +339,11 @@ func parseBody(body []byte) (Record, error) {
 	}
 	a := make(Assignment, len(clients))
 	lists := make([][]string, len(clients))
+	backing := make([]string, len(resources)) // one array cut into every list
+	off := 0
 	for i := range clients {
-		lists[i] = make([]string, 0, counts[i])
+		lists[i] = backing[off : off : off+counts[i]]
+		off += counts[i]
 	}
 	for i, res := range resources {
 		lists[owner[i]] = append(lists[owner[i]], res)
