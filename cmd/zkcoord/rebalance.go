@@ -42,8 +42,10 @@ restarted stays with this worker, idle. After --max-restarts restarts of one
 resource, the worker gives up: it leaves the group, so that others take over
 its resources, and exits with status 1.
 
---exec runs CMD through /bin/sh -c if it uses shell syntax ({resource} is then
-quoted), directly otherwise. After "--", CMD and its arguments are run directly.
+--exec runs CMD through /bin/sh -c if it uses shell syntax, directly otherwise.
+Under the shell, {resource} becomes "$ZKCOORD_RESOURCE", so a resource name
+is always one word and never shell code; it may stand inside double quotes,
+not inside single quotes. After "--", CMD and its arguments are run directly.
 
 Modes (--mode, the same for every worker of a group):
   incremental       only resources that change owner stop (default)

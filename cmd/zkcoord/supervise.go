@@ -196,15 +196,18 @@ const shellMeta = "|&;<>()$`\\\"'*?[]#~=%!{}\n"
 // "consume --queue {resource}".
 type commandTemplate struct {
 	text  string
-	shell bool     // run with sh -c
+	shell bool     // run with sh -c; text refers to placeholders by variable
 	words []string // without a shell: the words, placeholders unexpanded
 }
 
 // parseTemplate prepares a command template. Without shell syntax (once the
 // placeholders are removed) the command is split into words and run
-// directly, each placeholder expanding to exactly one argument piece; with
-// shell syntax it runs under /bin/sh -c, with every placeholder replaced by
-// its shell-quoted value.
+// directly, each placeholder expanding to exactly one argument piece. With
+// shell syntax it runs under /bin/sh -c, and a placeholder never becomes
+// shell text: {name} turns into a reference to the environment variable
+// ZKCOORD_NAME, which the child gets, quoted so that the value is one word
+// whatever it holds. A placeholder inside single quotes cannot be expanded
+// that way and is refused.
 func parseTemplate(text string, placeholders ...string) (commandTemplate, error) {
 	if strings.TrimSpace(text) == "" {
 		return commandTemplate{}, errors.New("empty command")
@@ -213,23 +216,76 @@ func parseTemplate(text string, placeholders ...string) (commandTemplate, error)
 	for _, p := range placeholders {
 		bare = strings.ReplaceAll(bare, "{"+p+"}", "x")
 	}
-	t := commandTemplate{text: text}
-	if strings.ContainsAny(bare, shellMeta) {
-		t.shell = true
-		return t, nil
+	if !strings.ContainsAny(bare, shellMeta) {
+		return commandTemplate{text: text, words: strings.Fields(text)}, nil
 	}
-	t.words = strings.Fields(text)
-	return t, nil
+	script, err := shellScript(text, placeholders)
+	if err != nil {
+		return commandTemplate{}, err
+	}
+	return commandTemplate{text: script, shell: true}, nil
 }
 
-// argv expands the template with values (placeholder name -> value).
+// shellScript replaces each placeholder in a shell command line by a quoted
+// reference to its environment variable, following the quoting of the
+// command line: "$ZKCOORD_X" outside quotes, $ZKCOORD_X inside double
+// quotes.
+func shellScript(text string, placeholders []string) (string, error) {
+	var out strings.Builder
+	single, double := false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !single && c == '\\' && i+1 < len(text) {
+			out.WriteString(text[i : i+2])
+			i++
+			continue
+		}
+		if c == '{' {
+			if name, ok := placeholderAt(text[i:], placeholders); ok {
+				v := "$" + placeholderVar(name)
+				switch {
+				case single:
+					return "", fmt.Errorf("{%s} inside single quotes: use double quotes or none", name)
+				case double:
+					out.WriteString(v)
+				default:
+					out.WriteString(`"` + v + `"`)
+				}
+				i += len(name) + 1
+				continue
+			}
+		}
+		switch {
+		case c == '\'' && !double:
+			single = !single
+		case c == '"' && !single:
+			double = !double
+		}
+		out.WriteByte(c)
+	}
+	return out.String(), nil
+}
+
+// placeholderAt returns the placeholder s starts with, if any.
+func placeholderAt(s string, placeholders []string) (string, bool) {
+	for _, p := range placeholders {
+		if strings.HasPrefix(s, "{"+p+"}") {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// placeholderVar is the environment variable that carries a placeholder's
+// value to a shell command: ZKCOORD_RESOURCE for {resource}.
+func placeholderVar(name string) string { return "ZKCOORD_" + strings.ToUpper(name) }
+
+// argv expands the template with values (placeholder name -> value). A
+// shell command gets the values from its environment (placeholderVar),
+// which the caller sets.
 func (t commandTemplate) argv(values map[string]string) []string {
 	if t.shell {
-		s := t.text
-		for k, v := range values {
-			s = strings.ReplaceAll(s, "{"+k+"}", shellQuote(v))
-		}
-		return []string{"/bin/sh", "-c", s}
+		return []string{"/bin/sh", "-c", t.text}
 	}
 	out := make([]string, len(t.words))
 	for i, w := range t.words {
@@ -252,20 +308,4 @@ func expandArgs(args []string, values map[string]string) []string {
 		out[i] = w
 	}
 	return out
-}
-
-// shellQuote quotes s for a shell command line, leaving it as it is if it
-// needs no quoting (so that "{resource}" may also appear inside quotes).
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

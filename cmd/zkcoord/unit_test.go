@@ -2,7 +2,11 @@ package main
 
 import (
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,9 +21,9 @@ func TestParseTemplate(t *testing.T) {
 	}{
 		{"sleep 3600", "r1", []string{"sleep", "3600"}},
 		{"consume --queue {resource}", "a b", []string{"consume", "--queue", "a b"}},
-		{"run --name=x-{resource}", "r1", []string{"/bin/sh", "-c", "run --name=x-r1"}},
-		{`echo "{resource}" > /tmp/{resource}`, "r1", []string{"/bin/sh", "-c", `echo "r1" > /tmp/r1`}},
-		{"echo {resource} | wc", "it's", []string{"/bin/sh", "-c", `echo 'it'\''s' | wc`}},
+		{"run --name=x-{resource}", "r1", []string{"/bin/sh", "-c", `run --name=x-"$ZKCOORD_RESOURCE"`}},
+		{`echo "{resource}" > /tmp/{resource}`, "r1", []string{"/bin/sh", "-c", `echo "$ZKCOORD_RESOURCE" > /tmp/"$ZKCOORD_RESOURCE"`}},
+		{`echo \{resource} | wc`, "r1", []string{"/bin/sh", "-c", `echo \{resource} | wc`}},
 	}
 	for _, c := range cases {
 		tmpl, err := parseTemplate(c.text, "resource")
@@ -29,6 +33,9 @@ func TestParseTemplate(t *testing.T) {
 		if got := tmpl.argv(map[string]string{"resource": c.res}); !slices.Equal(got, c.want) {
 			t.Errorf("%q with %q: got %q, want %q", c.text, c.res, got, c.want)
 		}
+	}
+	if _, err := parseTemplate("echo '{resource}' | wc", "resource"); err == nil {
+		t.Error("a placeholder inside single quotes was accepted")
 	}
 	if _, err := parseTemplate("  "); err == nil {
 		t.Error("an empty command was accepted")
@@ -96,5 +103,42 @@ func TestEpisodes(t *testing.T) {
 	e = eps.observe(snapshot{At: at(1000), Since: at(900), D: back})
 	if e == nil || e.N != 3 || e.Duration() != 100*time.Millisecond || e.Trigger != "left w2" {
 		t.Fatalf("quick rebalancing: %+v", e)
+	}
+}
+
+// TestShellTemplateHostileValues runs shell templates with resource names
+// that are shell syntax: each must reach the command as one literal word,
+// never as code.
+func TestShellTemplateHostileValues(t *testing.T) {
+	dir := t.TempDir()
+	hostile := []string{"$(touch " + dir + "/pwned)", "`touch " + dir + "/pwned`", "a b", "it's", `x"; touch ` + dir + `/pwned; "`, "*"}
+	for _, text := range []string{`printf '%s\n' {resource} | cat`, `printf '%s\n' "{resource}" | cat`, `printf '%s\n' "r={resource}" | cat`} {
+		tmpl, err := parseTemplate(text, "resource")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tmpl.shell {
+			t.Fatalf("%q: not run by a shell", text)
+		}
+		for _, v := range hostile {
+			argv := tmpl.argv(map[string]string{"resource": v})
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), placeholderVar("resource")+"="+v)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%q with %q: %v", text, v, err)
+			}
+			want := v
+			if strings.Contains(text, "r={resource}") {
+				want = "r=" + v
+			}
+			if got := strings.TrimSuffix(string(out), "\n"); got != want {
+				t.Errorf("%q with %q: printed %q, want %q", text, v, got, want)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("a resource name ran as shell code")
 	}
 }
