@@ -12,7 +12,8 @@ type Recorder interface {
 	// SessionState reports a transition of the process's ZooKeeper
 	// session.
 	SessionState(s zkcoord.State)
-	// Leading reports whether this process leads the election at path.
+	// Leading reports whether this process leads the election at path, or
+	// coordinates the rebalance group at path.
 	Leading(path string, leading bool)
 	// LockHeld reports whether this process holds the lock at path.
 	LockHeld(path string, held bool)

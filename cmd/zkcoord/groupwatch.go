@@ -136,6 +136,9 @@ func (e episode) Duration() time.Duration { return e.End.Sub(e.Start) }
 
 // episodes turns a stream of snapshots into rebalancings.
 type episodes struct {
+	// joined: the stream starts in the middle of the group's life, so a
+	// settled first snapshot is a state found, not a rebalancing seen.
+	joined  bool
 	n       int
 	settled *rebalance.Description // the last settled state
 	cur     *episode
@@ -164,7 +167,7 @@ func (t *episodes) observe(s snapshot) *episode {
 		if t.settled == nil || t.settled.Generation != d.Generation || !sameHolders(t.settled, d) {
 			// A whole rebalancing happened between two snapshots: it
 			// started with the change that woke us.
-			if t.settled != nil || len(d.Resources) > 0 {
+			if t.settled != nil || (len(d.Resources) > 0 && !t.joined) {
 				t.n++
 				t.cur = &episode{N: t.n, Start: start}
 			}

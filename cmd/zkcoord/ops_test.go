@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -118,9 +119,17 @@ func TestMetrics(t *testing.T) {
 	mustZkc(t, "resources", "add", group, "a", "b", "c")
 	addr = freeAddr(t)
 	w := start(t, nil, "rebalance", group, "--exec", "sleep 600", "--metrics", addr, "--name", "m1")
-	waitFor(t, 30*time.Second, "the worker to run 3 resources and see the rebalancing", func() bool {
+	waitFor(t, 30*time.Second, "the worker to run 3 resources and coordinate", func() bool {
 		body := httpGet(t, "http://"+addr+"/metrics")
 		return strings.Contains(body, fmt.Sprintf(`zkcoord_assigned_resources{group=%q} 3`, group)) &&
+			strings.Contains(body, fmt.Sprintf(`zkcoord_leader{path=%q} 1`, rebalance.DefaultRoot+"/"+group))
+	})
+	// A resource added while it coordinates is one rebalancing, seen
+	// whatever the group looked like when it took office.
+	mustZkc(t, "resources", "add", group, "d")
+	waitFor(t, 30*time.Second, "the worker to run 4 resources and count the rebalancing", func() bool {
+		body := httpGet(t, "http://"+addr+"/metrics")
+		return strings.Contains(body, fmt.Sprintf(`zkcoord_assigned_resources{group=%q} 4`, group)) &&
 			strings.Contains(body, fmt.Sprintf(`zkcoord_rebalances_total{group=%q} 1`, group)) &&
 			strings.Contains(body, fmt.Sprintf(`zkcoord_rebalance_duration_seconds_bucket{group=%q,le="+Inf"} 1`, group))
 	})

@@ -285,8 +285,9 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 }
 
 // observe keeps the metrics of the worker: its number of resources, and,
-// while it is the coordinator, the group's rebalancings and how long they
-// take (read from the group through watches).
+// while it is the coordinator (zkcoord_leader for the group's path), the
+// group's rebalancings and how long they take (read from the group through
+// watches).
 func (w *worker) observe(ctx context.Context, sess *zkcoord.Session, c *rebalance.Client) {
 	a, o := w.a, w.o
 	if _, off := a.rec.(metrics.Nop); off {
@@ -309,8 +310,18 @@ func (w *worker) observe(ctx context.Context, sess *zkcoord.Session, c *rebalanc
 			stopWatching = func() { cancel(); <-done }
 			go func() {
 				defer close(done)
-				var eps episodes
+				// A worker becomes coordinator at any time: what it
+				// finds settled was rebalanced before it looked.
+				eps := episodes{joined: true}
+				path := zkcoord.Join(o.root, o.group)
+				defer a.rec.Leading(path, false)
+				first := true
 				_ = watchGroup(wctx, sess, o.root, o.group, func(s snapshot) {
+					if first {
+						// Coordinating, and watching the group.
+						a.rec.Leading(path, true)
+						first = false
+					}
 					if e := eps.observe(s); e != nil {
 						a.rec.Rebalanced(o.group, e.Duration())
 						a.log.Info("rebalanced", "group", o.group, "change", e.Trigger, "moved", e.Moved,

@@ -104,6 +104,17 @@ func TestEpisodes(t *testing.T) {
 	if e == nil || e.N != 3 || e.Duration() != 100*time.Millisecond || e.Trigger != "left w2" {
 		t.Fatalf("quick rebalancing: %+v", e)
 	}
+
+	// Joining a settled group mid-life sees no rebalancing until the
+	// group changes.
+	late := episodes{joined: true}
+	if e := late.observe(snapshot{At: at(0), D: settled}); e != nil {
+		t.Fatalf("a settled group found on joining counted as %+v", e)
+	}
+	late.observe(snapshot{At: at(300), Since: at(200), D: moving})
+	if e := late.observe(snapshot{At: at(700), D: after}); e == nil || e.N != 1 || e.Duration() != 500*time.Millisecond {
+		t.Fatalf("the first rebalancing seen after joining: %+v", e)
+	}
 }
 
 // TestShellTemplateHostileValues runs shell templates with resource names

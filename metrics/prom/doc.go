@@ -2,7 +2,7 @@
 //
 //	zkcoord_session_state{state}                  1 for the current state of the session, 0 for the others
 //	zkcoord_session_transitions_total{state}      session state transitions
-//	zkcoord_leader{path}                          1 while this process leads the election at path
+//	zkcoord_leader{path}                          1 while this process leads the election (or coordinates the rebalance group) at path
 //	zkcoord_lock_held{path}                       1 while this process holds the lock at path
 //	zkcoord_assigned_resources{group}             resources of the group this process runs
 //	zkcoord_rebalances_total{group}               completed rebalancings seen
