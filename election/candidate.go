@@ -29,6 +29,11 @@ type Candidate struct {
 
 	delMu sync.Mutex // serialises node deletion after the machine ended
 
+	// office is set once the candidate took office (it wrote the leader
+	// node), even if it failed before its leadership began. Owned by the
+	// state machine's goroutine.
+	office *office
+
 	mu         sync.Mutex
 	state      State
 	leadership *Leadership
@@ -364,6 +369,12 @@ func (c *Candidate) lead(states <-chan zkcoord.StateChange) error {
 	case err != nil:
 		return c.wrap("take office in", err)
 	}
+	// From here on, finish deletes the leader node with the candidate's
+	// node, guarded by the term, even if the checks below fail.
+	c.office = &off
+	if h := e.afterTakeOffice; h != nil {
+		h(c.node)
+	}
 	token := off.token
 	// Watch the term (a bump by anyone else deposes this leader) and the
 	// own node (deleted by someone else), with both requests in flight at
@@ -380,6 +391,9 @@ func (c *Candidate) lead(states <-chan zkcoord.StateChange) error {
 	)
 	switch {
 	case errors.Is(termErr, zkcoord.ErrNoNode):
+		// The leader node cannot be deleted under a term guard now; it
+		// stays until the session ends but names a node that finish
+		// deletes, so observers do not see it as Acting.
 		return fmt.Errorf("%w: term node deleted", ErrDeposed)
 	case termErr != nil:
 		return c.wrap("watch term in", termErr)
@@ -473,11 +487,10 @@ func (c *Candidate) finish(cause error) {
 		// Not ours to delete.
 		nodeErr = cause
 	case serr == nil:
-		ctx := bg
-		if l != nil && !errors.Is(cause, ErrDeposed) && !errors.Is(cause, ErrEnded) {
-			nodeErr = c.leaveOffice(ctx, l.termVersion)
+		if c.office != nil && !errors.Is(cause, ErrDeposed) && !errors.Is(cause, ErrEnded) {
+			nodeErr = c.leaveOffice(bg, c.office.version)
 		} else {
-			nodeErr = c.deleteNode(ctx)
+			nodeErr = c.deleteNode(bg)
 		}
 	case errors.Is(serr, zkcoord.ErrSessionExpired):
 		// The server deleted it.

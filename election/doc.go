@@ -42,6 +42,29 @@
 // Many candidates may share one Session and one Election: each has its own
 // node and goroutine.
 //
+// # The leader node and Acting
+//
+// Holding the lowest node does not mean that its owner knows it leads
+// (ZooKeeper's recipe makes the same point). The leader node is the
+// acknowledgement: it is written by the leader itself, in the transaction
+// that takes office, after the leader checked that it owns the lowest
+// node. Leader.Acting reports that the leader node names the current
+// lowest node, so Acting means "took office", nothing more:
+//
+//   - it does not mean that the application's leader work has started:
+//     Campaign returns, and Elected closes, a moment after the transaction
+//     (once the term and node watches are set), and what the application
+//     does then is not recorded. An application that needs observers to
+//     know that its work is running publishes that itself, for example
+//     with a guarded write (Leadership.Fence) of its own node;
+//   - a candidate that takes office but fails at once (its node deleted,
+//     the term bumped before its watch was set) never hands out a
+//     Leadership; it deletes the leader node again when the term is still
+//     its own; otherwise a later leader has replaced the leader node, or
+//     it names a deleted participant, which is not Acting;
+//   - the leader node is ephemeral and is deleted on Resign and End, so it
+//     never outlives the leader's session.
+//
 // # Fencing
 //
 // Leadership.Token is the creation zxid of the leader's node. A leader that

@@ -18,6 +18,10 @@ type Election struct {
 	path string
 	opts options
 
+	// afterTakeOffice, if set, runs in a candidate's goroutine right after
+	// it took office (tests only).
+	afterTakeOffice func(node string)
+
 	mu         sync.Mutex
 	ended      bool
 	candidates map[*Candidate]struct{}
@@ -142,19 +146,15 @@ func (e *Election) unregister(c *Candidate) {
 // with ErrEnded. The term node stays as the marker; delete it to use the
 // path for a new election. Curator's LeaderLatch knows nothing of this
 // marker and recreates its node.
+//
+// If End fails before the term node is marked, nothing changed and the
+// Election stays usable. If it fails later (deleting nodes, or waiting for
+// local candidates), the election is ended; call End again to finish.
 func (e *Election) End(ctx context.Context) error {
 	return detach(ctx, func(ctx context.Context) error { return e.end(ctx) })
 }
 
 func (e *Election) end(ctx context.Context) error {
-	e.mu.Lock()
-	e.ended = true
-	local := make([]*Candidate, 0, len(e.candidates))
-	for c := range e.candidates {
-		local = append(local, c)
-	}
-	e.mu.Unlock()
-
 	data := []byte(`{"ended":true}`)
 	err := e.sess.Retry(ctx, func(ctx context.Context) error {
 		_, err := e.sess.Set(ctx, e.opts.termPath, data, -1)
@@ -170,8 +170,20 @@ func (e *Election) end(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
+		// The term node is most likely not marked, so the Election stays
+		// usable; if the mark was written after all, Nominate sees it.
 		return fmt.Errorf("election: end %s: %w", e.path, err)
 	}
+	// The mark is written: the election is ended, whether or not the rest
+	// succeeds. Candidates registered by now are stopped; later ones are
+	// refused.
+	e.mu.Lock()
+	e.ended = true
+	local := make([]*Candidate, 0, len(e.candidates))
+	for c := range e.candidates {
+		local = append(local, c)
+	}
+	e.mu.Unlock()
 	for _, c := range local {
 		c.stop(ErrEnded)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 )
@@ -524,6 +526,46 @@ func TestEnd(t *testing.T) {
 	}
 	if len(children) != 0 {
 		t.Fatalf("children left after End: %v", children)
+	}
+}
+
+// TestFailedEndLeavesElectionUsable: an End that cannot mark the term
+// node (here its ACL forbids writes) changes nothing: the same Election
+// can still nominate, and a later End succeeds.
+func TestFailedEndLeavesElectionUsable(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	sess := connect(t, shared.Servers())
+	readOnly := connect(t, shared.Servers(), func(c *zkcoord.Config) {
+		c.ACL = []zkcoord.ACL{{Perms: zk.PermRead, Scheme: "world", ID: "anyone"}}
+	})
+	e := newElection(t, sess, path)
+	if err := sess.EnsurePath(ctx, zkcoord.Parent(e.TermPath())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readOnly.Create(ctx, e.TermPath(), nil, zkcoord.FlagPersistent); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.End(ctx); !errors.Is(err, zkcoord.ErrNoAuth) {
+		t.Fatalf("End on a read-only term node: %v, want ErrNoAuth", err)
+	}
+	// Deleting needs rights on the parent only.
+	if err := sess.Delete(ctx, e.TermPath(), -1); err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		t.Fatalf("Campaign after a failed End: %v", err)
+	}
+	if err := e.End(ctx); err != nil {
+		t.Fatalf("End: %v", err)
+	}
+	waitClosed(t, l.Done(), long, "leadership ended")
+	if !errors.Is(l.Err(), election.ErrEnded) {
+		t.Fatalf("leadership: %v", l.Err())
+	}
+	if _, err := e.Nominate(ctx); !errors.Is(err, election.ErrEnded) {
+		t.Fatalf("Nominate after End: %v", err)
 	}
 }
 

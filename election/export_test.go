@@ -25,3 +25,10 @@ func AdoptForTest(ctx context.Context, e *Election, node string) (*Candidate, er
 		return nil, ctx.Err()
 	}
 }
+
+// SetAfterTakeOfficeForTest makes every candidate of e call f with its node
+// right after it took office, before it checks the term and its node and
+// before its leadership begins. Call it before nominating.
+func SetAfterTakeOfficeForTest(e *Election, f func(node string)) {
+	e.afterTakeOffice = f
+}

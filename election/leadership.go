@@ -12,10 +12,9 @@ import (
 // a resource can reject a stale leader (one that paused past the end of its
 // session). Safe for concurrent use.
 type Leadership struct {
-	c           *Candidate
-	token       int64
-	term        int64
-	termVersion int32
+	c     *Candidate
+	token int64
+	term  int64
 
 	lost   chan struct{}
 	ctx    context.Context
@@ -26,7 +25,7 @@ type Leadership struct {
 }
 
 func newLeadership(c *Candidate, token int64, off office) *Leadership {
-	l := &Leadership{c: c, token: token, term: off.term, termVersion: off.version, lost: make(chan struct{})}
+	l := &Leadership{c: c, token: token, term: off.term, lost: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	return l
 }

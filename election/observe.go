@@ -20,10 +20,12 @@ type Leader struct {
 	// Session the ZooKeeper session that owns it.
 	Token   int64
 	Session int64
-	// Acting reports that the leader acknowledged taking office: the
-	// leader node names this node. A zkcoord leader sets it right after it
-	// is elected; Curator's LeaderLatch never does, so a Curator leader is
-	// never Acting.
+	// Acting reports that the leader took office: the leader node names
+	// this node. A zkcoord leader writes the leader node in the same
+	// transaction that bumps the term, before its Leadership is handed out;
+	// Acting does not say that the application's leader work has started
+	// (see the package documentation). Curator's LeaderLatch never writes
+	// the leader node, so a Curator leader is never Acting.
 	Acting bool
 	// Term is the term the acting leader took office in (0 if not Acting).
 	Term int64

@@ -15,9 +15,11 @@ import (
 // names the leader that bumped it last, or says that the election ended.
 //
 // The leader node (ephemeral, owned by the leader's session) acknowledges
-// that the leader took office, so that observers can tell a leader that is
-// acting from one that merely holds the lowest node. It is replaced in the
-// same transaction that bumps the term.
+// that the leader took office, so that observers can tell a leader that
+// took office from one that merely holds the lowest node. It is replaced in
+// the same transaction that bumps the term; there is no separate step, so
+// it says nothing about the application's work (see the package
+// documentation).
 
 // termRecord is the JSON data of the term node.
 type termRecord struct {
@@ -205,22 +207,29 @@ func (c *Candidate) ensureParents(ctx context.Context) error {
 // errNodeMissing: the candidate's own node is gone; missing() tells why.
 var errNodeMissing = errors.New("election: own node missing")
 
-// leaveOffice deletes the leader node (if this leader's term is still the
-// current one) together with the candidate's node.
+// leaveOffice deletes the leader node, if this leader's term is still the
+// current one, together with the candidate's node. The term check is the
+// guard: every later leader replaces the leader node in the transaction
+// that bumps the term, so while the term is unchanged the leader node is
+// this candidate's.
 func (c *Candidate) leaveOffice(ctx context.Context, termVersion int32) error {
 	e := c.el
-	err := e.sess.Retry(ctx, func(ctx context.Context) error {
-		_, err := e.sess.Multi(ctx,
-			zkcoord.CheckOp(e.opts.termPath, termVersion),
-			zkcoord.DeleteOp(e.opts.ackPath, -1),
-			zkcoord.DeleteOp(c.node, -1))
-		return err
-	})
-	if err == nil {
+	leave := func(ops ...any) error {
+		return e.sess.Retry(ctx, func(ctx context.Context) error {
+			_, err := e.sess.Multi(ctx, ops...)
+			return err
+		})
+	}
+	check, delAck := zkcoord.CheckOp(e.opts.termPath, termVersion), zkcoord.DeleteOp(e.opts.ackPath, -1)
+	if leave(check, delAck, zkcoord.DeleteOp(c.node, -1)) == nil {
 		return nil
 	}
-	// A later term, a missing leader node or a missing candidate node:
-	// delete just the candidate's node.
+	// A later term, or the leader node or the candidate's node already
+	// gone (possibly by the attempt above, its reply lost): delete the
+	// leader node if the term is still ours, then the candidate's node.
+	if err := leave(check, delAck); err != nil && e.sess.Err() == nil {
+		e.opts.logger.Debug("election: leader node not deleted", "path", e.opts.ackPath, "err", err)
+	}
 	return c.deleteNode(ctx)
 }
 

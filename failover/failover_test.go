@@ -245,6 +245,140 @@ func TestUncleanExitIsFenced(t *testing.T) {
 	b.wait(t)
 }
 
+// TestPartitionedActiveStopsFirst: the active instance is only cut off;
+// nothing expires its session on the server. Its Session declares itself
+// Lost before the server can expire it, which cancels the active
+// function's context; only then may the standby fence it and become
+// active. The standby's fencing and active functions each check, when they
+// run, that the old active's context is already cancelled.
+func TestPartitionedActiveStopsFirst(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	proxy := shared.NewProxy(t)
+
+	type record struct {
+		what       string
+		at         time.Time
+		aCancelled bool // a's active context was cancelled at that moment
+	}
+	var (
+		mu      sync.Mutex
+		records []record
+		aCtx    context.Context // a's active context
+		fenced  []failover.Breadcrumb
+	)
+	note := func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		records = append(records, record{what, time.Now(), aCtx != nil && aCtx.Err() != nil})
+	}
+	snapshot := func() []record {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]record(nil), records...)
+	}
+	find := func(what string) (record, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range records {
+			if r.what == what {
+				return r, true
+			}
+		}
+		return record{}, false
+	}
+	run := func(sess *zkcoord.Session, id string, fence failover.FenceFunc, active failover.ActiveFunc) chan error {
+		f, err := failover.New(sess, path, fence, failover.WithID(id), failover.WithRetryDelay(50*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- f.Run(rctx, active) }()
+		t.Cleanup(func() {
+			cancel()
+			<-done
+		})
+		return done
+	}
+
+	aDone := run(connect(t, proxy.Servers()), "a",
+		func(context.Context, failover.Breadcrumb) error {
+			note("a fence")
+			return nil
+		},
+		func(ctx context.Context, _ failover.Activation) error {
+			mu.Lock()
+			aCtx = ctx
+			mu.Unlock()
+			note("a active")
+			<-ctx.Done()
+			note("a cancelled")
+			return ctx.Err()
+		})
+	waitFor(t, long, "a active", func() bool { _, ok := find("a active"); return ok })
+
+	sb := connect(t, shared.Servers())
+	run(sb, "b",
+		func(_ context.Context, prev failover.Breadcrumb) error {
+			mu.Lock()
+			fenced = append(fenced, prev)
+			mu.Unlock()
+			note("b fence")
+			return nil
+		},
+		func(ctx context.Context, _ failover.Activation) error {
+			note("b active")
+			<-ctx.Done()
+			return nil
+		})
+	waitFor(t, long, "b competing", func() bool {
+		children, _, err := sb.Children(ctx, path+"/lock")
+		return err == nil && len(children) == 2
+	})
+
+	cutAt := time.Now()
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, long, "b active", func() bool { _, ok := find("b active"); return ok })
+
+	cancelled, okC := find("a cancelled")
+	fence, okF := find("b fence")
+	active, _ := find("b active")
+	if !okF || !fence.aCancelled || !active.aCancelled {
+		t.Fatalf("b fenced (%v) or became active while a's context was still open: %+v", okF, snapshot())
+	}
+	if _, ok := find("a fence"); ok {
+		t.Fatalf("a ran its fencing function: %+v", snapshot())
+	}
+	mu.Lock()
+	cause := context.Cause(aCtx)
+	calls := append([]failover.Breadcrumb(nil), fenced...)
+	mu.Unlock()
+	if !errors.Is(cause, zkcoord.ErrSessionLost) {
+		t.Fatalf("a's context ended with %v, want the Session's own loss declaration", cause)
+	}
+	if len(calls) != 1 || calls[0].ID != "a" {
+		t.Fatalf("b fenced %+v, want a once", calls)
+	}
+	if okC {
+		t.Logf("cut at 0; a saw its context cancelled after %v; b fenced after %v, active after %v",
+			cancelled.at.Sub(cutAt).Round(time.Millisecond), fence.at.Sub(cutAt).Round(time.Millisecond),
+			active.at.Sub(cutAt).Round(time.Millisecond))
+	}
+	select {
+	case err := <-aDone:
+		aDone <- err
+		if !errors.Is(err, zkcoord.ErrSessionLost) {
+			t.Fatalf("a: Run = %v, want a lost Session", err)
+		}
+	case <-time.After(long):
+		t.Fatalf("a: Run did not return after its Session was lost")
+	}
+	proxy.Heal()
+}
+
 func TestActiveErrorLeavesBreadcrumb(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
