@@ -32,13 +32,13 @@ so set then holds the barrier until interrupted.
 }
 
 func runBarrier(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(a, cmd, args, "set", "remove", "wait", "check", "enter")
+	sub, args, err := subcommand(cmd, args, "set", "remove", "wait", "check", "enter")
 	if err != nil {
 		return err
 	}
 	fs := a.flags(cmd, sub)
 	timeout := fs.Duration("timeout", 0, "wait, enter: give up (exit 1) after this `duration`; 0 waits for ever")
-	members := fs.Int("members", 0, "enter: the number of members of the double barrier")
+	members := fs.Int("members", 0, "enter: `n`, the number of members of the double barrier")
 	ephemeral := fs.Bool("ephemeral", false, "set: the barrier falls when this process ends; hold it until interrupted")
 	pos, cmdArgs, err := fs.parse(args)
 	if err != nil {

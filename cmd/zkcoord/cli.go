@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -147,12 +146,15 @@ func (fs *flagSet) parse(args []string) (pos, rest []string, err error) {
 				return nil, nil, errHelp
 			}
 			msg := err.Error()
-			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				msg = "unknown flag -" + name
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+				msg = "unknown flag " + dashed(name)
 			} else if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-				msg = "invalid value " + strings.Replace(rest, " for flag -", " for --", 1)
+				if value, rest, ok := strings.Cut(rest, " for flag -"); ok {
+					name, why, _ := strings.Cut(rest, ": ")
+					msg = fmt.Sprintf("invalid value %s for %s: %s", value, dashed(name), why)
+				}
 			} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-				msg = "flag --" + name + " needs a value"
+				msg = "flag " + dashed(name) + " needs a value"
 			}
 			return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: %s", fs.title(), msg)}
 		}
@@ -167,6 +169,22 @@ func (fs *flagSet) parse(args []string) (pos, rest []string, err error) {
 		pos = append(pos, left[0])
 		args = left[1:]
 	}
+}
+
+// dashed returns how a flag is written in help and messages: -n for a
+// one-letter name, --name otherwise (the parser accepts either form).
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// isSet reports whether the flag name was given on the command line.
+func (fs *flagSet) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // negativeMark hides a negative number from the flag package.
@@ -212,7 +230,7 @@ func (fs *flagSet) title() string {
 func (fs *flagSet) usage() {
 	w := fs.out
 	fmt.Fprintf(w, "Usage: zkcoord %s %s\n\n", fs.cmd.name, fs.cmd.synopsis)
-	fmt.Fprintln(w, strings.TrimSpace(fs.cmd.help))
+	fmt.Fprintln(w, strings.Trim(fs.cmd.help, "\n"))
 	own := fs.flagLines("")
 	if len(own) > 0 {
 		fmt.Fprintln(w, "\nFlags:")
@@ -231,7 +249,8 @@ func (fs *flagSet) usage() {
 }
 
 // flagLines returns "--name VALUE\tusage (default x)" lines for the flags of
-// a group ("" for the command's own flags), sorted by name.
+// a group ("" for the command's own flags), sorted by name. A flag whose
+// zero value means "not given" shows no default.
 func (fs *flagSet) flagLines(group string) []string {
 	var lines []string
 	fs.VisitAll(func(f *flag.Flag) {
@@ -239,7 +258,7 @@ func (fs *flagSet) flagLines(group string) []string {
 			return
 		}
 		name, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
+		line := "  " + dashed(f.Name)
 		if name != "" {
 			line += " " + strings.ToUpper(name)
 		}
@@ -249,7 +268,6 @@ func (fs *flagSet) flagLines(group string) []string {
 		}
 		lines = append(lines, line)
 	})
-	sort.Strings(lines)
 	return lines
 }
 
@@ -262,8 +280,10 @@ func printFlagLines(w io.Writer, lines []string) {
 }
 
 // subcommand splits "SUB ARGS..." for commands with subcommands such as
-// "queue put". It handles --help before the subcommand.
-func subcommand(a *app, c *command, args []string, subs ...string) (string, []string, error) {
+// "queue put". When help is asked for before the subcommand, it returns the
+// subcommand "" and arguments asking for help: the caller registers the
+// command's flags as usual, and parsing them prints the help.
+func subcommand(c *command, args []string, subs ...string) (string, []string, error) {
 	lead, args, err := splitLeadingFlags(args)
 	if err != nil {
 		return "", nil, err
@@ -272,9 +292,7 @@ func subcommand(a *app, c *command, args []string, subs ...string) (string, []st
 		return "", nil, usagef("%s: missing subcommand (one of %s); see 'zkcoord %s --help'", c.name, strings.Join(subs, ", "), c.name)
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
-		fs := a.flags(c, "")
-		fs.usage()
-		return "", nil, errHelp
+		return "", append(lead, "--help"), nil
 	}
 	if !slices.Contains(subs, args[0]) {
 		return "", nil, usagef("%s: unknown subcommand %q (want one of %s)", c.name, args[0], strings.Join(subs, ", "))

@@ -6,19 +6,66 @@ import (
 	"time"
 )
 
-// Every command has a help text, and the top-level help documents the
-// environment and the exit codes.
+// Every command has a help text listing its own flags, and the top-level
+// help documents the environment and the exit codes.
 func TestHelp(t *testing.T) {
 	t.Parallel()
 	r := zkc(t, "help")
 	if r.code != 0 || !strings.Contains(r.stdout, "Exit codes:") || !strings.Contains(r.stdout, "ZKCOORD_SERVERS") {
 		t.Fatalf("zkcoord help: %s", r)
 	}
+	// The flags of each command, as its help shows them.
+	own := map[string][]string{
+		"lock":   {"--read", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA"},
+		"elect":  {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin"},
+		"leader": {"--json", "--watch"},
+		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
+			"--restart POLICY", "--restart-delay DURATION", "--max-restarts N", "--min-interval DURATION",
+			"--start-delay DURATION", "--no-recover", "--events"},
+		"resources": {"--root PATH", "--json"},
+		"status":    {"--root PATH", "--json", "--watch"},
+		"barrier":   {"--timeout DURATION", "--members N", "--ephemeral"},
+		"queue":     {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION"},
+		"counter":   {"--seed VALUE"},
+		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
+			"--pace DURATION"},
+	}
+	// Help asked for after a subcommand shows the same.
+	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add"}
 	for _, c := range commands() {
-		for _, args := range [][]string{{c.name, "--help"}, {"help", c.name}} {
+		flags, ok := own[c.name]
+		if !ok {
+			t.Errorf("no flags listed for %s in the test", c.name)
+		}
+		forms := [][]string{{c.name, "--help"}, {"help", c.name}, {c.name, "-h"}}
+		if sub, ok := subs[c.name]; ok {
+			forms = append(forms, []string{c.name, sub, "--help"}, []string{c.name, "help"})
+		}
+		// The first line of the description, indentation included.
+		first := strings.SplitN(strings.TrimLeft(c.help, "\n"), "\n", 2)[0]
+		for _, args := range forms {
+			name := "zkcoord " + strings.Join(args, " ")
 			r := zkc(t, args...)
 			if r.code != 0 || !strings.Contains(r.stdout, "Usage: zkcoord "+c.name) || !strings.Contains(r.stdout, "Exit codes") {
-				t.Errorf("zkcoord %s: %s", strings.Join(args, " "), r)
+				t.Errorf("%s: %s", name, r)
+				continue
+			}
+			if !strings.Contains(r.stdout, "\n\n"+first+"\n") {
+				t.Errorf("%s: the description does not start with %q:\n%s", name, first, r.stdout)
+			}
+			_, ownPart, _ := strings.Cut(r.stdout, "\nFlags:\n")
+			ownPart, _, _ = strings.Cut(ownPart, "\n\n")
+			for _, f := range flags {
+				if !strings.Contains(ownPart+"\n", "  "+f+" ") && !strings.Contains(ownPart+"\n", "  "+f+"\n") {
+					t.Errorf("%s: the flags do not list %q:\n%s", name, f, r.stdout)
+				}
+			}
+			if n := strings.Count(ownPart, "\n  -") + 1; ownPart == "" || n != len(flags) {
+				t.Errorf("%s: want %d flags of its own, got:\n%s", name, len(flags), ownPart)
+			}
+			// Internal "not given" values do not show as defaults.
+			if strings.Contains(r.stdout, "(default -") {
+				t.Errorf("%s: a negative default shows:\n%s", name, r.stdout)
 			}
 		}
 	}
@@ -45,6 +92,10 @@ func TestUsageErrors(t *testing.T) {
 		{args: []string{"resources", "list", "g"}, want: `unknown subcommand "list"`},
 		{args: []string{"resources", "add", "g"}, want: "missing RESOURCE"},
 		{args: []string{"queue"}, want: "missing subcommand"},
+		{args: []string{"queue", "put", "/q", "x", "--priority", "-1"}, want: "--priority must be in [0, 999]"},
+		{args: []string{"queue", "take", "/q", "-n", "0"}, want: "-n must be at least 1"},
+		{args: []string{"queue", "take", "/q", "-n", "x"}, want: `invalid value "x" for -n`},
+		{args: []string{"demo", "--pace", "-1s"}, want: "--pace must not be negative"},
 		{args: []string{"counter", "add", "/c", "x"}, want: "not a 32-bit integer"},
 		{args: []string{"status", "g", "--log-level", "loud"}, want: "--log-level"},
 		{args: []string{"status", "g", "--acl", "creator"}, want: "--acl creator needs --auth"},

@@ -27,7 +27,7 @@ with the value of --seed.
 }
 
 func runCounter(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(a, cmd, args, "get", "set", "add")
+	sub, args, err := subcommand(cmd, args, "get", "set", "add")
 	if err != nil {
 		return err
 	}

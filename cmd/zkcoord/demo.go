@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -52,19 +51,20 @@ type demoOptions struct {
 	sessionTimeout time.Duration
 	plain          bool
 	history        string
-	pace           time.Duration // pause between steps; negative: the default
+	pace           time.Duration // pause between steps
+	paceSet        bool          // --pace given; otherwise it depends on the view
 	zk             []string      // --zk given on the command line
 }
 
 func runDemo(a *app, cmd *command, args []string) error {
 	fs := a.flags(cmd, "")
 	var o demoOptions
-	fs.IntVar(&o.workers, "workers", 3, "number of workers to start with (2 to 9)")
-	fs.IntVar(&o.resources, "resources", 12, "number of resources to start with (1 to 99)")
+	fs.IntVar(&o.workers, "workers", 3, "start with `n` workers (2 to 9)")
+	fs.IntVar(&o.resources, "resources", 12, "start with `n` resources (1 to 99)")
 	fs.DurationVar(&o.sessionTimeout, "worker-session-timeout", 4*time.Second, "session timeout of the workers")
 	fs.BoolVar(&o.plain, "plain", false, "print progress lines even on a terminal")
 	fs.StringVar(&o.history, "history", "", "write every recorded event and the checks to `file` (JSON)")
-	fs.DurationVar(&o.pace, "pace", -1, "pause this long between steps (default 3s on a terminal, none otherwise)")
+	fs.DurationVar(&o.pace, "pace", 0, "pause this long between steps (default 3s on a terminal, none otherwise)")
 	pos, _, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -81,13 +81,11 @@ func runDemo(a *app, cmd *command, args []string) error {
 	if o.sessionTimeout < time.Second {
 		return usagef("demo: --worker-session-timeout must be at least 1s")
 	}
-	explicitZK := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "zk" {
-			explicitZK = true
-		}
-	})
-	if explicitZK {
+	if o.pace < 0 {
+		return usagef("demo: --pace must not be negative")
+	}
+	o.paceSet = fs.isSet("pace")
+	if fs.isSet("zk") {
 		cfg, err := a.conn.config()
 		if err != nil {
 			return err
@@ -96,9 +94,7 @@ func runDemo(a *app, cmd *command, args []string) error {
 	}
 	// The demo's own logs would break a redrawn view: show only problems
 	// unless asked for more.
-	levelSet := false
-	fs.Visit(func(f *flag.Flag) { levelSet = levelSet || f.Name == "log-level" })
-	if !levelSet && os.Getenv(envLogLevel) == "" {
+	if !fs.isSet("log-level") && os.Getenv(envLogLevel) == "" {
 		a.logging.level = "error"
 	}
 	if err := a.setup(); err != nil {
@@ -169,11 +165,8 @@ func newDemo(a *app, o demoOptions) *demo {
 		d.resources = append(d.resources, fmt.Sprintf("shard-%02d", i))
 	}
 	d.view = newDemoView(d, a.stdout, o.plain)
-	if d.o.pace < 0 {
-		d.o.pace = 0
-		if !d.view.plain() {
-			d.o.pace = 3 * time.Second
-		}
+	if !d.o.paceSet && !d.view.plain() {
+		d.o.pace = 3 * time.Second
 	}
 	return d
 }

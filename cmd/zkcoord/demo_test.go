@@ -1,22 +1,73 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The demo plays its whole script against a ZooKeeper server of its own and
-// passes; it leaves nothing running (it checks that itself, by a mark in the
-// environment of every process it starts).
+// passes, and leaves nothing running: every process it starts (workers,
+// their commands, the ZooKeeper JVM) inherits a mark from its environment,
+// and once the demo has exited no process carries the mark.
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	r := zkc(t, "demo", "--plain")
-	if r.code != 0 || !strings.Contains(r.stdout, "VERDICT: PASS") {
-		t.Fatalf("demo: %s", r)
+	mark := fmt.Sprintf("ZKCOORD_TEST_MARK=%d-%d", os.Getpid(), runs.Add(1))
+	env := append(testEnv(cluster.ConnectString()), mark)
+	t.Cleanup(func() { killMarked(mark) })
+	d := start(t, env, "demo", "--plain")
+
+	// While it runs: its ZooKeeper server and its workers carry the mark.
+	var sawJava, sawWorker bool
+	waitFor(t, 60*time.Second, "the demo's ZooKeeper server and workers", func() bool {
+		for _, pid := range findMarked(mark) {
+			cmd := cmdline(pid)
+			sawJava = sawJava || strings.Contains(cmd, "java") && strings.Contains(cmd, "zookeeper")
+			sawWorker = sawWorker || strings.Contains(cmd, " rebalance ")
+		}
+		return sawJava && sawWorker || d.Exited()
+	})
+	if !sawJava || !sawWorker {
+		t.Errorf("never saw the marked processes (ZooKeeper %v, a worker %v)", sawJava, sawWorker)
 	}
+	if code := d.exitCode(t, 2*time.Minute); code != 0 || !strings.Contains(strings.Join(d.stdout(), "\n"), "VERDICT: PASS") {
+		t.Fatalf("demo: exit %d\n%s\nstderr:\n%s", code, strings.Join(d.stdout(), "\n"), d.Stderr())
+	}
+	out := strings.Join(d.stdout(), "\n")
 	for _, want := range []string{"step 6 done", "rebalancing #", "no resource ever ran twice at once", "stopping ZooKeeper"} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
+		}
+	}
+
+	// Killed processes may take a moment to be gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for left := findMarked(mark); len(left) > 0; left = findMarked(mark) {
+		if time.Now().After(deadline) {
+			var desc []string
+			for _, pid := range left {
+				desc = append(desc, fmt.Sprintf("%d: %s", pid, cmdline(pid)))
+			}
+			t.Fatalf("left running after the demo exited:\n%s", strings.Join(desc, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// cmdline returns a process's command line, its arguments separated by
+// spaces.
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// killMarked kills the processes that carry mark.
+func killMarked(mark string) {
+	for _, pid := range findMarked(mark) {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
 		}
 	}
 }

@@ -77,7 +77,7 @@ func runElect(a *app, cmd *command, args []string) error {
 	fs.StringVar(&o.id, "id", "", "participant `id` (default: host name, process id and a random suffix)")
 	fs.StringVar(&o.fence, "fence", "", "failover: run `FENCE` against the previous active before becoming active")
 	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
-	fs.StringVar(&o.data, "data", "", "what the active publishes for FENCE (default: host and pid as JSON)")
+	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
 	pos, cmdArgs, err := fs.parse(args)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/zktest"
 )
 
 // Two lock processes never run their commands at once: each command
@@ -150,5 +152,81 @@ func TestLockInterrupted(t *testing.T) {
 	}
 	if alive(pid) {
 		t.Errorf("the command still runs")
+	}
+}
+
+// A command that ignores SIGTERM is killed with SIGKILL after the grace
+// period, both when zkcoord is interrupted and when the lock is lost, and
+// the lock goes to the next holder only once the command is gone: the next
+// holder's command finds no process with the first command's pid.
+func TestLockKillsStubbornCommand(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		viaProxy bool // lose the lock to a network partition
+		grace    time.Duration
+		wantCode int
+	}{
+		// Interrupted: zkcoord passes on the command's status.
+		{name: "interrupted", grace: time.Second, wantCode: 128 + int(syscall.SIGKILL)},
+		// Lost: the grace is cut to fit in the session timeout.
+		{name: "lost", viaProxy: true, grace: time.Minute, wantCode: exitLost},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := unique(t)
+			pidFile, nextFile := filepath.Join(dir, "pid"), filepath.Join(dir, "next")
+			env := testEnv(cluster.ConnectString())
+			var proxy *zktest.Proxy
+			if c.viaProxy {
+				proxy = newProxyT(t)
+				env = testEnv(strings.Join(proxy.Servers(), ","))
+			}
+			// The shell and the sleeps it starts all ignore SIGTERM.
+			script := fmt.Sprintf(`trap '' TERM; echo $$ > %s; while :; do sleep 0.05; done`, pidFile)
+			holder := start(t, env, "lock", path, "--grace", c.grace.String(), "--", "sh", "-c", script)
+			waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+			pid, err := strconv.Atoi(readLines(t, pidFile)[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			next := start(t, nil, "lock", path, "--", "sh", "-c",
+				fmt.Sprintf(`if kill -0 %d 2>/dev/null; then echo alive; else echo gone; fi > %s`, pid, nextFile))
+			sess := session(t)
+			waitFor(t, 30*time.Second, "the next holder to queue for the lock", func() bool {
+				kids, _, err := sess.Children(t.Context(), path)
+				return err == nil && len(kids) == 2
+			})
+
+			stopped := time.Now()
+			if c.viaProxy {
+				if err := proxy.Blackhole(); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := syscall.Kill(holder.Pid(), syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code := holder.exitCode(t, 45*time.Second); code != c.wantCode {
+				t.Fatalf("want exit status %d, got %d; stderr:\n%s", c.wantCode, code, holder.Stderr())
+			}
+			if alive(pid) {
+				t.Fatalf("the command (pid %d) survived zkcoord", pid)
+			}
+			if !c.viaProxy && time.Since(stopped) < c.grace {
+				t.Errorf("the command was killed after %v, before the grace period of %v", time.Since(stopped), c.grace)
+			}
+			if c.viaProxy && !strings.Contains(holder.Stderr(), "killed by SIGKILL") {
+				t.Errorf("stderr does not say the command was killed:\n%s", holder.Stderr())
+			}
+			if code := next.exitCode(t, 45*time.Second); code != 0 {
+				t.Fatalf("the next holder failed: %d\n%s", code, next.Stderr())
+			}
+			if got := readLines(t, nextFile); len(got) != 1 || got[0] != "gone" {
+				t.Fatalf("when the next holder's command started, the first command was %q, want gone", got)
+			}
+		})
 	}
 }

@@ -78,8 +78,7 @@ func (a *app) dispatch(args []string) error {
 			if c == nil {
 				return usagef("unknown command %q", rest[0])
 			}
-			a.flags(c, "").usage()
-			return nil
+			return c.run(a, c, []string{"--help"})
 		}
 		printHelp(a.stdout)
 		return nil

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,7 +167,7 @@ func TestTLSAndAuth(t *testing.T) {
 	c := zktest.Start(t, zktest.WithTLS())
 	ca := filepath.Join(c.Dir(), "truststore.pem")
 	if _, err := os.Stat(ca); err != nil {
-		t.Skipf("zktest keeps its CA elsewhere: %v", err)
+		t.Fatalf("the CA certificate of the TLS cluster: %v", err)
 	}
 	env := testEnv(strings.Join(c.SecureServers(), ","))
 	if r := zkcEnv(t, append(env, "ZKCOORD_TLS_CA="+ca), "counter", "set", "/tls", "7"); r.code != 0 || r.stdout != "7\n" {
@@ -185,5 +187,83 @@ func TestTLSAndAuth(t *testing.T) {
 	}
 	if r := zkcEnv(t, plain, "counter", "get", "/private"); r.code != exitFailure || !strings.Contains(r.stderr, "not authenticated") && !strings.Contains(r.stderr, "auth") {
 		t.Errorf("counter get without credentials: %s", r)
+	}
+}
+
+// --chroot and ZKCOORD_CHROOT put every node under the chroot path, and
+// the commands see only what is under it.
+func TestChroot(t *testing.T) {
+	t.Parallel()
+	chroot := unique(t)
+	group := "g"
+	mustZkc(t, "--chroot", chroot, "resources", "add", group, "r1", "r2")
+	sess := session(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := rebalance.ListResources(ctx, sess, chroot+rebalance.DefaultRoot, group)
+	if err != nil || !slices.Equal(got, []string{"r1", "r2"}) {
+		t.Fatalf("resources under the chroot: %v, %v", got, err)
+	}
+	// The environment variable works the same; without a chroot the group
+	// is not found.
+	env := append(testEnv(cluster.ConnectString()), "ZKCOORD_CHROOT="+chroot)
+	if r := zkcEnv(t, env, "resources", "add", group, "r3"); r.code != 0 {
+		t.Fatalf("resources add with ZKCOORD_CHROOT: %s", r)
+	}
+	if r := zkcEnv(t, env, "resources", "ls", group); r.code != 0 || r.stdout != "r1\nr2\nr3\n" {
+		t.Errorf("resources ls with ZKCOORD_CHROOT: %s", r)
+	}
+	if r := zkc(t, "--chroot", chroot+"/elsewhere", "resources", "ls", group); strings.Contains(r.stdout, "r1") {
+		t.Errorf("another chroot sees the group: %s", r)
+	}
+	mustZkc(t, "counter", "set", "/c", "5", "--chroot", chroot)
+	if _, _, err := sess.Get(ctx, chroot+"/c"); err != nil {
+		t.Errorf("counter under the chroot: %v", err)
+	}
+	if r := zkc(t, "--chroot", "relative", "resources", "ls", group); r.code != exitUsage || !strings.Contains(r.stderr, "--chroot") {
+		t.Errorf("a relative chroot: %s", r)
+	}
+}
+
+// --log-format json (or ZKCOORD_LOG_FORMAT=json) writes one JSON object per
+// line on standard error.
+func TestLogFormatJSON(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	for _, c := range []struct {
+		env  []string
+		args []string
+	}{
+		{args: []string{"--log-format", "json"}},
+		{env: []string{"ZKCOORD_LOG_FORMAT=json"}},
+	} {
+		env := append(testEnv(cluster.ConnectString()), c.env...)
+		args := append([]string{"lock", path, "--log-level", "debug"}, c.args...)
+		r := zkcEnv(t, env, append(args, "--", "true")...)
+		if r.code != 0 {
+			t.Fatalf("zkcoord %v: %s", args, r)
+		}
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		acquired := false
+		for _, l := range lines {
+			var rec struct {
+				Time  time.Time
+				Level string
+				Msg   string
+				Path  string
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.Time.IsZero() || rec.Level == "" || rec.Msg == "" {
+				t.Fatalf("%v %v: stderr line %q is not a JSON log record (%v)", c.env, c.args, l, err)
+			}
+			acquired = acquired || rec.Msg == "lock acquired" && rec.Path == path
+		}
+		if !acquired {
+			t.Errorf("%v %v: no \"lock acquired\" record:\n%s", c.env, c.args, r.stderr)
+		}
+	}
+	// The text format is not JSON.
+	r := zkc(t, "lock", path, "--log-level", "info", "--", "true")
+	if r.code != 0 || !strings.Contains(r.stderr, `msg="lock acquired"`) {
+		t.Errorf("text logs: %s", r)
 	}
 }

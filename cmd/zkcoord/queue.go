@@ -30,12 +30,12 @@ connections drop.
 }
 
 func runQueue(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(a, cmd, args, "put", "take", "len")
+	sub, args, err := subcommand(cmd, args, "put", "take", "len")
 	if err != nil {
 		return err
 	}
 	fs := a.flags(cmd, sub)
-	prio := fs.Int("priority", -1, "put: item `priority`, 0 (first) to 999")
+	prio := fs.Int("priority", 0, "put: item `priority`, 0 (first) to 999")
 	count := fs.Int("n", 1, "take: take `n` items, one per line")
 	noWait := fs.Bool("no-wait", false, "take: exit 1 at once if the queue is empty")
 	timeout := fs.Duration("timeout", 0, "take: give up (exit 1) after this `duration`; 0 waits for ever")
@@ -46,6 +46,9 @@ func runQueue(a *app, cmd *command, args []string) error {
 	if len(pos) == 0 {
 		return usagef("queue %s: missing PATH", sub)
 	}
+	// Without --priority, items go into the plain FIFO queue, which Curator's
+	// DistributedQueue can read too.
+	withPriority := fs.isSet("priority")
 	path, items := pos[0], pos[1:]
 	if err := zkcoord.ValidatePath(path); err != nil {
 		return usagef("queue: %v", err)
@@ -55,7 +58,7 @@ func runQueue(a *app, cmd *command, args []string) error {
 		return usagef("queue put: missing ITEM (or - for standard input)")
 	case sub != "put" && len(items) > 0:
 		return usagef("queue %s: unexpected argument %q", sub, items[0])
-	case *prio > queue.MaxPriority:
+	case *prio < 0 || *prio > queue.MaxPriority:
 		return usagef("queue: --priority must be in [0, 999]")
 	case *count < 1:
 		return usagef("queue take: -n must be at least 1")
@@ -95,7 +98,7 @@ func runQueue(a *app, cmd *command, args []string) error {
 	switch sub {
 	case "put":
 		for _, it := range items {
-			if *prio >= 0 {
+			if withPriority {
 				_, err = pq.Put(ctx, *prio, []byte(it))
 			} else {
 				_, err = q.Put(ctx, []byte(it))

@@ -222,3 +222,123 @@ func TestRebalanceModes(t *testing.T) {
 		})
 	}
 }
+
+// Seen from the children: a resource's next child starts only after the
+// previous one has stopped. Each child appends "start RESOURCE PID" when it
+// starts and, from its SIGTERM trap, "stop RESOURCE PID" to one file opened
+// for appending, so the file's order is the order of the writes; for every
+// resource the lines must alternate start and stop, each stop matching the
+// start before it.
+func TestRebalanceExecHandover(t *testing.T) {
+	t.Parallel()
+	group := strings.TrimPrefix(strings.ReplaceAll(unique(t), "/", "-"), "-")
+	file := filepath.Join(t.TempDir(), "log")
+	resources := []string{"r1", "r2", "r3", "r4"}
+	mustZkc(t, append([]string{"resources", "add", group}, resources...)...)
+	exec := fmt.Sprintf(`trap 'echo "stop $ZKCOORD_RESOURCE $$" >> %[1]s; exit 0' TERM; `+
+		`echo "start $ZKCOORD_RESOURCE $$" >> %[1]s; while :; do sleep 0.05; done`, file)
+	var h oracle.History
+	w1 := startWorkerT(t, &h, group, "w1", "--exec", exec)
+	w2 := startWorkerT(t, &h, group, "w2", "--exec", exec)
+	waitBalanced(t, &h, group, []string{"w1", "w2"}, resources)
+	w3 := startWorkerT(t, &h, group, "w3", "--exec", exec)
+	waitBalanced(t, &h, group, []string{"w1", "w2", "w3"}, resources)
+	if err := w1.Terminate(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitBalanced(t, &h, group, []string{"w2", "w3"}, resources)
+	for _, w := range []*launch.Proc{w1, w2, w3} {
+		if err := w.Terminate(20 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ExitErr(); err != nil {
+			t.Fatalf("%s exit: %v\n%s", w.Name(), err, w.Stderr())
+		}
+	}
+
+	lines := readLines(t, file)
+	running := map[string]string{} // resource -> pid of its running child
+	starts := 0
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 3 {
+			t.Fatalf("line %d: %q", i+1, l)
+		}
+		what, res, pid := f[0], f[1], f[2]
+		switch {
+		case what == "start" && running[res] == "":
+			running[res] = pid
+			starts++
+		case what == "start":
+			t.Fatalf("line %d: a child of %s started while child %s still ran:\n%s", i+1, res, running[res], strings.Join(lines, "\n"))
+		case what == "stop" && running[res] == pid:
+			delete(running, res)
+		default:
+			t.Fatalf("line %d: %q does not match the child that ran (%q):\n%s", i+1, l, running[res], strings.Join(lines, "\n"))
+		}
+	}
+	if len(running) > 0 {
+		t.Errorf("children that never reported stopping: %v\n%s", running, strings.Join(lines, "\n"))
+	}
+	// 4 first starts, then at least one move when w3 joined and one when
+	// w1 left.
+	if starts < len(resources)+2 {
+		t.Errorf("only %d starts: the resources did not move\n%s", starts, strings.Join(lines, "\n"))
+	}
+	if v := h.CheckExclusive(); len(v) > 0 {
+		t.Fatalf("a resource ran twice at once: %v", v)
+	}
+}
+
+// --restart never leaves a resource whose CMD exited idle; always restarts
+// even a CMD that succeeded, which on-failure (the default) does not.
+func TestRebalanceRestartPolicies(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		policy  string
+		status  int
+		restart bool
+	}{
+		{policy: "never", status: 3},
+		{policy: "on-failure", status: 0},
+		{policy: "always", status: 0, restart: true},
+	}
+	for _, c := range cases {
+		t.Run(c.policy, func(t *testing.T) {
+			t.Parallel()
+			group := strings.TrimPrefix(strings.ReplaceAll(unique(t), "/", "-"), "-")
+			file := filepath.Join(t.TempDir(), "runs")
+			mustZkc(t, "resources", "add", group, "only")
+			var h oracle.History
+			w := startWorkerT(t, &h, group, "w", "--restart", c.policy, "--restart-delay", "50ms", "--log-level", "info",
+				"--exec", fmt.Sprintf("echo run >> %s; exit %d", file, c.status))
+			if c.restart {
+				waitFor(t, 30*time.Second, "the command to run 3 times", func() bool { return len(readLines(t, file)) >= 3 })
+			} else {
+				// The worker says so once it decided; it does not look again.
+				waitFor(t, 30*time.Second, "the worker to decide not to restart", func() bool {
+					return strings.Contains(w.Stderr(), "not restarting the command")
+				})
+				if n := len(readLines(t, file)); n != 1 {
+					t.Errorf("want 1 run, got %d", n)
+				}
+				// The resource stays with the worker, idle.
+				if d := describe(t, group); len(d.Members) != 1 || len(d.Barriers) != 1 || d.Barriers[0].Resource != "only" {
+					t.Errorf("the worker let the resource go: %+v", d)
+				}
+			}
+			if w.Exited() {
+				t.Fatalf("the worker exited: %v\n%s", w.ExitErr(), w.Stderr())
+			}
+			if err := w.Terminate(20 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.ExitErr(); err != nil {
+				t.Fatalf("worker exit: %v\n%s", err, w.Stderr())
+			}
+			if v := h.CheckExclusive(); len(v) > 0 {
+				t.Fatal(v)
+			}
+		})
+	}
+}

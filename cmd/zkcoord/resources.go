@@ -29,7 +29,7 @@ resources given are still processed.
 }
 
 func runResources(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(a, cmd, args, "add", "rm", "ls")
+	sub, args, err := subcommand(cmd, args, "add", "rm", "ls")
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"golang.org/x/sys/unix"
 )
 
 // A child is a command zkcoord runs on behalf of the user: under a lock,
@@ -114,7 +115,7 @@ func (c *child) Describe() string {
 	case c.err != nil:
 		return c.err.Error()
 	case c.status > 128:
-		return fmt.Sprintf("killed by %v", syscall.Signal(c.status-128))
+		return "killed by " + unix.SignalName(syscall.Signal(c.status-128))
 	}
 	return fmt.Sprintf("exit status %d", c.status)
 }
