@@ -24,7 +24,8 @@ const childRole = "rebalance-client"
 // group with auto-recovery and reports every acquire (after the barrier is
 // created, before use) and release (after the last use, before the barrier
 // is deleted) as oracle event lines on stdout. It reads commands from
-// stdin: "stop" leaves the group gracefully and exits.
+// stdin: "sync <n>" answers "synced <n>" after every event emitted so far;
+// "stop" leaves the group gracefully and exits.
 func childMain(args []string) int {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	servers := fs.String("servers", "", "comma-separated ZooKeeper addresses")
@@ -79,6 +80,13 @@ func childMain(args []string) int {
 	for {
 		select {
 		case line, ok := <-lines:
+			if n, isSync := strings.CutPrefix(line, "sync "); ok && isSync {
+				if err := em.WriteLine("synced " + n); err != nil {
+					fmt.Fprintln(os.Stderr, "sync:", err)
+					return 1
+				}
+				continue
+			}
 			if ok && line != "stop" {
 				continue
 			}

@@ -319,3 +319,121 @@ func TestSessionLossStopsEverything(t *testing.T) {
 		t.Errorf("%d resources stopped for session loss, want 3", lost)
 	}
 }
+
+// TestRemovedResourceKeepsBarrier: removing a resource never deletes its
+// barrier. While the owner of a removed resource is still stopping it, the
+// resource is registered again and allocated to another client, which
+// starts it only once the previous owner's Unassigned has returned.
+func TestRemovedResourceKeepsBarrier(t *testing.T) {
+	root, group := newRoot(t), "g"
+	op := connect(t)
+	resources := resourceIDs(3)
+	addResources(t, op, root, group, resources...)
+	rec := newRecorder()
+	ctx := testCtx(t, 60*time.Second)
+
+	var (
+		mu      sync.Mutex
+		target  string                 // set once the test picks the resource to remove
+		held    bool                   // an Unassigned of target was held up
+		entered = make(chan error, 1)  // cause of the held-up Unassigned
+		release = make(chan struct{})  // lets it return
+		resumed = make(chan string, 1) // client that started target again
+	)
+	hook := func(name string) rebalance.Handler {
+		h := rec.handler(name)
+		assigned, unassigned := h.Assigned, h.Unassigned
+		h.Assigned = func(ctx context.Context, as rebalance.Assignment) error {
+			err := assigned(ctx, as)
+			mu.Lock()
+			watched := as.Resource == target
+			mu.Unlock()
+			if watched {
+				select {
+				case resumed <- as.Client:
+				default:
+				}
+			}
+			return err
+		}
+		h.Unassigned = func(as rebalance.Assignment, cause error) error {
+			mu.Lock()
+			hold := as.Resource == target && !held // only the first is held up
+			held = held || hold
+			mu.Unlock()
+			if hold {
+				entered <- cause
+				<-release
+			}
+			return unassigned(as, cause)
+		}
+		return h
+	}
+	a := start(t, connect(t), root, group, hook("a"))
+	b := start(t, connect(t), root, group, hook("b"))
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // before the clients are stopped
+	waitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+
+	// The resource is taken from the client with the larger id: once it is
+	// registered again, the sticky allocation gives it to the other one.
+	old, next := b, a
+	if a.ID() > b.ID() {
+		old, next = a, b
+	}
+	x := old.Assignments()[0].Resource
+	mu.Lock()
+	target = x
+	mu.Unlock()
+	if err := rebalance.RemoveResource(ctx, op, root, group, x); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case cause := <-entered:
+		if !errors.Is(cause, rebalance.ErrRemoved) {
+			t.Fatalf("Unassigned(%s) cause %v, want ErrRemoved", x, cause)
+		}
+	case <-ctx.Done():
+		t.Fatalf("%s was not unassigned after its removal", x)
+	}
+	_, _, barriers, _ := rebalance.PathsForTest(root, group)
+	ok, st, err := op.Exists(ctx, barriers+"/"+x)
+	if err != nil || !ok {
+		t.Fatalf("barrier of the removed resource %s: exists %v, %v; want it kept until Unassigned returns", x, ok, err)
+	}
+
+	addResources(t, op, root, group, x)
+	waitFor(t, 30*time.Second, x+" allocated to "+next.ID()+", barrier still held by "+old.ID(), func() error {
+		d, err := rebalance.Describe(ctx, op, root, group)
+		if err != nil {
+			return err
+		}
+		for _, m := range d.Pending {
+			if m.Resource == x && m.From == old.ID() && m.To == next.ID() {
+				return nil
+			}
+		}
+		return fmt.Errorf("pending %+v", d.Pending)
+	})
+	select {
+	case who := <-resumed:
+		t.Fatalf("%s started %s while %s's Unassigned was still running", who, x, old.ID())
+	case <-time.After(500 * time.Millisecond):
+	}
+	if ok, st2, err := op.Exists(ctx, barriers+"/"+x); err != nil || !ok || st2.Czxid != st.Czxid {
+		t.Fatalf("barrier of %s changed while its owner was stopping it: exists %v, %v", x, ok, err)
+	}
+
+	unblock()
+	select {
+	case who := <-resumed:
+		if who != next.ID() {
+			t.Fatalf("%s started %s, want %s", who, x, next.ID())
+		}
+	case <-ctx.Done():
+		t.Fatalf("%s was not started again", x)
+	}
+	waitFor(t, 30*time.Second, "balanced again", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+	rec.check(t)
+}

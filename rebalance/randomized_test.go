@@ -2,6 +2,7 @@ package rebalance_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -48,10 +49,11 @@ var (
 // through random joins, graceful leaves, SIGKILL crashes, network partitions
 // shorter than the self-expiry limit, between it and the session timeout,
 // and longer than the session timeout, and resource additions and
-// removals, in every mode. After every step the history of acquire and
-// release events that the processes report is checked for two clients
-// holding one resource at once (invariant 1); at quiet points, with all
-// partitions healed, the holdings must become balanced (invariant 2).
+// removals (sometimes of an id removed earlier), in every mode. After every
+// step the history of acquire and release events that the processes report
+// is checked for two clients holding one resource at once (invariant 1); at
+// quiet points, with all partitions healed, the holdings must become
+// balanced (invariant 2).
 func TestRandomized(t *testing.T) {
 	size := smallSim
 	if os.Getenv(fullEnv) == "1" {
@@ -87,8 +89,11 @@ type sim struct {
 	procs   launch.Group
 	clients []*simClient // live ones
 	names   int
-	res     []string
+	res     []string // registered resources
+	removed []string // ids removed and not registered again
+	readded int
 	nextRes int
+	syncs   int // sync requests sent to the client processes
 	raceDir string
 }
 
@@ -97,8 +102,10 @@ type simClient struct {
 	proc   *launch.Proc
 	proxy  *zktest.Proxy
 	healAt time.Time // zero unless partitioned
+	syncc  chan struct{}
 	mu     sync.Mutex
 	output []string // non-event lines, for failure reports
+	synced int      // the last sync request answered
 }
 
 func newSim(t *testing.T, mode rebalance.Mode, size simSize, seed uint64) *sim {
@@ -136,7 +143,9 @@ func (s *sim) run() {
 	for len(s.clients) > 0 {
 		s.leave(s.clients[0])
 	}
-	s.checkExclusive("after the last leave")
+	// Every process is gone and all of its output read: the whole history
+	// is checked.
+	s.failViolations("after the last leave", s.hist.CheckExclusive())
 	s.summary()
 	if h := s.hist.Holdings(); len(h) != 0 {
 		s.t.Fatalf("resources still held after every client left: %v", h)
@@ -181,7 +190,7 @@ func (s *sim) pause(max time.Duration) {
 func (s *sim) join() {
 	s.names++
 	name := fmt.Sprintf("p%d", s.names)
-	c := &simClient{name: name, proxy: cluster.NewProxy(s.t)}
+	c := &simClient{name: name, proxy: cluster.NewProxy(s.t), syncc: make(chan struct{}, 1)}
 	spec := launch.Self(name, childRole, "-servers", strings.Join(c.proxy.Servers(), ","),
 		"-root", s.root, "-group", s.group, "-mode", s.mode.String(), "-name", name,
 		"-timeout", s.size.timeout.String(), "-lost-after", "0.5", "-min-interval", "100ms")
@@ -192,6 +201,10 @@ func (s *sim) join() {
 	ready := make(chan struct{})
 	var once sync.Once
 	sink := s.hist.Sink(name, func(line string) {
+		if n, ok := strings.CutPrefix(line, "synced "); ok {
+			c.answered(n)
+			return
+		}
 		c.mu.Lock()
 		c.output = append(c.output, line)
 		c.mu.Unlock()
@@ -276,9 +289,19 @@ func (s *sim) healDue() {
 	}
 }
 
+// addResource registers a new resource or, sometimes, one removed earlier,
+// whose previous owner may still be stopping it.
 func (s *sim) addResource() {
-	id := fmt.Sprintf("r%04d", s.nextRes)
-	s.nextRes++
+	var id string
+	if len(s.removed) > 0 && s.rng.IntN(3) == 0 {
+		i := s.rng.IntN(len(s.removed))
+		id = s.removed[i]
+		s.removed = slices.Delete(s.removed, i, i+1)
+		s.readded++
+	} else {
+		id = fmt.Sprintf("r%04d", s.nextRes)
+		s.nextRes++
+	}
 	if err := rebalance.AddResource(s.ctx, s.op, s.root, s.group, id); err != nil {
 		s.t.Fatalf("add %s: %v", id, err)
 	}
@@ -293,6 +316,7 @@ func (s *sim) removeResource() {
 		s.t.Fatalf("remove %s: %v", id, err)
 	}
 	s.res = slices.Delete(s.res, i, i+1)
+	s.removed = append(s.removed, id)
 	s.hist.Mark(oracle.Note, "operator", "removed "+id)
 }
 
@@ -309,19 +333,87 @@ func (s *sim) quiet(when string) {
 	}
 	deadline := 60 * time.Second
 	waitFor(s.t, deadline, "balanced at "+when, func() error {
-		s.checkExclusive(when)
+		h := s.delivered()
+		s.failViolations(when, h.CheckExclusive())
 		s.checkAlive()
-		return oracle.CheckBalanced(s.hist.Holdings(), names, s.res)
+		return oracle.CheckBalanced(h.Holdings(), names, s.res)
 	})
 }
 
+// checkExclusive checks invariant 1 on the part of the history that every
+// process has delivered.
 func (s *sim) checkExclusive(when string) {
-	if v := s.hist.CheckExclusive(); len(v) > 0 {
+	s.failViolations(when, s.delivered().CheckExclusive())
+}
+
+func (s *sim) failViolations(when string, v []oracle.Violation) {
+	if len(v) > 0 {
 		var b strings.Builder
 		for _, x := range v {
 			fmt.Fprintln(&b, x)
 		}
 		s.t.Fatalf("invariant 1 broken (%s):\n%s", when, b.String())
+	}
+}
+
+// delivered returns the history up to a point that every client process has
+// delivered. Each process's output is read by a goroutine of its own, so the
+// history may already hold a new owner's acquire but not yet the previous
+// owner's earlier release, which would look like an overlap. The events
+// stamped before a sync request are complete once every live process has
+// answered it, since a process answers after writing all of its earlier
+// events.
+func (s *sim) delivered() *oracle.History {
+	at := oracle.Now()
+	s.syncs++
+	n := s.syncs
+	for _, c := range s.clients {
+		if err := c.proc.Send(fmt.Sprintf("sync %d", n)); err != nil && !errors.Is(err, launch.ErrExited) {
+			s.t.Fatalf("sync %s: %v", c.name, err)
+		}
+	}
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for _, c := range s.clients {
+		if err := c.awaitSync(n, deadline.C); err != nil {
+			s.t.Fatalf("%v\n%s", err, c.proc.Stderr())
+		}
+	}
+	return s.hist.Before(at)
+}
+
+// answered records the client's answer to sync request n.
+func (c *simClient) answered(n string) {
+	v, err := strconv.Atoi(n)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	c.synced = max(c.synced, v)
+	c.mu.Unlock()
+	select {
+	case c.syncc <- struct{}{}:
+	default:
+	}
+}
+
+// awaitSync waits until the client has answered sync request n, or its
+// process is gone (and all of its output read).
+func (c *simClient) awaitSync(n int, deadline <-chan time.Time) error {
+	for {
+		c.mu.Lock()
+		done := c.synced >= n
+		c.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-c.syncc:
+		case <-c.proc.Done():
+			return nil
+		case <-deadline:
+			return fmt.Errorf("%s did not answer sync request %d", c.name, n)
+		}
 	}
 }
 
@@ -408,7 +500,7 @@ func (s *sim) summary() {
 			kinds["partition"]++
 		}
 	}
-	s.t.Logf("events: %v; release causes: %v", kinds, causes)
+	s.t.Logf("events: %v; release causes: %v; removed ids added again: %d", kinds, causes, s.readded)
 }
 
 // dump writes the history for inspection after a failure.

@@ -26,6 +26,14 @@
 // [History.Sink], which parses event lines ([ParseLine]) and passes the other
 // lines on. An event line is [LinePrefix] followed by the event in JSON.
 //
+// Each process's output is read on its own, so in the middle of a run the
+// history may hold one process's latest events and lack another's earlier
+// ones. To check mid-run, the harness notes a time t, asks every live
+// process to answer with [Emitter.WriteLine] (which follows every event the
+// process stamped before it), waits for the answers, and checks
+// [History.Before](t). Once every process has exited, the whole history is
+// complete.
+//
 // # Concurrency
 //
 // History, Emitter and Fenced are safe for concurrent use.

@@ -154,3 +154,15 @@ func (em *Emitter) Emit(e Event) error {
 	_, err := io.WriteString(em.w, e.Line()+"\n")
 	return err
 }
+
+// WriteLine writes line, which is not an event, ordered with the events:
+// every event stamped before the call is written before it. A process
+// answering a harness's request with WriteLine thus tells the harness that
+// all of its events stamped before the request have been delivered (see
+// [History.Before]).
+func (em *Emitter) WriteLine(line string) error {
+	em.mu.Lock()
+	defer em.mu.Unlock()
+	_, err := io.WriteString(em.w, strings.TrimRight(line, "\n")+"\n")
+	return err
+}

@@ -59,6 +59,27 @@ func (h *History) Events() []Event {
 	return out
 }
 
+// Before returns a new History holding the events of h stamped before t.
+//
+// The harness reads each process's output in a goroutine of its own, so in
+// the middle of a run h may already hold a process's recent events but not
+// yet another's earlier ones: a new owner's acquire, say, before the
+// previous owner's release, which looks like an overlap. Once every live
+// process is known to have delivered all of its events stamped before t
+// (for example by answering with [Emitter.WriteLine] a request sent after
+// t), the history before t is complete and every check on it is exact.
+func (h *History) Before(t int64) *History {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := &History{}
+	for _, e := range h.events {
+		if e.At < t {
+			out.events = append(out.events, entry{Event: e.Event, seq: len(out.events)})
+		}
+	}
+	return out
+}
+
 // Sink returns a function that reads the output lines of one client process
 // (for example the sink of launch.Start): event lines are added to h, with
 // client as their Client when they name none, lines that look like events but

@@ -384,3 +384,64 @@ func TestWriteJSON(t *testing.T) {
 		t.Fatalf("empty history: %v %s", err, empty.String())
 	}
 }
+
+// TestBefore: a history whose latest events arrived before another
+// process's earlier ones shows a false overlap; cut at a time up to which
+// every process has delivered, it is exact, and real overlaps remain.
+func TestBefore(t *testing.T) {
+	// b's acquire at 30 has been read, a's release at 20 not yet.
+	lagging := history(acq(10, "a", "r1", 5), acq(30, "b", "r1", 7))
+	if vs := lagging.CheckExclusive(); len(vs) != 1 || vs[0].Kind != "overlap" {
+		t.Fatalf("lagging history: %v, want the false overlap", vs)
+	}
+	cut := lagging.Before(20)
+	if vs := cut.CheckExclusive(); len(vs) != 0 {
+		t.Fatalf("cut at 20: %v", vs)
+	}
+	if got := cut.Holdings(); !reflect.DeepEqual(got, map[string][]string{"a": {"r1"}}) {
+		t.Fatalf("holdings before 20: %v", got)
+	}
+	if cut.Len() != 1 || lagging.Len() != 2 {
+		t.Fatalf("lengths %d and %d, want 1 and 2", cut.Len(), lagging.Len())
+	}
+
+	overlapping := history(acq(10, "a", "r1", 5), rel(20, "a", "r1"), acq(15, "b", "r1", 7), acq(40, "c", "r2", 1))
+	if vs := overlapping.Before(16).CheckExclusive(); len(vs) != 1 || vs[0].ClientB != "b" {
+		t.Fatalf("real overlap cut at 16: %v", vs)
+	}
+	if vs := overlapping.Before(15).CheckExclusive(); len(vs) != 0 {
+		t.Fatalf("cut at 15 (b's acquire excluded): %v", vs)
+	}
+	if got := overlapping.Before(41).Holdings(); !reflect.DeepEqual(got, map[string][]string{"b": {"r1"}, "c": {"r2"}}) {
+		t.Fatalf("holdings before 41: %v", got)
+	}
+}
+
+// TestWriteLine: a line written with WriteLine follows every event emitted
+// before it and reaches the Sink's next function, not the history.
+func TestWriteLine(t *testing.T) {
+	var buf strings.Builder
+	em := NewEmitter(&buf, "p")
+	if err := em.Emit(Event{Kind: Acquire, Resource: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := em.WriteLine("synced 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := em.Emit(Event{Kind: Release, Resource: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 3 || lines[1] != "synced 1" {
+		t.Fatalf("lines %q", lines)
+	}
+	h := &History{}
+	var other []string
+	sink := h.Sink("p", func(line string) { other = append(other, line) })
+	for _, l := range lines {
+		sink(l)
+	}
+	if h.Len() != 2 || !reflect.DeepEqual(other, []string{"synced 1"}) {
+		t.Fatalf("%d events, other lines %q", h.Len(), other)
+	}
+}
