@@ -19,9 +19,10 @@ func (s *Session) EnsurePath(ctx context.Context, path string) error {
 
 // EnsureContainers creates path and any missing ancestors as container
 // nodes, which the server deletes once they become empty, so recipes leave
-// no litter behind. On servers without containers (before 3.5.3) it falls
-// back to persistent nodes. A recipe must be ready for a container to vanish
-// between EnsureContainers and its next create (ErrNoNode): ensure again.
+// no litter behind. Container nodes need ZooKeeper 3.5.3 or later; an older
+// server rejects the request and closes the connection, and the error is
+// returned. A recipe must be ready for a container to vanish between
+// EnsureContainers and its next create (ErrNoNode): ensure again.
 func (s *Session) EnsureContainers(ctx context.Context, path string) error {
 	if err := ValidatePath(path); err != nil {
 		return err
@@ -51,12 +52,9 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 		_, err := retryCall(s, ctx, none(func() error {
 			var err error
 			if flag == zk.FlagContainer {
-				_, err = s.conn.CreateContainer(root.add(cur), nil, zk.FlagContainer, s.cfg.ACL)
-				if errors.Is(err, zk.ErrUnknown) || errors.Is(err, zk.ErrAPIError) {
-					_, err = s.conn.Create(root.add(cur), nil, 0, s.cfg.ACL)
-				}
+				_, err = s.conn.CreateContainer(root.add(cur), nil, flag, s.cfg.ACL)
 			} else {
-				_, err = s.conn.Create(root.add(cur), nil, 0, s.cfg.ACL)
+				_, err = s.conn.Create(root.add(cur), nil, flag, s.cfg.ACL)
 			}
 			return err
 		}))

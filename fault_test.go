@@ -20,9 +20,16 @@ func TestBlackholeShorterThanTimeoutReconnects(t *testing.T) {
 	p := c.NewProxy(t)
 	s := connect(t, zkcoord.Config{Servers: p.Servers(), SessionTimeout: 6 * time.Second, LostAfter: 0.8})
 	ctx := testCtx(t, 60*time.Second)
-	id := s.ID()
 	if _, err := s.Create(ctx, "/mine", nil, zkcoord.FlagEphemeral); err != nil {
 		t.Fatal(err)
+	}
+	_, st, err := s.Exists(ctx, "/mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := st.EphemeralOwner // the session as the server knows it
+	if id == 0 || id != s.ID() {
+		t.Fatalf("ephemeral owner %#x, Session.ID %#x", id, s.ID())
 	}
 	w := s.Watch(ctx)
 	if st := nextState(t, w, time.Second).State; st != zkcoord.Connected {
@@ -40,11 +47,56 @@ func TestBlackholeShorterThanTimeoutReconnects(t *testing.T) {
 	if ch := nextState(t, w, 10*time.Second); ch.State != zkcoord.Reconnected {
 		t.Fatalf("state %v (%v), want Reconnected", ch.State, ch.Err)
 	}
-	if s.ID() != id {
-		t.Fatalf("session id changed from %x to %x", id, s.ID())
-	}
 	if ok, _, err := s.Exists(ctx, "/mine"); err != nil || !ok {
 		t.Fatalf("ephemeral node after reconnect: %v %v", ok, err)
+	}
+	// The server still runs our requests on the original session.
+	if _, err := s.Create(ctx, "/after", nil, zkcoord.FlagEphemeral); err != nil {
+		t.Fatal(err)
+	}
+	ok, st, err := s.Exists(ctx, "/after")
+	if err != nil || !ok {
+		t.Fatalf("node created after reconnect: exists=%v, err=%v", ok, err)
+	}
+	if st.EphemeralOwner != id {
+		t.Fatalf("node created after reconnect is owned by session %#x, want %#x", st.EphemeralOwner, id)
+	}
+}
+
+// A reconnect whose handshake is slow is given time to complete. With one
+// server go-zookeeper waits a second before it dials again, so a fresh
+// connection closed before its handshake is answered would cost the session
+// the rest of its time.
+func TestSlowHandshakeAfterSuspendReconnects(t *testing.T) {
+	c := zktest.Start(t)
+	p := c.NewProxy(t)
+	// Suspended after 3s of silence, Lost after 5.4s; a connection without
+	// a reply for 0.6s is dropped.
+	s := connect(t, zkcoord.Config{Servers: p.Servers(), SessionTimeout: 6 * time.Second, LostAfter: 0.9})
+	ctx := testCtx(t, 60*time.Second)
+	w := s.Watch(ctx)
+	if st := nextState(t, w, time.Second).State; st != zkcoord.Connected {
+		t.Fatalf("first state %v, want Connected", st)
+	}
+	if err := p.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	if st := nextState(t, w, 10*time.Second).State; st != zkcoord.Suspended {
+		t.Fatalf("state %v, want Suspended", st)
+	}
+	// The Session has dropped the silent connection; go-zookeeper dials
+	// again a second later, and the handshake then takes over 0.3s.
+	if err := p.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Delay(150 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if ch := nextState(t, w, 10*time.Second); ch.State != zkcoord.Reconnected {
+		t.Fatalf("state %v (%v), want Reconnected", ch.State, ch.Err)
+	}
+	if _, _, err := s.Exists(ctx, "/"); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -78,18 +130,15 @@ func TestLostBeforeServerExpiry(t *testing.T) {
 	}
 
 	select {
-	case ev := <-gone:
-		if ev.Type != zkcoord.EventNodeDeleted {
-			t.Fatalf("observer event %+v", ev)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server never expired the partitioned session")
-	}
-	// The server has expired the session. The victim must already know.
-	select {
 	case <-victim.Done():
-	default:
-		t.Fatal("server deleted the ephemeral node before the Session declared itself lost")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the partitioned Session never ended")
+	}
+	// The Session has declared itself lost. The server must still hold the
+	// session: its ephemeral node is still there.
+	if ok, _, err := observer.Exists(ctx, "/owned"); err != nil || !ok {
+		t.Fatalf("when the Session reported Lost, the server had already deleted its ephemeral node "+
+			"(exists=%v, err=%v)", ok, err)
 	}
 	if !errors.Is(victim.Err(), zkcoord.ErrSessionLost) {
 		t.Fatalf("Err = %v, want ErrSessionLost", victim.Err())
@@ -103,6 +152,15 @@ func TestLostBeforeServerExpiry(t *testing.T) {
 	}
 	if min := victim.LostAfter(); lost.At.Sub(lastResponse) < min-50*time.Millisecond {
 		t.Fatalf("Lost %v after the last response, before the %v threshold", lost.At.Sub(lastResponse), min)
+	}
+	// Only then does the server expire the partitioned session.
+	select {
+	case ev := <-gone:
+		if ev.Type != zkcoord.EventNodeDeleted {
+			t.Fatalf("observer event %+v", ev)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server never expired the partitioned session")
 	}
 	if _, _, err := victim.Get(ctx, "/owned"); !errors.Is(err, zkcoord.ErrSessionLost) {
 		t.Fatalf("Get on a lost Session = %v, want ErrSessionLost", err)

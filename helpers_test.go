@@ -6,13 +6,22 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/zktest"
 )
+
+// sharedServers returns the addresses of the server TestMain started, for
+// tests that do not break it.
+func sharedServers() []string {
+	return strings.Split(os.Getenv(zktest.EnvServers), ",")
+}
 
 // connect opens a Session for the test and closes it at the end.
 func connect(t *testing.T, cfg zkcoord.Config) *zkcoord.Session {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,7 +33,9 @@ type handshake struct {
 // request gets exactly one reply, in order, so send times wait in a FIFO.
 type link struct {
 	net.Conn
-	s *Session
+	s      *Session
+	opened time.Duration // when it was dialled, on the Session's clock
+	closed atomic.Bool
 
 	mu    sync.Mutex
 	first []byte // bytes of the connect response gathered so far
@@ -44,6 +47,12 @@ type link struct {
 	in     frameScanner    // used by Read only
 	// greeted is set once the connect request has been written.
 	greeted bool
+}
+
+// Close closes the connection and records that it is gone.
+func (l *link) Close() error {
+	l.closed.Store(true)
+	return l.Conn.Close()
 }
 
 func (l *link) Write(p []byte) (int, error) {
@@ -175,7 +184,7 @@ func (s *Session) dial(network, address string, timeout time.Duration) (net.Conn
 		_ = tc.SetDeadline(time.Time{})
 		c = tc
 	}
-	l := &link{Conn: c, s: s}
+	l := &link{Conn: c, s: s, opened: s.now()}
 	s.linkMu.Lock()
 	defer s.linkMu.Unlock()
 	if s.gate.Load() { // the session ended while we dialled
@@ -195,4 +204,25 @@ func (s *Session) dropLink() {
 	if l != nil {
 		l.Close()
 	}
+}
+
+// dropSilentLink closes the current connection once it has been open for
+// redial without bringing a reply, and returns when to look again. A
+// connection that is younger is left alone to finish its handshake:
+// go-zookeeper waits a second before it dials a server it has already
+// tried, so closing a fresh connection early can cost more than the time
+// the Session has left.
+func (s *Session) dropSilentLink(redial time.Duration) time.Duration {
+	s.linkMu.Lock()
+	l := s.link
+	s.linkMu.Unlock()
+	if l == nil || l.closed.Load() {
+		return redial // go-zookeeper has yet to dial again
+	}
+	idle := s.now() - max(l.opened, time.Duration(s.lastRecv.Load()))
+	if idle < redial {
+		return redial - idle
+	}
+	l.Close()
+	return redial
 }

@@ -271,7 +271,6 @@ func (s *Session) run() {
 	defer close(s.finished)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	var lastDrop time.Duration // when we last forced a reconnect, since epoch
 	for {
 		select {
 		case <-s.inbox.Ready():
@@ -286,7 +285,7 @@ func (s *Session) run() {
 			s.teardown()
 			return
 		}
-		next := s.checkSilence(&lastDrop)
+		next := s.checkSilence()
 		if s.State().Terminal() {
 			s.teardown()
 			return
@@ -316,7 +315,8 @@ func (s *Session) heartbeat() {
 }
 
 // thresholds returns how much silence makes the Session Suspended, Lost, and
-// how often a silent connection is dropped to try another server.
+// how long a connection may go without a reply before it is dropped to try
+// again, perhaps on another server.
 func (s *Session) thresholds() (suspend, lost, redial time.Duration) {
 	t := s.Timeout()
 	lost = time.Duration(float64(t) * s.cfg.LostAfter)
@@ -330,7 +330,7 @@ func (s *Session) thresholds() (suspend, lost, redial time.Duration) {
 
 // checkSilence declares Suspended or Lost from the time since the last
 // server response, and returns when to look again.
-func (s *Session) checkSilence(lastDrop *time.Duration) time.Duration {
+func (s *Session) checkSilence() time.Duration {
 	select {
 	case <-s.ready:
 	default:
@@ -349,13 +349,8 @@ func (s *Session) checkSilence(lastDrop *time.Duration) time.Duration {
 		s.transition(Suspended, nil, "no server response for "+quiet.Round(time.Millisecond).String())
 	}
 	// A connection that says nothing (or a handshake that never completes)
-	// is dropped, so go-zookeeper tries the next server before we give up.
-	now := time.Since(s.epoch)
-	if now-*lastDrop >= redial {
-		*lastDrop = now
-		s.dropLink()
-	}
-	next := min(lost-quiet, *lastDrop+redial-now)
+	// is dropped, so go-zookeeper tries again before we give up.
+	next := min(lost-quiet, s.dropSilentLink(redial))
 	return max(next, time.Millisecond)
 }
 
