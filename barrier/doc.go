@@ -22,8 +22,15 @@
 // # Loss
 //
 // Every blocking call returns when its context ends or when the Session
-// ends, wrapping the Session's error. A double-barrier member is an
-// ephemeral node: when its Session ends, the member leaves the barrier.
+// ends, wrapping the Session's error (zkcoord.ErrSessionExpired,
+// ErrSessionLost or ErrSessionClosed). A double-barrier member is an
+// ephemeral node: when its Session ends, the member leaves the barrier,
+// and the others carry on without it. Members waiting in Enter still wait
+// for a full group of live members (a newcomer may take its place);
+// members in Leave stop waiting for it, but still wait for every other
+// member to leave. (Curator's Leave, when the member that ended was the
+// lowest, lets members that had already deleted their nodes return while
+// others are still in; this package waits for them.)
 //
 // # Concurrency
 //

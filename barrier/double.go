@@ -174,7 +174,10 @@ func isMember(name string) bool {
 // It follows Curator's algorithm: members are ordered by name; the lowest
 // member waits for the highest to go, every other member deletes its own
 // node and waits for the lowest to go, until only the lowest is left,
-// which then deletes itself. The last member out deletes "ready".
+// which then deletes itself. The last member out deletes "ready". One
+// difference: if the lowest member's session ends while others are still
+// in, Curator lets the members that have already deleted their nodes
+// return at once; Leave waits until the remaining members have left too.
 //
 // If Leave fails (ctx or the Session ended), this member's node is removed
 // if it still exists.
@@ -201,19 +204,16 @@ func (d *DoubleBarrier) Leave(ctx context.Context) (err error) {
 			}
 			return ErrMemberGone
 		}
-		if len(members) == 1 {
-			if ours && members[0] != d.id {
-				return fmt.Errorf("%w: the last member is %s", ErrMemberGone, members[0])
-			}
-			if ours {
-				if err := d.deleteMember(ctx); err != nil {
-					return err
-				}
+		if len(members) == 1 && i == 0 {
+			if err := d.deleteMember(ctx); err != nil {
+				return err
 			}
 			break
 		}
 		// The lowest member watches the highest; everyone else leaves and
-		// watches the lowest.
+		// watches the lowest. A single member left that is not us is the
+		// lowest: normally it leaves last, but if the lowest member's
+		// session ended, the one left is still in and we wait for it.
 		watch := members[0]
 		if i == 0 {
 			watch = members[len(members)-1]

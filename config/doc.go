@@ -22,9 +22,14 @@
 //
 // A conditional write whose reply is lost with the connection is resolved by
 // reading the node again once reconnected: if it now holds exactly the data
-// written, at the next version, the write is taken as done. Only another
-// writer storing identical bytes from the same version at that moment could
-// be mistaken for it, and the resulting state is the same.
+// written, at the next version, the write is taken as done; if it is still
+// at the version given, the write did not happen and is sent again, after a
+// backoff. If the node has moved on further, Set reports ErrConflict, though
+// its own write may have happened just before another writer's: the caller
+// must read again either way (Update does). Only another writer storing
+// identical bytes from the same version at that moment could be mistaken
+// for this one, and the resulting state is the same. Writes with
+// AnyVersion, and deletes, are simply sent again.
 //
 // # Concurrency
 //

@@ -75,34 +75,56 @@ func (n *Node) Create(ctx context.Context, data []byte) (Version, error) {
 	if data == nil {
 		data = []byte{}
 	}
-	for {
-		_, err := n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
-		switch {
-		case err == nil:
-			return n.confirm(ctx, data, 0)
-		case errors.Is(err, zkcoord.ErrNoNode):
-			if err := n.sess.EnsurePath(ctx, zkcoord.Parent(n.path)); err != nil {
-				return Version{}, fmt.Errorf("config: %w", err)
-			}
-			continue
-		case errors.Is(err, zkcoord.ErrNodeExists):
-			return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
-		case zkcoord.IsRetryable(err):
-			// Did our create happen? Look once reconnected.
-			v, gerr := n.Get(ctx)
-			if errors.Is(gerr, ErrNotFound) {
-				continue
-			}
-			if gerr != nil {
-				return Version{}, gerr
-			}
-			if v.Version == 0 && bytes.Equal(v.Data, data) {
-				return v, nil
-			}
-			return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
-		default:
+	var v Version
+	err := n.sess.Retry(ctx, func(ctx context.Context) error {
+		var err error
+		v, err = n.create(ctx, data)
+		return err
+	})
+	return v, err
+}
+
+// create makes one attempt at Create. It returns a retryable error when the
+// create is known not to have happened and may be sent again.
+func (n *Node) create(ctx context.Context, data []byte) (Version, error) {
+	_, err := n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		if err := n.sess.EnsurePath(ctx, zkcoord.Parent(n.path)); err != nil {
+			return Version{}, fmt.Errorf("config: %w", err)
+		}
+		_, err = n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
+	}
+	switch {
+	case err == nil:
+		return n.confirm(ctx, data, 0)
+	case errors.Is(err, zkcoord.ErrNodeExists):
+		return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
+	case zkcoord.IsRetryable(err):
+		outcomeUnknown()
+		// Did our create happen? Look once reconnected.
+		v, gerr := n.Get(ctx)
+		if errors.Is(gerr, ErrNotFound) {
 			return Version{}, fmt.Errorf("config: create %s: %w", n.path, err)
 		}
+		if gerr != nil {
+			return Version{}, gerr
+		}
+		if v.Version == 0 && bytes.Equal(v.Data, data) {
+			return v, nil
+		}
+		return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
+	default:
+		return Version{}, fmt.Errorf("config: create %s: %w", n.path, err)
+	}
+}
+
+// testHookOutcomeUnknown, if set, runs when a write fails with a connection
+// loss, before its outcome is looked up.
+var testHookOutcomeUnknown func()
+
+func outcomeUnknown() {
+	if testHookOutcomeUnknown != nil {
+		testHookOutcomeUnknown()
 	}
 }
 
@@ -127,33 +149,46 @@ func (n *Node) Set(ctx context.Context, data []byte, version int32) (Version, er
 	if data == nil {
 		data = []byte{}
 	}
-	for {
-		st, err := n.sess.Set(ctx, n.path, data, version)
-		switch {
-		case err == nil:
-			return versionOf(data, st), nil
-		case errors.Is(err, zkcoord.ErrNoNode):
-			return Version{}, fmt.Errorf("%w: %s", ErrNotFound, n.path)
-		case errors.Is(err, zkcoord.ErrBadVersion):
-			return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-		case zkcoord.IsRetryable(err):
-			if version == AnyVersion {
-				continue // idempotent
-			}
-			v, gerr := n.Get(ctx)
-			if gerr != nil {
-				return Version{}, gerr
-			}
-			if v.Version == version {
-				continue // our write did not happen
-			}
-			if v.Version == version+1 && bytes.Equal(v.Data, data) {
-				return v, nil
-			}
-			return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-		default:
+	var v Version
+	err := n.sess.Retry(ctx, func(ctx context.Context) error {
+		var err error
+		v, err = n.set(ctx, data, version)
+		return err
+	})
+	return v, err
+}
+
+// set makes one attempt at Set. It returns a retryable error when the write
+// may be sent again: it is known not to have happened, or it writes
+// whatever the version.
+func (n *Node) set(ctx context.Context, data []byte, version int32) (Version, error) {
+	st, err := n.sess.Set(ctx, n.path, data, version)
+	switch {
+	case err == nil:
+		return versionOf(data, st), nil
+	case errors.Is(err, zkcoord.ErrNoNode):
+		return Version{}, fmt.Errorf("%w: %s", ErrNotFound, n.path)
+	case errors.Is(err, zkcoord.ErrBadVersion):
+		return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+	case zkcoord.IsRetryable(err):
+		outcomeUnknown()
+		if version == AnyVersion {
+			return Version{}, fmt.Errorf("config: set %s: %w", n.path, err) // idempotent
+		}
+		v, gerr := n.Get(ctx)
+		if gerr != nil {
+			return Version{}, gerr
+		}
+		if v.Version == version {
+			// Our write did not happen.
 			return Version{}, fmt.Errorf("config: set %s: %w", n.path, err)
 		}
+		if v.Version == version+1 && bytes.Equal(v.Data, data) {
+			return v, nil
+		}
+		return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+	default:
+		return Version{}, fmt.Errorf("config: set %s: %w", n.path, err)
 	}
 }
 
@@ -188,26 +223,30 @@ func (n *Node) Update(ctx context.Context, fn func(cur Version) ([]byte, error))
 // Delete deletes the node if it is at version (AnyVersion: whatever it
 // is). Deleting a node that does not exist does nothing.
 func (n *Node) Delete(ctx context.Context, version int32) error {
-	err := n.sess.Delete(ctx, n.path, version)
-	switch {
-	case err == nil, errors.Is(err, zkcoord.ErrNoNode):
-		return nil
-	case errors.Is(err, zkcoord.ErrBadVersion):
-		return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-	case zkcoord.IsRetryable(err):
-		if version != AnyVersion {
-			v, gerr := n.Get(ctx)
-			if errors.Is(gerr, ErrNotFound) {
-				return nil
+	return n.sess.Retry(ctx, func(ctx context.Context) error {
+		err := n.sess.Delete(ctx, n.path, version)
+		switch {
+		case err == nil, errors.Is(err, zkcoord.ErrNoNode):
+			return nil
+		case errors.Is(err, zkcoord.ErrBadVersion):
+			return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+		case zkcoord.IsRetryable(err):
+			outcomeUnknown()
+			if version != AnyVersion {
+				v, gerr := n.Get(ctx)
+				if errors.Is(gerr, ErrNotFound) {
+					return nil
+				}
+				if gerr != nil {
+					return gerr
+				}
+				if v.Version != version {
+					return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+				}
 			}
-			if gerr != nil {
-				return gerr
-			}
-			if v.Version != version {
-				return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-			}
+			// Not deleted yet: send it again.
+			return fmt.Errorf("config: delete %s: %w", n.path, err)
 		}
-		return n.Delete(ctx, version)
-	}
-	return fmt.Errorf("config: delete %s: %w", n.path, err)
+		return fmt.Errorf("config: delete %s: %w", n.path, err)
+	})
 }

@@ -137,29 +137,54 @@ func (c *Counter) SetCount(ctx context.Context, v int32) (Count, error) {
 // version. It reports whether it did; when it did not, the returned Count
 // is the current one, to retry from.
 func (c *Counter) TrySetCount(ctx context.Context, prev Count, v int32) (Count, bool, error) {
+	var (
+		out Count
+		ok  bool
+	)
+	err := c.sess.Retry(ctx, func(ctx context.Context) error {
+		var err error
+		out, ok, err = c.trySet(ctx, prev, v)
+		return err
+	})
+	if err != nil {
+		return Count{}, false, err
+	}
+	return out, ok, nil
+}
+
+// trySet makes one attempt at TrySetCount. It returns a retryable error
+// when the write is known not to have happened and may be sent again.
+func (c *Counter) trySet(ctx context.Context, prev Count, v int32) (Count, bool, error) {
 	st, err := c.sess.Set(ctx, c.path, Encode(v), prev.Version)
 	if err == nil {
 		return Count{Value: v, Version: st.Version}, true, nil
 	}
-	if !zkcoord.IsRetryable(err) && !errors.Is(err, zkcoord.ErrBadVersion) {
+	lost := zkcoord.IsRetryable(err)
+	if !lost && !errors.Is(err, zkcoord.ErrBadVersion) {
 		return Count{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
 	}
-	lost := zkcoord.IsRetryable(err)
+	if lost && testHookOutcomeUnknown != nil {
+		testHookOutcomeUnknown()
+	}
 	// Read the current count (after a lost reply, once reconnected). If it
 	// is exactly what our write would have made, our write happened.
-	cur, err := c.Get(ctx)
-	if err != nil {
-		return Count{}, false, err
+	cur, gerr := c.Get(ctx)
+	if gerr != nil {
+		return Count{}, false, gerr
 	}
 	if lost && cur.Version == prev.Version+1 && cur.Value == v {
 		return cur, true, nil
 	}
 	if lost && cur.Version == prev.Version {
 		// Our write did not happen: send it again.
-		return c.TrySetCount(ctx, prev, v)
+		return Count{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
 	}
 	return cur, false, nil
 }
+
+// testHookOutcomeUnknown, if set, runs when a conditional write fails with
+// a connection loss, before its outcome is looked up.
+var testHookOutcomeUnknown func()
 
 // Add adds delta (which may be negative) to the count, retrying on
 // concurrent changes, and returns the new Count. It fails with ErrOverflow

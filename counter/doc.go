@@ -23,10 +23,11 @@
 //
 // A conditional write whose reply is lost with the connection is resolved
 // by reading the node again: if it holds the value that write would have
-// produced at the next version, the write is taken as done. The one case
-// this misjudges is another client writing the very same value from the
-// very same version in that moment, which for Add means two concurrent,
-// equal increments counted once.
+// produced at the next version, the write is taken as done; if it is still
+// at the version the write expected, the write did not happen and is sent
+// again, after a backoff. The one case this misjudges is another client
+// writing the very same value from the very same version in that moment,
+// which for Add means two concurrent, equal increments counted once.
 //
 // # Concurrency
 //

@@ -28,6 +28,25 @@ func send(t *testing.T, p *interop.Proc, line string) {
 	}
 }
 
+// waitCount waits until the watcher delivers value, for at most 30s.
+func waitCount(t *testing.T, w *Watcher, value int32) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case got, ok := <-w.Changes():
+			if !ok {
+				t.Fatalf("watch ended before the count reached %d: %v", value, w.Err())
+			}
+			if got.Value == value {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the watch never delivered the count %d", value)
+		}
+	}
+}
+
 // Go and Curator's SharedCount read and write one counter, see each other's
 // changes, and increment it concurrently without losing a step.
 func TestSharedCountWithCurator(t *testing.T) {
@@ -45,7 +64,7 @@ func TestSharedCountWithCurator(t *testing.T) {
 	}
 	w := c.Watch(ctx)
 	defer w.Stop()
-	<-w.Changes()
+	waitCount(t, w, 7)
 
 	// Go writes, Curator's listener sees it.
 	if _, err := c.SetCount(ctx, 10); err != nil {
@@ -56,11 +75,7 @@ func TestSharedCountWithCurator(t *testing.T) {
 	// Curator writes, Go's watch sees it.
 	send(t, java, "set -20")
 	expect(t, ctx, java, "set -20")
-	for got := range w.Changes() {
-		if got.Value == -20 {
-			break
-		}
-	}
+	waitCount(t, w, -20)
 
 	// Versions agree: Curator's conditional write from a version Go has
 	// since overwritten fails.

@@ -217,13 +217,14 @@ func TestMemberDroppedWhenSessionLost(t *testing.T) {
 	if err := proxy.Blackhole(); err != nil {
 		t.Fatal(err)
 	}
+	until(t, ctx, w) // the server expired the session
+	// By the time the others see it gone, the member knows.
 	select {
 	case <-m.Done():
-	case <-ctx.Done():
-		t.Fatal("Done not closed after the session was cut off")
+	default:
+		t.Fatal("the others saw the member gone while its Done was still open")
 	}
 	if !errors.Is(m.Err(), zkcoord.ErrSessionLost) {
 		t.Fatalf("Err = %v; want ErrSessionLost", m.Err())
 	}
-	until(t, ctx, w) // the server expired the session
 }

@@ -47,14 +47,17 @@
 // before the next holder starts. A brief disconnection (Session state
 // Suspended, then Reconnected) does not end a lease.
 //
-// A process can be paused for longer than that (a long GC, a stopped VM),
-// and a session can be ended by the server on purpose (an operator, or a
-// test harness, closing it from another connection): then the server deletes
-// the node at once and the next contender may acquire before the old holder
-// hears anything, whatever client library it uses. For resources that must never see two holders, pass the lease's fencing
-// [Lease.Token] (the creation zxid of its node, larger for every later
-// holder) to the resource, or write through zkcoord's guarded writes with
-// [Lease.Fence], which fail with zkcoord.ErrNotOwner once the node is gone.
+// That order has a limit, and no client library can lift it. If the server
+// ends the session on purpose (an operator, or a test harness, closing it
+// from another connection), it deletes the node at once, and the next
+// contender may acquire before the old holder hears anything: its Done
+// closes, with zkcoord.ErrSessionExpired, but possibly after someone else
+// has acquired. The same holds for a process paused for longer than the
+// session timeout (a long GC, a stopped VM). For resources that must never
+// see two holders, pass the lease's fencing [Lease.Token] (the creation
+// zxid of its node, larger for every later holder) to the resource, or
+// write through zkcoord's guarded writes with [Lease.Fence], which fail
+// with zkcoord.ErrNotOwner once the node is gone.
 //
 // # Waiting
 //

@@ -23,7 +23,8 @@ var (
 	ErrReleased = errors.New("lock: released")
 	// ErrLocked: TryLock or TryRLock found the lock held by another client.
 	ErrLocked = errors.New("lock: held by another client")
-	// ErrNoLease: TryAcquire found no free lease.
+	// ErrNoLease: TryAcquire found no free lease, or found another
+	// acquirer holding the semaphore's mutex and did not wait for it.
 	ErrNoLease = errors.New("lock: no free lease")
 	// ErrNotHeld: Unlock or RUnlock on a value that holds no such lock.
 	ErrNotHeld = errors.New("lock: not held")
@@ -40,9 +41,11 @@ var (
 // (Lost, Expired or Closed) or when another client deletes its node. The
 // Session declares itself Lost before the server can expire it, so a holder
 // that stops work when Done closes has stopped before anyone else can
-// acquire the lock. A process that may pause longer than that (GC, VM
-// migration) should also pass Token to the resource it protects, or write
-// through zkcoord's guarded writes with Fence.
+// acquire the lock, unless the server ends the session on purpose or the
+// process pauses for longer than the session timeout (GC, VM migration):
+// then the next holder may acquire first. Resources that must never see
+// two holders should check Token, or be written through zkcoord's guarded
+// writes with Fence.
 //
 // A lease reads its node's stat (for Token and Fence) and watches the node
 // (for a deletion by someone else) from the first call of Done, Err, Token

@@ -67,8 +67,10 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 }
 
 // TryAcquire acquires a lease if one is free and returns ErrNoLease
-// otherwise. It may wait briefly for other clients that are acquiring at
-// the same moment.
+// otherwise. It never waits for another client: if another acquirer holds
+// the acquirers' mutex (<path>/locks) at that moment, because it is waiting
+// for a lease or is just taking one, TryAcquire returns ErrNoLease at once,
+// as Curator's acquire with a zero wait does.
 func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 	// Fail fast without taking the mutex. A client that holds the mutex
 	// while waiting for a lease has its own lease node counted here.
@@ -96,8 +98,13 @@ func (s *Semaphore) count(ctx context.Context) (int, error) {
 	return len(sortContenders(children, leaseContender)), nil
 }
 
+// acquire takes the acquirers' mutex, creates a lease node and waits for
+// it to count. With try it waits for neither the mutex nor a lease.
 func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
-	guard, err := s.locks.acquire(ctx, false)
+	guard, err := s.locks.acquire(ctx, try)
+	if errors.Is(err, ErrLocked) {
+		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
+	}
 	if err != nil {
 		return nil, err
 	}

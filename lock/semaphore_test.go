@@ -183,3 +183,72 @@ func TestSemaphoreForeignChildren(t *testing.T) {
 	}
 	l.Release(ctx)
 }
+
+// TestSemaphoreTryAcquireDoesNotWait: TryAcquire never queues behind the
+// acquirers' mutex, whether its holder is waiting for a lease or has not
+// created its lease node yet (so the leases count still shows room).
+func TestSemaphoreTryAcquireDoesNotWait(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	a, b, c := connect(t), connect(t), connect(t)
+	dir := testDir(t)
+	l1, err := newSem(t, a, dir, 1).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b waits for a lease, holding the acquirers' mutex.
+	wctx, cancel := context.WithCancel(ctx)
+	waiting := make(chan error, 1)
+	go func() {
+		l, err := newSem(t, b, dir, 1).Acquire(wctx)
+		if err == nil {
+			l.Release(ctx)
+		}
+		waiting <- err
+	}()
+	queued(t, a, dir+"/leases", 2)
+	queued(t, a, dir+"/locks", 1)
+
+	// A generous deadline: failing to acquire must not mean running out
+	// of time.
+	tryAcquire := func(what string) {
+		t.Helper()
+		tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		l, err := newSem(t, c, dir, 1).TryAcquire(tctx)
+		if err == nil {
+			l.Release(ctx)
+			t.Fatalf("TryAcquire %s: acquired", what)
+		}
+		if !errors.Is(err, lock.ErrNoLease) || tctx.Err() != nil {
+			t.Fatalf("TryAcquire %s: %v (ctx %v), want ErrNoLease before the deadline", what, err, tctx.Err())
+		}
+	}
+	tryAcquire("while an Acquire waits holding the mutex")
+
+	// The window in which the count is stale: an acquirer holds the mutex
+	// but has no lease node yet. Hold the mutex through its own layout,
+	// with every lease free.
+	cancel()
+	if err := <-waiting; !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiting Acquire: %v, want context.Canceled", err)
+	}
+	if err := l1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queued(t, a, dir+"/leases", 0)
+	guard, err := newMutex(t, b, dir+"/locks").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tryAcquire("while the mutex is held and every lease is free")
+	queued(t, a, dir+"/locks", 1)
+	queued(t, a, dir+"/leases", 0)
+	if err := guard.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l, err := newSem(t, c, dir, 1).TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("TryAcquire once the mutex is free: %v", err)
+	}
+	l.Release(ctx)
+}

@@ -68,13 +68,7 @@ func TestAllVoteCommit(t *testing.T) {
 		if string(p.Payload()) != "move 10 EUR" {
 			t.Fatalf("payload = %q", p.Payload())
 		}
-		w := outcomeOf(ctx, p.Outcome)
-		select {
-		case r := <-w:
-			t.Fatalf("site %s decided %v before voting", s, r)
-		default:
-		}
-		waits = append(waits, w)
+		waits = append(waits, outcomeOf(ctx, p.Outcome))
 		if err := p.Vote(ctx, true); err != nil {
 			t.Fatal(err)
 		}
@@ -82,6 +76,25 @@ func TestAllVoteCommit(t *testing.T) {
 	want(t, "coordinator", co, true, "")
 	for i, w := range waits {
 		want(t, sites[i], w, true, "")
+	}
+	// Nobody decided before the last vote: the decision was written, once,
+	// after every vote.
+	obs := connect(t)
+	_, dst, err := obs.Get(ctx, tx(coord.Path()).decision())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dst.Version != 1 {
+		t.Errorf("decision written %d times; want once", dst.Version)
+	}
+	for _, s := range sites {
+		_, vst, err := obs.Get(ctx, tx(coord.Path()).vote(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dst.Mzxid <= vst.Mzxid {
+			t.Errorf("decision (zxid %d) written before site %s voted (zxid %d)", dst.Mzxid, s, vst.Mzxid)
+		}
 	}
 	if o, ok, err := Lookup(ctx, connect(t), coord.Path()); err != nil || !ok || !o.Commit {
 		t.Fatalf("Lookup = %v, %v, %v", o, ok, err)
