@@ -14,15 +14,17 @@
 //
 // Contenders are ordered exactly as Curator orders them: by comparing, as
 // strings, the text after the last occurrence of the lock name ("lock-",
-// "__READ__"/"__WRIT__"). ZooKeeper numbers children with a signed 32-bit
-// count of the creates in the directory, printed with %010d; after 2^31
-// creates it wraps to "-2147483648", which compares before "0000000000".
+// "__READ__"/"__WRIT__"). ZooKeeper numbers children with the directory's
+// signed 32-bit child version, which every create and every delete of a
+// child advances, printed with %010d; after 2^31 changes it wraps to
+// "-2147483648", which compares before "0000000000".
 // From then on the order is no longer creation order, in Curator or here,
 // and at the wrap itself a new contender sorts before the current holder
 // and is let in beside it. This package keeps Curator's order anyway, so
 // that a mixed fleet agrees on one order. A lock directory is a container
 // node, which the server deletes once it is empty, resetting the count: a
-// wrap needs some two billion acquisitions of a lock that is never idle.
+// wrap needs some billion acquisitions (a create and a delete each) of a
+// lock that is never idle.
 //
 // A Mutex also recognises the nodes of Kazoo's Lock
 // (<hex>__lock__<seq>), and Kazoo recognises a Mutex's nodes when created
