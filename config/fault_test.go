@@ -16,20 +16,6 @@ func throughProxy(t *testing.T) (*zkcoord.Session, *zktest.Proxy) {
 	return connect(t, func(c *zkcoord.Config) { c.Servers = p.Servers() }), p
 }
 
-// hookUnknown installs testHookOutcomeUnknown; the channel receives when a
-// write's outcome has become unknown.
-func hookUnknown(t *testing.T) <-chan struct{} {
-	unknown := make(chan struct{}, 1)
-	testHookOutcomeUnknown = func() {
-		select {
-		case unknown <- struct{}{}:
-		default:
-		}
-	}
-	t.Cleanup(func() { testHookOutcomeUnknown = nil })
-	return unknown
-}
-
 // A Set whose reply is lost is found to have happened: it reports the
 // version it wrote, and the node was written once.
 func TestSetWhoseReplyIsLost(t *testing.T) {
@@ -43,7 +29,7 @@ func TestSetWhoseReplyIsLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, got := mustNode(t, sess, path), Version{}
-		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, hookUnknown(t), func() (err error) {
+		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			got, err = n.Set(ctx, []byte("b"), v0.Version)
 			return err
 		})
@@ -73,7 +59,7 @@ func TestSetAnyVersionWhoseReplyIsLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, got := mustNode(t, sess, path), Version{}
-		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, hookUnknown(t), func() (err error) {
+		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			got, err = n.Set(ctx, []byte("b"), AnyVersion)
 			return err
 		})
@@ -103,7 +89,7 @@ func TestCreateWhoseReplyIsLost(t *testing.T) {
 	testkit.UntilLost(t, func(delay time.Duration) bool {
 		path := fmt.Sprintf("/app/create-%v", delay)
 		n, got := mustNode(t, sess, path), Version{}
-		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, hookUnknown(t), func() (err error) {
+		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			got, err = n.Create(ctx, []byte("a"))
 			return err
 		})
@@ -134,7 +120,7 @@ func TestSetWhoseRequestIsLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, got := mustNode(t, sess, path), Version{}
-		lost, err := testkit.LoseRequest(t, ctx, p, observer, path, hookUnknown(t), func() (err error) {
+		lost, err := testkit.LoseRequest(t, ctx, p, observer, path, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			got, err = n.Set(ctx, []byte("b"), v0.Version)
 			return err
 		})

@@ -16,20 +16,6 @@ func throughProxy(t *testing.T) (*zkcoord.Session, *zktest.Proxy) {
 	return connect(t, func(c *zkcoord.Config) { c.Servers = p.Servers() }), p
 }
 
-// hookUnknown installs testHookOutcomeUnknown; the channel receives when a
-// write's outcome has become unknown.
-func hookUnknown(t *testing.T) <-chan struct{} {
-	unknown := make(chan struct{}, 1)
-	testHookOutcomeUnknown = func() {
-		select {
-		case unknown <- struct{}{}:
-		default:
-		}
-	}
-	t.Cleanup(func() { testHookOutcomeUnknown = nil })
-	return unknown
-}
-
 // A TrySetCount whose reply is lost is found to have happened: it reports
 // success and the count it wrote, and the node was written once.
 func TestTrySetCountWhoseReplyIsLost(t *testing.T) {
@@ -47,7 +33,7 @@ func TestTrySetCountWhoseReplyIsLost(t *testing.T) {
 			got Count
 			ok  bool
 		)
-		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, hookUnknown(t), func() (err error) {
+		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			got, ok, err = c.TrySetCount(ctx, first, 10)
 			return err
 		})
@@ -80,7 +66,7 @@ func TestAddWhoseReplyIsLostCountsOnce(t *testing.T) {
 			c   = mustCounter(t, sess, path, Seed(5))
 			got Count
 		)
-		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, hookUnknown(t), func() (err error) {
+		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			got, err = c.Add(ctx, 1)
 			return err
 		})
@@ -115,7 +101,7 @@ func TestTrySetCountWhoseRequestIsLost(t *testing.T) {
 			got Count
 			ok  bool
 		)
-		lost, err := testkit.LoseRequest(t, ctx, p, observer, path, hookUnknown(t), func() (err error) {
+		lost, err := testkit.LoseRequest(t, ctx, p, observer, path, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			got, ok, err = c.TrySetCount(ctx, first, 10)
 			return err
 		})

@@ -120,3 +120,17 @@ func await(t testing.TB, ctx context.Context, done <-chan error) error {
 		return nil
 	}
 }
+
+// Signal sets *hook, a package's test hook, to a function that signals the
+// returned channel without blocking, and clears it when the test ends.
+func Signal(t testing.TB, hook *func()) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	*hook = func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	t.Cleanup(func() { *hook = nil })
+	return ch
+}
