@@ -157,6 +157,22 @@ func (s *Session) LostAfter() time.Duration {
 	return time.Duration(float64(s.Timeout()) * s.cfg.LostAfter)
 }
 
+// ExpiryDeadline returns the earliest time at which the server may expire
+// the session: the send time of the last request it answered plus the
+// negotiated timeout. The time carries a monotonic reading, so it is immune
+// to wall-clock changes. Whatever an owner must stop before the next owner
+// may start has to be stopped before this deadline, whatever grace was
+// asked; while the Session is connected the deadline keeps moving forward.
+// Before the session is established it returns the zero Time.
+func (s *Session) ExpiryDeadline() time.Time {
+	select {
+	case <-s.ready:
+	default:
+		return time.Time{}
+	}
+	return s.epoch.Add(time.Duration(s.lastRecv.Load()) + s.Timeout())
+}
+
 // Server returns the address of the server the session last used.
 func (s *Session) Server() string {
 	s.mu.Lock()
