@@ -64,3 +64,17 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 	}
 	return nil
 }
+
+// EnsureDeleted deletes the node at path if it exists, at any version,
+// retrying on connection loss; a node that is already gone is success. It
+// is the one way recipes remove a node they own when the node's absence is
+// all that matters. A node with children fails with ErrNotEmpty.
+func (s *Session) EnsureDeleted(ctx context.Context, path string) error {
+	return s.Retry(ctx, func(ctx context.Context) error {
+		err := s.Delete(ctx, path, -1)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil
+		}
+		return err
+	})
+}
