@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -13,16 +11,9 @@ import (
 // Watcher delivers a configuration node's versions as values of type V
 // (Version for a Node, Value[T] for a JSON). Its channel always ends up
 // holding the newest version: a reader that falls behind skips intermediate
-// versions but never misses the latest.
-type Watcher[V any] struct {
-	ch     chan V
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	stopped atomic.Bool
-	mu      sync.Mutex
-	err     error
-}
+// versions but never misses the latest. It is the toolkit's one watcher,
+// zkcoord.Watcher.
+type Watcher[V any] = zkcoord.Watcher[V]
 
 // Watch starts watching the node. The channel first receives the current
 // version (Exists false if the node does not exist), then every newer one,
@@ -33,68 +24,20 @@ func (n *Node) Watch(ctx context.Context) *Watcher[Version] {
 }
 
 func watch[V any](ctx context.Context, n *Node, conv func(Version) V) *Watcher[V] {
-	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher[V]{ch: make(chan V), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		err := w.loop(ctx, n, conv)
-		if w.stopped.Load() {
-			err = nil
-		}
-		w.mu.Lock()
-		w.err = err
-		w.mu.Unlock()
-		close(w.ch)
-		close(w.done)
-	}()
-	return w
-}
-
-// Changes returns the channel of versions.
-func (w *Watcher[V]) Changes() <-chan V { return w.ch }
-
-// Stop stops the watcher and waits until its goroutine has ended.
-func (w *Watcher[V]) Stop() {
-	w.stopped.Store(true)
-	w.cancel()
-	<-w.done
-}
-
-// Err returns why the channel was closed: nil after Stop, otherwise ctx's
-// error or the Session's. It returns nil while the watcher runs.
-func (w *Watcher[V]) Err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
-func (w *Watcher[V]) loop(ctx context.Context, n *Node, conv func(Version) V) error {
-	var (
-		last    *Version // the newest version read
-		pending V
-		out     chan V // non-nil while pending is unsent
-	)
-	for {
+	var last *Version // the newest version read
+	return zkcoord.NewWatcher(ctx, n.sess, func(ctx context.Context) (V, bool, <-chan zkcoord.Event, error) {
+		var zero V
 		cur, fire, err := read(ctx, n)
 		if err != nil {
-			return err
+			return zero, false, nil, err
 		}
-		if last == nil || cur.Exists != last.Exists || cur.Zxid != last.Zxid {
-			pending, out = conv(cur), w.ch
-			last = &cur
+		changed := last == nil || cur.Exists != last.Exists || cur.Zxid != last.Zxid
+		last = &cur
+		if !changed {
+			return zero, false, fire, nil
 		}
-		for fire != nil {
-			select {
-			case out <- pending:
-				out = nil
-			case <-fire:
-				fire = nil
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-n.sess.Done():
-				return n.sess.Err()
-			}
-		}
-	}
+		return conv(cur), true, fire, nil
+	})
 }
 
 // read returns the node's current version and a watch that fires when it

@@ -141,13 +141,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 		m.end(ErrLeft)
 		m.stop()
 		<-m.done
-		err = m.sess.Retry(ctx, func(ctx context.Context) error {
-			err := m.sess.Delete(ctx, m.path, -1)
-			if errors.Is(err, zkcoord.ErrNoNode) {
-				return nil
-			}
-			return err
-		})
+		err = m.sess.EnsureDeleted(ctx, m.path)
 		if err != nil && m.sess.Err() != nil {
 			err = nil // the server removes the node with the session
 		}

@@ -73,13 +73,7 @@ func (r *Rendezvous) Wait(ctx context.Context) ([]byte, error) {
 
 // Close deletes the rendezvous node.
 func (r *Rendezvous) Close(ctx context.Context) error {
-	err := r.sess.Retry(ctx, func(ctx context.Context) error {
-		err := r.sess.Delete(ctx, r.path, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	err := r.sess.EnsureDeleted(ctx, r.path)
 	if err != nil && r.sess.Err() == nil {
 		return fmt.Errorf("group: close rendezvous %s: %w", r.path, err)
 	}
