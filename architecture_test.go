@@ -1,0 +1,70 @@
+package zkcoord_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The layers of docs/architecture.md: what each library package may import
+// from this module. A package missing from the table is a tool and may
+// import anything; a library package importing outside its row fails.
+var allowedImports = func() map[string][]string {
+	foundations := []string{"internal/fifo", "internal/seq"}
+	core := append([]string{""}, foundations...)
+	recipe := core
+	return map[string][]string{
+		"internal/fifo":   nil,
+		"internal/seq":    nil,
+		"rebalance/alloc": nil,
+		"":                foundations,
+		"election":        core,
+		"failover":        append(slices.Clone(core), "election"),
+		"rebalance":       append(slices.Clone(core), "election", "rebalance/alloc"),
+		"lock":            recipe,
+		"barrier":         recipe,
+		"queue":           recipe,
+		"counter":         recipe,
+		"config":          recipe,
+		"group":           recipe,
+		"twophase":        recipe,
+		"metrics":         {""},
+		"metrics/prom":    {"", "metrics"},
+		"zktest":          nil,
+	}
+}()
+
+func TestArchitecture(t *testing.T) {
+	const module = "github.com/zkcoord/zkcoord"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	rel := func(p string) (string, bool) {
+		if p == module {
+			return "", true
+		}
+		r, ok := strings.CutPrefix(p, module+"/")
+		return r, ok
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, _ := rel(fields[0])
+		allowed, library := allowedImports[pkg]
+		if !library {
+			continue
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			r, ours := rel(imp)
+			if ours && !slices.Contains(allowed, r) {
+				t.Errorf("%s imports %s; docs/architecture.md does not allow it", fields[0], imp)
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("only %d library packages found by go list", seen)
+	}
+}
