@@ -160,14 +160,7 @@ func (s *Session) abandon(parent, prefix string, pending func() (string, error))
 }
 
 func (s *Session) deleteQuietly(ctx context.Context, path string) {
-	err := s.Retry(ctx, func(ctx context.Context) error {
-		err := s.Delete(ctx, path, -1)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
-	if err != nil {
+	if err := s.EnsureDeleted(ctx, path); err != nil {
 		s.log.Warn("could not delete abandoned node", "path", path, "err", err)
 	}
 }

@@ -84,13 +84,7 @@ func (b *Barrier) Set(ctx context.Context) error {
 // Remove lowers the barrier by deleting its node, releasing every waiter.
 // Removing a barrier that is not set does nothing.
 func (b *Barrier) Remove(ctx context.Context) error {
-	err := b.sess.Retry(ctx, func(ctx context.Context) error {
-		err := b.sess.Delete(ctx, b.path, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	err := b.sess.EnsureDeleted(ctx, b.path)
 	if err != nil {
 		return fmt.Errorf("barrier: remove %s: %w", b.path, err)
 	}
@@ -119,20 +113,8 @@ func (b *Barrier) Wait(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("barrier: wait on %s: %w", b.path, err)
 		}
-		if err := await(ctx, b.sess, w); err != nil {
+		if _, err := b.sess.WaitEvent(ctx, w); err != nil {
 			return fmt.Errorf("barrier: wait on %s: %w", b.path, err)
 		}
-	}
-}
-
-// await waits for a watch to fire, ctx to end or the Session to end.
-func await(ctx context.Context, sess *zkcoord.Session, w <-chan zkcoord.Event) error {
-	select {
-	case <-w:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-sess.Done():
-		return sess.Err()
 	}
 }

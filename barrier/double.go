@@ -82,7 +82,7 @@ func (d *DoubleBarrier) Enter(ctx context.Context) (err error) {
 		if n >= d.members {
 			return d.createReady(ctx)
 		}
-		if err := await(ctx, d.sess, w); err != nil {
+		if _, err := d.sess.WaitEvent(ctx, w); err != nil {
 			return err
 		}
 		ready, _, w, err = d.sess.ExistsW(ctx, d.ready())
@@ -232,30 +232,18 @@ func (d *DoubleBarrier) Leave(ctx context.Context) (err error) {
 			ours = false
 		}
 		if !gone {
-			if err := await(ctx, d.sess, w); err != nil {
+			if _, err := d.sess.WaitEvent(ctx, w); err != nil {
 				return err
 			}
 		}
 	}
-	err = d.sess.Retry(ctx, func(ctx context.Context) error {
-		err := d.sess.Delete(ctx, d.ready(), -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	err = d.sess.EnsureDeleted(ctx, d.ready())
 	return err
 }
 
 // deleteMember deletes this member's node; a node already gone is fine.
 func (d *DoubleBarrier) deleteMember(ctx context.Context) error {
-	return d.sess.Retry(ctx, func(ctx context.Context) error {
-		err := d.sess.Delete(ctx, d.node(), -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	return d.sess.EnsureDeleted(ctx, d.node())
 }
 
 // removeMember deletes this member's node after a failure, best effort,

@@ -123,13 +123,7 @@ func (q *Queue) resolve(ctx context.Context, itemPath, marker string) (outcome, 
 
 // dropMarker deletes our marker. Failing that, it goes with the Session.
 func (q *Queue) dropMarker(ctx context.Context, marker string) {
-	err := q.sess.Retry(ctx, func(ctx context.Context) error {
-		err := q.sess.Delete(ctx, marker, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	err := q.sess.EnsureDeleted(ctx, marker)
 	if err != nil {
 		q.sess.Logger().Debug("queue: could not delete claim marker", "path", marker, "err", err)
 	}

@@ -119,13 +119,7 @@ func (c *Coordinator) Close(ctx context.Context) error {
 	if _, err := c.Abort(ctx, "coordinator closed"); err != nil && !errors.Is(err, ErrNoTransaction) {
 		return err
 	}
-	err := c.sess.Retry(ctx, func(ctx context.Context) error {
-		err := c.sess.Delete(ctx, c.t.coordinator(), -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	err := c.sess.EnsureDeleted(ctx, c.t.coordinator())
 	if err != nil {
 		return fmt.Errorf("twophase: close %s: %w", c.t, err)
 	}

@@ -116,9 +116,9 @@ func removeTree(ctx context.Context, sess *zkcoord.Session, path string) error {
 				return err
 			}
 		}
-		err = sess.Retry(ctx, func(ctx context.Context) error { return sess.Delete(ctx, path, -1) })
+		err = sess.EnsureDeleted(ctx, path)
 		switch {
-		case err == nil, errors.Is(err, zkcoord.ErrNoNode):
+		case err == nil:
 			return nil
 		case errors.Is(err, zkcoord.ErrNotEmpty):
 			continue // a site joined meanwhile

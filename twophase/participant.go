@@ -174,13 +174,7 @@ func (p *Participant) Close(ctx context.Context) error {
 			return err
 		}
 	}
-	err = p.sess.Retry(ctx, func(ctx context.Context) error {
-		err := p.sess.Delete(ctx, p.t.alive(p.site), -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	err = p.sess.EnsureDeleted(ctx, p.t.alive(p.site))
 	if err != nil {
 		return fmt.Errorf("twophase: close %s: %w", p.t, err)
 	}
