@@ -15,12 +15,17 @@ type options struct {
 	flags int32
 }
 
-// Ephemeral makes Set create the barrier node as an ephemeral node, so that
-// the barrier falls when the Session that set it ends. By default the node
-// is persistent, as in Curator's DistributedBarrier.
-func Ephemeral() Option {
+// WithEphemeral makes Set create the barrier node as an ephemeral node, so
+// that the barrier falls when the Session that set it ends. By default the
+// node is persistent, as in Curator's DistributedBarrier.
+func WithEphemeral() Option {
 	return func(o *options) { o.flags = zkcoord.FlagEphemeral }
 }
+
+// Ephemeral is WithEphemeral.
+//
+// Deprecated: use WithEphemeral, named like every other option.
+func Ephemeral() Option { return WithEphemeral() }
 
 // Barrier is a node whose existence blocks waiters. It is safe for
 // concurrent use.

@@ -98,7 +98,7 @@ func TestBarrierWaitEndsWithContextAndSession(t *testing.T) {
 func TestEphemeralBarrierFallsWithItsSession(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	setter := connect(t)
-	b, _ := New(setter, "/eph/barrier", Ephemeral())
+	b, _ := New(setter, "/eph/barrier", WithEphemeral())
 	if err := b.Set(ctx); err != nil {
 		t.Fatal(err)
 	}

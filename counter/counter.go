@@ -26,9 +26,14 @@ type options struct {
 	seed int32
 }
 
-// Seed sets the value the node is created with, and the value an empty node
-// reads as. Default 0.
-func Seed(v int32) Option { return func(o *options) { o.seed = v } }
+// WithSeed sets the value the node is created with, and the value an empty
+// node reads as. Default 0.
+func WithSeed(v int32) Option { return func(o *options) { o.seed = v } }
+
+// Seed is WithSeed.
+//
+// Deprecated: use WithSeed, named like every other option.
+func Seed(v int32) Option { return WithSeed(v) }
 
 // Counter is a shared counter stored at one node.
 type Counter struct {

@@ -25,7 +25,7 @@ func ExampleCounter() {
 	sess := connect(ctx)
 	defer sess.Close(ctx)
 
-	builds, err := counter.New(sess, "/examples/build-number", counter.Seed(100))
+	builds, err := counter.New(sess, "/examples/build-number", counter.WithSeed(100))
 	if err != nil {
 		panic(err)
 	}

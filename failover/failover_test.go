@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/failover"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 const long = 60 * time.Second
@@ -172,7 +173,7 @@ func TestCleanStopLeavesNothingToFence(t *testing.T) {
 	path := uniquePath(t)
 	w := newWorld()
 	a := start(t, w, connect(t, shared.Servers()), path, "a")
-	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	testkit.Eventually(t, long, "a active", func() bool { return w.current() == "a" })
 	crumb, err := a.f.Breadcrumb(ctx)
 	if err != nil || crumb == nil || crumb.ID != "a" || string(crumb.Data) != "pid-of-a" {
 		t.Fatalf("breadcrumb %+v, %v", crumb, err)
@@ -182,7 +183,7 @@ func TestCleanStopLeavesNothingToFence(t *testing.T) {
 	if err := a.wait(t); err != nil {
 		t.Fatalf("a: Run = %v after a clean stop", err)
 	}
-	waitFor(t, long, "b active", func() bool { return w.current() == "b" })
+	testkit.Eventually(t, long, "b active", func() bool { return w.current() == "b" })
 	last := w.lastActivation()
 	if last.a.Previous != nil || last.a.Fenced || len(w.fenceCalls) != 0 {
 		t.Fatalf("b after a clean stop: previous %+v fenced %v, %d fence calls", last.a.Previous, last.a.Fenced, len(w.fenceCalls))
@@ -212,9 +213,9 @@ func TestUncleanExitIsFenced(t *testing.T) {
 	proxy := shared.NewProxy(t)
 	sa := connect(t, proxy.Servers())
 	a := start(t, w, sa, path, "a")
-	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	testkit.Eventually(t, long, "a active", func() bool { return w.current() == "a" })
 	b := start(t, w, connect(t, shared.Servers()), path, "b")
-	waitFor(t, long, "b standing by", func() bool {
+	testkit.Eventually(t, long, "b standing by", func() bool {
 		c, err := b.f.Election().Leader(ctx)
 		return err == nil && c.ID == "a"
 	})
@@ -224,7 +225,7 @@ func TestUncleanExitIsFenced(t *testing.T) {
 	if err := shared.ExpireSession(ctx, sa.ID(), sa.Password()); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, long, "b active", func() bool { return w.lastActivation().id == "b" })
+	testkit.Eventually(t, long, "b active", func() bool { return w.lastActivation().id == "b" })
 	last := w.lastActivation()
 	p := last.a.Previous
 	if p == nil || p.ID != "a" || string(p.Data) != "pid-of-a" || p.Token != w.activations[0].a.Token || !last.a.Fenced {
@@ -316,7 +317,7 @@ func TestPartitionedActiveStopsFirst(t *testing.T) {
 			note("a cancelled")
 			return ctx.Err()
 		})
-	waitFor(t, long, "a active", func() bool { _, ok := find("a active"); return ok })
+	testkit.Eventually(t, long, "a active", func() bool { _, ok := find("a active"); return ok })
 
 	sb := connect(t, shared.Servers())
 	run(sb, "b",
@@ -332,7 +333,7 @@ func TestPartitionedActiveStopsFirst(t *testing.T) {
 			<-ctx.Done()
 			return nil
 		})
-	waitFor(t, long, "b competing", func() bool {
+	testkit.Eventually(t, long, "b competing", func() bool {
 		children, _, err := sb.Children(ctx, path+"/lock")
 		return err == nil && len(children) == 2
 	})
@@ -341,7 +342,7 @@ func TestPartitionedActiveStopsFirst(t *testing.T) {
 	if err := proxy.Blackhole(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, long, "b active", func() bool { _, ok := find("b active"); return ok })
+	testkit.Eventually(t, long, "b active", func() bool { _, ok := find("b active"); return ok })
 
 	cancelled, okC := find("a cancelled")
 	fence, okF := find("b fence")
@@ -384,7 +385,7 @@ func TestActiveErrorLeavesBreadcrumb(t *testing.T) {
 	path := uniquePath(t)
 	w := newWorld()
 	a := start(t, w, connect(t, shared.Servers()), path, "a")
-	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	testkit.Eventually(t, long, "a active", func() bool { return w.current() == "a" })
 	w.mu.Lock()
 	close(w.fail["a"])
 	w.mu.Unlock()
@@ -396,7 +397,7 @@ func TestActiveErrorLeavesBreadcrumb(t *testing.T) {
 		t.Fatalf("breadcrumb after an unclean stop: %+v, %v", crumb, err)
 	}
 	start(t, w, connect(t, shared.Servers()), path, "b")
-	waitFor(t, long, "b active", func() bool { return w.current() == "b" })
+	testkit.Eventually(t, long, "b active", func() bool { return w.current() == "b" })
 	if last := w.lastActivation(); !last.a.Fenced || last.a.Previous.ID != "a" || last.seq != 1 {
 		t.Fatalf("b's activation: %+v", last)
 	}
@@ -425,7 +426,7 @@ func TestFenceMustSucceed(t *testing.T) {
 		types = append(types, ev.Type)
 		mu.Unlock()
 	}))
-	waitFor(t, long, "b active", func() bool { return w.current() == "b" })
+	testkit.Eventually(t, long, "b active", func() bool { return w.current() == "b" })
 	last := w.lastActivation()
 	if w.count() != 1 || last.seq != 3 || !last.a.Fenced || string(last.a.Previous.Raw) != "\n\x03xyz" {
 		t.Fatalf("activations %d, fence calls before %d, activation %+v", w.count(), last.seq, last.a)
@@ -453,11 +454,11 @@ func TestDeposedStandsByAgain(t *testing.T) {
 	w := newWorld()
 	sess := connect(t, shared.Servers())
 	a := start(t, w, sess, path, "a")
-	waitFor(t, long, "a active", func() bool { return w.current() == "a" })
+	testkit.Eventually(t, long, "a active", func() bool { return w.current() == "a" })
 	if _, err := sess.Set(ctx, a.f.Election().TermPath(), []byte(`{"id":"other"}`), -1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, long, "second activation", func() bool { return w.count() == 2 && w.current() == "a" })
+	testkit.Eventually(t, long, "second activation", func() bool { return w.count() == 2 && w.current() == "a" })
 	second := w.lastActivation()
 	if second.a.Fenced || second.a.Previous == nil || second.a.Previous.ID != "a" || len(w.fenceCalls) != 0 {
 		t.Fatalf("second activation %+v, %d fence calls", second.a, len(w.fenceCalls))
@@ -497,7 +498,7 @@ func TestNewAndRunMisuse(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- f.Run(ctx, w.active("x")) }()
-	waitFor(t, long, "active", func() bool { return w.current() == "x" })
+	testkit.Eventually(t, long, "active", func() bool { return w.current() == "x" })
 	if err := f.Run(ctx, w.active("y")); !errors.Is(err, failover.ErrRunning) {
 		t.Fatalf("second Run: %v", err)
 	}
@@ -529,7 +530,7 @@ func TestRepeatedFailovers(t *testing.T) {
 	modes := []string{"clean", "expire", "error", "expire", "clean", "error", "expire"}
 	clean := map[string]bool{}
 	for round, mode := range modes {
-		waitFor(t, long, "an active instance", func() bool { return w.current() != "" })
+		testkit.Eventually(t, long, "an active instance", func() bool { return w.current() != "" })
 		n := w.count()
 		cur := w.current()
 		in := instances[cur]
@@ -556,7 +557,7 @@ func TestRepeatedFailovers(t *testing.T) {
 		}
 		delete(instances, cur)
 		spawn()
-		waitFor(t, long, "the next activation", func() bool { return w.count() > n })
+		testkit.Eventually(t, long, "the next activation", func() bool { return w.count() > n })
 	}
 	w.checkNoOverlap(t)
 	w.mu.Lock()

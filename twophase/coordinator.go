@@ -23,9 +23,14 @@ type options struct {
 // Participant.Payload.
 func WithPayload(b []byte) Option { return func(o *options) { o.payload = b } }
 
-// SitesDecide makes a participant (Join) watch every vote and decide by
+// WithSitesDecide makes a participant (Join) watch every vote and decide by
 // itself, as in the basic recipe, instead of waiting for the coordinator.
-func SitesDecide() Option { return func(o *options) { o.sitesDecide = true } }
+func WithSitesDecide() Option { return func(o *options) { o.sitesDecide = true } }
+
+// SitesDecide is WithSitesDecide.
+//
+// Deprecated: use WithSitesDecide, named like every other option.
+func SitesDecide() Option { return WithSitesDecide() }
 
 // Coordinator is the process that started a transaction.
 type Coordinator struct {

@@ -193,7 +193,7 @@ func TestSitesDecideWithoutCoordinator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, _ := join(t, ctx, coord.Path(), sites, SitesDecide())
+	ps, _ := join(t, ctx, coord.Path(), sites, WithSitesDecide())
 	csess.Close(ctx) // the coordinator is gone for good
 	var waits []<-chan result
 	for _, s := range sites {
@@ -283,7 +283,7 @@ func TestWhoWatchesTheVotes(t *testing.T) {
 		coordinator bool
 	}{
 		{"coordinator decides", nil, false, true},
-		{"sites decide", []Option{SitesDecide()}, true, false},
+		{"sites decide", []Option{WithSitesDecide()}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testkit.Ctx(t, time.Minute)

@@ -98,3 +98,14 @@ func WaitFor(t testing.TB, d time.Duration, what string, cond func() error) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Eventually is WaitFor for a condition that is simply true or false.
+func Eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	WaitFor(t, d, what, func() error {
+		if cond() {
+			return nil
+		}
+		return ErrNotYet
+	})
+}
