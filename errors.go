@@ -31,6 +31,8 @@ var (
 	ErrTooLarge = errors.New("zkcoord: value too large")
 	// ErrNotOwner: a guarded write found the owner's node gone or changed.
 	ErrNotOwner = errors.New("zkcoord: not the owner")
+	// ErrNilSession: a recipe was given a nil *Session.
+	ErrNilSession = errors.New("zkcoord: nil Session")
 	// ErrBadData: a znode holds data this package cannot decode (corrupt or
 	// written by something else).
 	ErrBadData = errors.New("zkcoord: unrecognised znode data")

@@ -37,7 +37,7 @@ type Barrier struct {
 
 // New returns the barrier at path. It does no I/O.
 func New(sess *zkcoord.Session, path string, opts ...Option) (*Barrier, error) {
-	if err := validate(path); err != nil {
+	if err := validate(sess, path); err != nil {
 		return nil, err
 	}
 	b := &Barrier{sess: sess, path: path}
@@ -47,12 +47,9 @@ func New(sess *zkcoord.Session, path string, opts ...Option) (*Barrier, error) {
 	return b, nil
 }
 
-func validate(path string) error {
-	if err := zkcoord.ValidatePath(path); err != nil {
+func validate(sess *zkcoord.Session, path string) error {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return fmt.Errorf("barrier: %w", err)
-	}
-	if path == "/" {
-		return fmt.Errorf("barrier: %w: the root cannot be a barrier", zkcoord.ErrInvalidPath)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ type DoubleBarrier struct {
 // NewDouble returns a new member of the double barrier at path, which
 // completes when members members have entered. It does no I/O.
 func NewDouble(sess *zkcoord.Session, path string, members int) (*DoubleBarrier, error) {
-	if err := validate(path); err != nil {
+	if err := validate(sess, path); err != nil {
 		return nil, err
 	}
 	if members < 1 {

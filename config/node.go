@@ -13,8 +13,9 @@ import (
 var (
 	// ErrNotFound: the configuration node does not exist.
 	ErrNotFound = errors.New("config: not found")
-	// ErrExists: Create found the node already there.
-	ErrExists = errors.New("config: already exists")
+	// ErrExists: Create found the node already there. It wraps
+	// zkcoord.ErrNodeExists, the toolkit's one "already exists".
+	ErrExists = fmt.Errorf("config: %w", zkcoord.ErrNodeExists)
 	// ErrConflict: the node changed since the version given to Set.
 	ErrConflict = errors.New("config: version conflict")
 )
@@ -46,11 +47,8 @@ type Node struct {
 
 // New returns the configuration node at path. It does no I/O.
 func New(sess *zkcoord.Session, path string) (*Node, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
-	}
-	if path == "/" {
-		return nil, fmt.Errorf("config: %w: the root cannot hold configuration", zkcoord.ErrInvalidPath)
 	}
 	return &Node{sess: sess, path: path}, nil
 }

@@ -44,11 +44,8 @@ type Counter struct {
 
 // New returns the counter at path. It does no I/O.
 func New(sess *zkcoord.Session, path string, opts ...Option) (*Counter, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("counter: %w", err)
-	}
-	if path == "/" {
-		return nil, fmt.Errorf("counter: %w: the root cannot be a counter", zkcoord.ErrInvalidPath)
 	}
 	var o options
 	for _, opt := range opts {

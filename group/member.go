@@ -54,7 +54,7 @@ type Membership struct {
 // (created as a container if missing). Data larger than the Session's
 // limit is refused with an error wrapping zkcoord.ErrTooLarge.
 func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte) (*Membership, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	if err := zkcoord.ValidateName(id); err != nil {
@@ -155,7 +155,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 // Members lists the members of the group at path, sorted by ID (then by
 // path). A group that does not exist has no members.
 func Members(ctx context.Context, sess *zkcoord.Session, path string) ([]Member, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	children, _, err := sess.Children(ctx, path)

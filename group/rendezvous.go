@@ -16,8 +16,9 @@ var (
 	ErrNoRendezvous = errors.New("group: no rendezvous")
 	// ErrFilled: the rendezvous was already filled.
 	ErrFilled = errors.New("group: rendezvous already filled")
-	// ErrExists: NewRendezvous found a node already at the path.
-	ErrExists = errors.New("group: rendezvous node exists")
+	// ErrExists: NewRendezvous found a node already at the path. It wraps
+	// zkcoord.ErrNodeExists, the toolkit's one "already exists".
+	ErrExists = fmt.Errorf("group: rendezvous: %w", zkcoord.ErrNodeExists)
 )
 
 // Rendezvous is an empty node waiting to be filled by a peer.
@@ -30,7 +31,7 @@ type Rendezvous struct {
 // are created as containers), to be filled once by a peer with Fill. It
 // fails with ErrExists if the node exists.
 func NewRendezvous(ctx context.Context, sess *zkcoord.Session, path string) (*Rendezvous, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	for {
@@ -84,7 +85,7 @@ func (r *Rendezvous) Close(ctx context.Context) error {
 // succeeds; later ones fail with ErrFilled. It fails with ErrNoRendezvous
 // if there is no node at path.
 func Fill(ctx context.Context, sess *zkcoord.Session, path string, data []byte) error {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return fmt.Errorf("group: %w", err)
 	}
 	if data == nil {
@@ -122,7 +123,7 @@ func Fill(ctx context.Context, sess *zkcoord.Session, path string, data []byte) 
 // data. It fails with ErrNoRendezvous if there is no node at path, or if
 // the node is deleted before it is filled.
 func Await(ctx context.Context, sess *zkcoord.Session, path string) ([]byte, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	// A plain read first: a filled node needs no watch.

@@ -31,14 +31,8 @@ func newOptions(opts []Option) options {
 
 // checkArgs validates what every constructor takes.
 func checkArgs(sess *zkcoord.Session, path string, o options) error {
-	if sess == nil {
-		return fmt.Errorf("lock: nil Session")
-	}
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return fmt.Errorf("lock: %w", err)
-	}
-	if path == "/" {
-		return fmt.Errorf("lock: %w: a lock needs its own directory, not /", zkcoord.ErrInvalidPath)
 	}
 	if max := sess.Config().MaxDataSize; len(o.data) > max {
 		return fmt.Errorf("lock: %w: %d bytes of node data, limit %d", zkcoord.ErrTooLarge, len(o.data), max)

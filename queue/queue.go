@@ -32,11 +32,8 @@ type Queue struct {
 // New returns the queue at path. It does no I/O; the queue node is created
 // (as a container) by the first Put.
 func New(sess *zkcoord.Session, path string) (*Queue, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
-	}
-	if path == "/" {
-		return nil, fmt.Errorf("queue: %w: the root cannot be a queue", zkcoord.ErrInvalidPath)
 	}
 	return &Queue{sess: sess, path: path}, nil
 }

@@ -43,11 +43,8 @@ type Coordinator struct {
 // transaction node and its children in one multi-operation (missing parents
 // are created as containers). It fails with ErrExists if path exists.
 func Begin(ctx context.Context, sess *zkcoord.Session, path string, sites []string, opts ...Option) (*Coordinator, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("twophase: %w", err)
-	}
-	if path == "/" {
-		return nil, fmt.Errorf("twophase: %w: the root cannot be a transaction", zkcoord.ErrInvalidPath)
 	}
 	if err := checkSites(sites); err != nil {
 		return nil, err

@@ -13,7 +13,8 @@ import (
 // Errors of this package.
 var (
 	// ErrExists: Begin found a node at the transaction path.
-	ErrExists = errors.New("twophase: transaction exists")
+	// It wraps zkcoord.ErrNodeExists, the toolkit's one "already exists".
+	ErrExists = fmt.Errorf("twophase: transaction: %w", zkcoord.ErrNodeExists)
 	// ErrNoTransaction: there is no transaction at the path.
 	ErrNoTransaction = errors.New("twophase: no such transaction")
 	// ErrUnknownSite: the site is not part of the transaction.
@@ -92,7 +93,7 @@ func readSites(ctx context.Context, sess *zkcoord.Session, t tx) ([]string, erro
 // once every participant has learnt the outcome; participants still
 // waiting fail with ErrNoTransaction.
 func Remove(ctx context.Context, sess *zkcoord.Session, path string) error {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return fmt.Errorf("twophase: %w", err)
 	}
 	if err := removeTree(ctx, sess, path); err != nil {

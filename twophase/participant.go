@@ -24,7 +24,7 @@ type Participant struct {
 // It fails with ErrNoTransaction, ErrUnknownSite, or ErrJoined if the site
 // has joined before (in this or another process).
 func Join(ctx context.Context, sess *zkcoord.Session, path, site string, opts ...Option) (*Participant, error) {
-	if err := zkcoord.ValidatePath(path); err != nil {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("twophase: %w", err)
 	}
 	t := tx(path)
