@@ -5,45 +5,76 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
+	"unsafe"
 
 	"github.com/zkcoord/zkcoord"
 )
 
-// ErrOverflow: Add would overflow a 32-bit count.
-var ErrOverflow = errors.New("counter: 32-bit overflow")
+// ErrOverflow: Add would overflow the counter's integer type.
+var ErrOverflow = errors.New("counter: overflow")
 
-// Count is the counter's value at one version of its node.
-type Count struct {
-	Value   int32
+// Int is the integer type a counter holds: int32 (Curator's SharedCount) or
+// int64 (Curator's DistributedAtomicLong).
+type Int interface{ int32 | int64 }
+
+// CountOf is a counter's value at one version of its node.
+type CountOf[T Int] struct {
+	Value   T
 	Version int32
 }
 
-// Option configures a Counter.
+// Count is a 32-bit counter's value at one version of its node.
+type Count = CountOf[int32]
+
+// Count64 is a 64-bit counter's value at one version of its node.
+type Count64 = CountOf[int64]
+
+// Option configures a counter.
 type Option func(*options)
 
 type options struct {
-	seed int32
+	seed int64
 }
 
 // WithSeed sets the value the node is created with, and the value an empty
 // node reads as. Default 0.
-func WithSeed(v int32) Option { return func(o *options) { o.seed = v } }
+func WithSeed(v int32) Option { return func(o *options) { o.seed = int64(v) } }
+
+// WithSeed64 is WithSeed for a 64-bit counter. New refuses a seed that does
+// not fit in 32 bits.
+func WithSeed64(v int64) Option { return func(o *options) { o.seed = v } }
 
 // Seed is WithSeed.
 //
 // Deprecated: use WithSeed, named like every other option.
 func Seed(v int32) Option { return WithSeed(v) }
 
-// Counter is a shared counter stored at one node.
-type Counter struct {
+// Of is a shared counter of integer type T stored at one node. It is safe
+// for concurrent use.
+type Of[T Int] struct {
 	sess *zkcoord.Session
 	path string
-	seed int32
+	seed T
 }
 
-// New returns the counter at path. It does no I/O.
+// Counter is a 32-bit counter, compatible with Curator's SharedCount.
+type Counter = Of[int32]
+
+// Counter64 is a 64-bit counter, compatible with Curator's
+// DistributedAtomicLong.
+type Counter64 = Of[int64]
+
+// New returns the 32-bit counter at path. It does no I/O.
 func New(sess *zkcoord.Session, path string, opts ...Option) (*Counter, error) {
+	return newOf[int32](sess, path, opts)
+}
+
+// New64 returns the 64-bit counter at path. It does no I/O.
+func New64(sess *zkcoord.Session, path string, opts ...Option) (*Counter64, error) {
+	return newOf[int64](sess, path, opts)
+}
+
+func newOf[T Int](sess *zkcoord.Session, path string, opts []Option) (*Of[T], error) {
 	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return nil, fmt.Errorf("counter: %w", err)
 	}
@@ -51,50 +82,73 @@ func New(sess *zkcoord.Session, path string, opts ...Option) (*Counter, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Counter{sess: sess, path: path, seed: o.seed}, nil
+	if int64(T(o.seed)) != o.seed {
+		return nil, fmt.Errorf("counter: %w: seed %d does not fit the counter", zkcoord.ErrInvalidConfig, o.seed)
+	}
+	return &Of[T]{sess: sess, path: path, seed: T(o.seed)}, nil
 }
 
 // Path returns the counter node's path.
-func (c *Counter) Path() string { return c.path }
+func (c *Of[T]) Path() string { return c.path }
 
-// Encode returns the 4-byte big-endian form of v.
-func Encode(v int32) []byte {
-	return binary.BigEndian.AppendUint32(nil, uint32(v))
+// Encode returns the 4-byte big-endian form of v, as Curator's SharedCount
+// writes it.
+func Encode(v int32) []byte { return encode(v) }
+
+// Encode64 returns the 8-byte big-endian form of v, as Curator's
+// DistributedAtomicLong writes it.
+func Encode64(v int64) []byte { return encode(v) }
+
+func encode[T Int](v T) []byte {
+	if size[T]() == 4 {
+		return binary.BigEndian.AppendUint32(nil, uint32(v))
+	}
+	return binary.BigEndian.AppendUint64(nil, uint64(v))
+}
+
+// size is the number of bytes of T's encoding.
+func size[T Int]() int {
+	var v T
+	return int(unsafe.Sizeof(v))
 }
 
 // decode reads a count; empty data is the seed.
-func (c *Counter) decode(data []byte, st *zkcoord.Stat) (Count, error) {
+func (c *Of[T]) decode(data []byte, st *zkcoord.Stat) (CountOf[T], error) {
+	n := size[T]()
 	switch len(data) {
 	case 0:
-		return Count{Value: c.seed, Version: st.Version}, nil
-	case 4:
-		return Count{Value: int32(binary.BigEndian.Uint32(data)), Version: st.Version}, nil
+		return CountOf[T]{Value: c.seed, Version: st.Version}, nil
+	case n:
+		if n == 4 {
+			return CountOf[T]{Value: T(int32(binary.BigEndian.Uint32(data))), Version: st.Version}, nil
+		}
+		return CountOf[T]{Value: T(int64(binary.BigEndian.Uint64(data))), Version: st.Version}, nil
 	}
-	return Count{}, fmt.Errorf("counter: %s holds %d bytes, want 4: %w", c.path, len(data), zkcoord.ErrBadData)
+	return CountOf[T]{}, fmt.Errorf("counter: %s holds %d bytes, want %d: %w", c.path, len(data), n, zkcoord.ErrBadData)
 }
 
 // Get returns the current count.
-func (c *Counter) Get(ctx context.Context) (Count, error) {
+func (c *Of[T]) Get(ctx context.Context) (CountOf[T], error) {
 	for {
 		data, st, err := c.sess.Get(ctx, c.path)
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			if err := c.create(ctx); err != nil {
-				return Count{}, err
+				return CountOf[T]{}, err
 			}
 			continue
 		}
 		if err != nil {
-			return Count{}, fmt.Errorf("counter: %w", err)
+			return CountOf[T]{}, fmt.Errorf("counter: %w", err)
 		}
 		return c.decode(data, st)
 	}
 }
 
 // create creates the node with the seed value; a node that exists is fine.
-func (c *Counter) create(ctx context.Context) error {
+func (c *Of[T]) create(ctx context.Context) error {
 	err := c.sess.Retry(ctx, func(ctx context.Context) error {
 		for {
-			_, err := c.sess.Create(ctx, c.path, Encode(c.seed), zkcoord.FlagPersistent)
+			_, err := c.sess.Create(ctx, c.path, encode(c.seed), zkcoord.FlagPersistent)
 			if errors.Is(err, zkcoord.ErrNoNode) {
 				if err := c.sess.EnsureContainers(ctx, zkcoord.Parent(c.path)); err != nil {
 					return err
@@ -114,33 +168,33 @@ func (c *Counter) create(ctx context.Context) error {
 }
 
 // SetCount sets the count whatever it is, and returns the new Count.
-func (c *Counter) SetCount(ctx context.Context, v int32) (Count, error) {
+func (c *Of[T]) SetCount(ctx context.Context, v T) (CountOf[T], error) {
 	for {
 		var st *zkcoord.Stat
 		err := c.sess.Retry(ctx, func(ctx context.Context) error {
 			var err error
-			st, err = c.sess.Set(ctx, c.path, Encode(v), -1)
+			st, err = c.sess.Set(ctx, c.path, encode(v), -1)
 			return err
 		})
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			if err := c.create(ctx); err != nil {
-				return Count{}, err
+				return CountOf[T]{}, err
 			}
 			continue
 		}
 		if err != nil {
-			return Count{}, fmt.Errorf("counter: set %s: %w", c.path, err)
+			return CountOf[T]{}, fmt.Errorf("counter: set %s: %w", c.path, err)
 		}
-		return Count{Value: v, Version: st.Version}, nil
+		return CountOf[T]{Value: v, Version: st.Version}, nil
 	}
 }
 
 // TrySetCount sets the count to v only if the node is still at prev's
 // version. It reports whether it did; when it did not, the returned Count
 // is the current one, to retry from.
-func (c *Counter) TrySetCount(ctx context.Context, prev Count, v int32) (Count, bool, error) {
+func (c *Of[T]) TrySetCount(ctx context.Context, prev CountOf[T], v T) (CountOf[T], bool, error) {
 	var (
-		out Count
+		out CountOf[T]
 		ok  bool
 	)
 	err := c.sess.Retry(ctx, func(ctx context.Context) error {
@@ -149,21 +203,21 @@ func (c *Counter) TrySetCount(ctx context.Context, prev Count, v int32) (Count, 
 		return err
 	})
 	if err != nil {
-		return Count{}, false, err
+		return CountOf[T]{}, false, err
 	}
 	return out, ok, nil
 }
 
 // trySet makes one attempt at TrySetCount. It returns a retryable error
 // when the write is known not to have happened and may be sent again.
-func (c *Counter) trySet(ctx context.Context, prev Count, v int32) (Count, bool, error) {
-	st, err := c.sess.Set(ctx, c.path, Encode(v), prev.Version)
+func (c *Of[T]) trySet(ctx context.Context, prev CountOf[T], v T) (CountOf[T], bool, error) {
+	st, err := c.sess.Set(ctx, c.path, encode(v), prev.Version)
 	if err == nil {
-		return Count{Value: v, Version: st.Version}, true, nil
+		return CountOf[T]{Value: v, Version: st.Version}, true, nil
 	}
 	lost := zkcoord.IsRetryable(err)
 	if !lost && !errors.Is(err, zkcoord.ErrBadVersion) {
-		return Count{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
+		return CountOf[T]{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
 	}
 	if lost && testHookOutcomeUnknown != nil {
 		testHookOutcomeUnknown()
@@ -172,14 +226,14 @@ func (c *Counter) trySet(ctx context.Context, prev Count, v int32) (Count, bool,
 	// is exactly what our write would have made, our write happened.
 	cur, gerr := c.Get(ctx)
 	if gerr != nil {
-		return Count{}, false, gerr
+		return CountOf[T]{}, false, gerr
 	}
 	if lost && cur.Version == prev.Version+1 && cur.Value == v {
 		return cur, true, nil
 	}
 	if lost && cur.Version == prev.Version {
 		// Our write did not happen: send it again.
-		return Count{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
+		return CountOf[T]{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
 	}
 	return cur, false, nil
 }
@@ -191,19 +245,19 @@ var testHookOutcomeUnknown func()
 // Add adds delta (which may be negative) to the count, retrying on
 // concurrent changes, and returns the new Count. It fails with ErrOverflow
 // rather than wrap around.
-func (c *Counter) Add(ctx context.Context, delta int32) (Count, error) {
+func (c *Of[T]) Add(ctx context.Context, delta T) (CountOf[T], error) {
 	cur, err := c.Get(ctx)
 	if err != nil {
-		return Count{}, err
+		return CountOf[T]{}, err
 	}
 	for {
-		next := int64(cur.Value) + int64(delta)
-		if next > math.MaxInt32 || next < math.MinInt32 {
-			return Count{}, fmt.Errorf("%w: %d + %d", ErrOverflow, cur.Value, delta)
+		next := cur.Value + delta // wraps on overflow, which is caught here
+		if (delta > 0 && next < cur.Value) || (delta < 0 && next > cur.Value) {
+			return CountOf[T]{}, fmt.Errorf("%w: %d + %d", ErrOverflow, cur.Value, delta)
 		}
-		n, ok, err := c.TrySetCount(ctx, cur, int32(next))
+		n, ok, err := c.TrySetCount(ctx, cur, next)
 		if err != nil {
-			return Count{}, err
+			return CountOf[T]{}, err
 		}
 		if ok {
 			return n, nil

@@ -1,12 +1,15 @@
-// Package counter implements a shared 32-bit counter on a ZooKeeper node,
-// compatible with Apache Curator's SharedCount and with Kazoo's
-// Counter(support_curator=True).
+// Package counter implements shared counters on a ZooKeeper node: a 32-bit
+// [Counter], compatible with Apache Curator's SharedCount and with Kazoo's
+// Counter(support_curator=True), and a 64-bit [Counter64], compatible with
+// Curator's DistributedAtomicLong. Both are the one generic [Of]; they
+// differ only in the width of the integer they store.
 //
 // # Format
 //
-// The node holds the count as a 4-byte big-endian two's-complement integer,
-// as Curator writes it. An empty node reads as the seed value, as Kazoo
-// does (Kazoo creates the node empty). Any other length is corrupt data:
+// The node holds the count as a 4-byte (Counter) or 8-byte (Counter64)
+// big-endian two's-complement integer, as Curator writes it. An empty node reads as the seed value, as Kazoo
+// does (Kazoo creates the node empty). Any other length (a 64-bit counter's node read as a 32-bit one, too) is
+// corrupt data:
 // reads fail with an error wrapping zkcoord.ErrBadData, and nothing is
 // overwritten. The node is created with the seed value (persistent, with
 // missing parents created as containers) the first time an operation

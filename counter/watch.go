@@ -14,17 +14,20 @@ import (
 // zkcoord.Watcher.
 type Watcher = zkcoord.Watcher[Count]
 
+// Watcher64 delivers a 64-bit counter's changes, as Watcher does.
+type Watcher64 = zkcoord.Watcher[Count64]
+
 // Watch starts watching the counter. The channel first receives the current
 // count, then each newer one. It is closed when ctx ends, Stop is called,
 // the Session ends, or the node holds corrupt data; Err then says which.
 // A node that does not exist (yet, or any more) is waited for; it is not
 // created.
-func (c *Counter) Watch(ctx context.Context) *Watcher {
-	last := Count{Version: -1} // the newest count read
-	return zkcoord.NewWatcher(ctx, c.sess, func(ctx context.Context) (Count, bool, <-chan zkcoord.Event, error) {
+func (c *Of[T]) Watch(ctx context.Context) *zkcoord.Watcher[CountOf[T]] {
+	last := CountOf[T]{Version: -1} // the newest count read
+	return zkcoord.NewWatcher(ctx, c.sess, func(ctx context.Context) (CountOf[T], bool, <-chan zkcoord.Event, error) {
 		cur, fire, err := c.read(ctx)
 		if err != nil || cur == nil || *cur == last {
-			return Count{}, false, fire, err
+			return CountOf[T]{}, false, fire, err
 		}
 		last = *cur
 		return *cur, true, fire, nil
@@ -33,7 +36,7 @@ func (c *Counter) Watch(ctx context.Context) *Watcher {
 
 // read returns the current count (nil if the node does not exist) and a
 // watch that fires on its next change.
-func (c *Counter) read(ctx context.Context) (*Count, <-chan zkcoord.Event, error) {
+func (c *Of[T]) read(ctx context.Context) (*CountOf[T], <-chan zkcoord.Event, error) {
 	sess := c.sess
 	for {
 		data, st, fire, err := sess.GetW(ctx, c.path)
