@@ -29,6 +29,7 @@ var allowedImports = func() map[string][]string {
 		"config":          recipe,
 		"group":           recipe,
 		"twophase":        recipe,
+		"lease":           recipe,
 		"metrics":         {""},
 		"metrics/prom":    {"", "metrics"},
 		"zktest":          nil,

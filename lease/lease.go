@@ -1,0 +1,157 @@
+package lease
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Kazoo's storage format.
+const (
+	formatVersion = 1
+	timeLayout    = "2006-01-02T15:04:05"
+	holderNode    = "lease_holder"
+)
+
+// Lease is the outcome of TryAcquire: whether this client obtained the
+// lease, and who holds it until when.
+type Lease struct {
+	// Obtained is true when this client holds the lease now.
+	Obtained bool
+	// Holder is the id of the client that holds it (this client's own id
+	// when Obtained).
+	Holder string
+	// End is when the lease expires, in UTC, to the second.
+	End time.Time
+}
+
+// Option configures TryAcquire.
+type Option func(*options)
+
+type options struct {
+	id  string
+	now func() time.Time
+}
+
+// WithID sets the holder id; asking again with the same id renews the
+// lease. The default is the host name, as in Kazoo.
+func WithID(id string) Option { return func(o *options) { o.id = id } }
+
+// WithClock replaces time.Now, for tests.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// record is the holder node's JSON.
+type record struct {
+	Version int    `json:"version"`
+	Holder  string `json:"holder"`
+	End     string `json:"end"`
+}
+
+// TryAcquire obtains or renews the lease at path for d, without waiting.
+// It reports Obtained false, with the current holder and end, when another
+// id holds an unexpired lease.
+func TryAcquire(ctx context.Context, sess *zkcoord.Session, path string, d time.Duration, opts ...Option) (Lease, error) {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+		return Lease{}, fmt.Errorf("lease: %w", err)
+	}
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.id == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return Lease{}, fmt.Errorf("lease: no id given and no host name: %w", err)
+		}
+		o.id = host
+	}
+	if d < time.Second {
+		return Lease{}, fmt.Errorf("lease: %w: duration %v is under the format's one-second resolution", zkcoord.ErrInvalidConfig, d)
+	}
+	if err := sess.EnsurePath(ctx, path); err != nil {
+		return Lease{}, fmt.Errorf("lease: %w", err)
+	}
+	holder := zkcoord.Join(path, holderNode)
+	for {
+		l, done, err := attempt(ctx, sess, holder, d, o)
+		if err != nil {
+			return Lease{}, fmt.Errorf("lease: %s: %w", path, err)
+		}
+		if done {
+			return l, nil
+		}
+	}
+}
+
+// attempt reads the holder node and, if the lease is free or ours, replaces
+// it. done is false when the node changed under it: read again.
+func attempt(ctx context.Context, sess *zkcoord.Session, holder string, d time.Duration, o options) (Lease, bool, error) {
+	data, st, err := sess.Get(ctx, holder)
+	exists := err == nil
+	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return Lease{}, false, err
+	}
+	now := o.now().UTC()
+	if exists {
+		cur, err := decode(data)
+		if err != nil {
+			return Lease{}, false, err
+		}
+		if cur.Version != formatVersion {
+			return Lease{Holder: cur.Holder}, true, nil // a newer format: leave it alone, as Kazoo does
+		}
+		end, _ := time.Parse(timeLayout, cur.End) // decode checked it
+		if cur.Holder != o.id && now.Before(end) {
+			return Lease{Holder: cur.Holder, End: end}, true, nil
+		}
+	}
+	end := now.Add(d).Truncate(time.Second)
+	mine, err := json.Marshal(record{Version: formatVersion, Holder: o.id, End: end.Format(timeLayout)})
+	if err != nil {
+		return Lease{}, false, err
+	}
+	if exists {
+		_, err = sess.Multi(ctx, zkcoord.DeleteOp(holder, st.Version), zkcoord.CreateOp(holder, mine, zkcoord.FlagPersistent))
+	} else {
+		_, err = sess.Create(ctx, holder, mine, zkcoord.FlagPersistent)
+	}
+	switch {
+	case err == nil:
+		return Lease{Obtained: true, Holder: o.id, End: end}, true, nil
+	case zkcoord.IsRetryable(err):
+		// The outcome is unknown: our write happened if the node now holds
+		// exactly our record.
+		var got []byte
+		if rerr := sess.Retry(ctx, func(ctx context.Context) error {
+			var err error
+			got, _, err = sess.Get(ctx, holder)
+			return err
+		}); rerr == nil && string(got) == string(mine) {
+			return Lease{Obtained: true, Holder: o.id, End: end}, true, nil
+		} else if rerr != nil && !errors.Is(rerr, zkcoord.ErrNoNode) {
+			return Lease{}, false, rerr
+		}
+		return Lease{}, false, nil
+	case errors.Is(err, zkcoord.ErrNodeExists), errors.Is(err, zkcoord.ErrBadVersion), errors.Is(err, zkcoord.ErrNoNode):
+		return Lease{}, false, nil // someone else changed it first: look again
+	}
+	return Lease{}, false, err
+}
+
+func decode(data []byte) (record, error) {
+	var r record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return record{}, fmt.Errorf("%w: lease holder %q: %v", zkcoord.ErrBadData, data, err)
+	}
+	if r.Version == formatVersion {
+		if _, err := time.Parse(timeLayout, r.End); err != nil {
+			return record{}, fmt.Errorf("%w: lease end %q: %v", zkcoord.ErrBadData, r.End, err)
+		}
+	}
+	return r, nil
+}
