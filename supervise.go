@@ -1,0 +1,219 @@
+package zkcoord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/zkcoord/zkcoord/internal/fifo"
+)
+
+// RecoveryKind says what a Supervisor did.
+type RecoveryKind int
+
+const (
+	// SessionStarted: a Session was opened and the work started on it.
+	SessionStarted RecoveryKind = iota
+	// SessionEnded: the Session the work ran on was Lost or Expired;
+	// whatever the work owned on it is gone.
+	SessionEnded
+	// Recovering: an attempt to open a new Session failed; another follows
+	// after a backoff.
+	Recovering
+	// Recovered: a new Session was opened after a loss and the work started
+	// again on it. Everything the work owns from now on is new: new Done
+	// channels, new fencing tokens.
+	Recovered
+)
+
+func (k RecoveryKind) String() string {
+	switch k {
+	case SessionStarted:
+		return "session started"
+	case SessionEnded:
+		return "session ended"
+	case Recovering:
+		return "recovering"
+	case Recovered:
+		return "recovered"
+	}
+	return fmt.Sprintf("RecoveryKind(%d)", int(k))
+}
+
+// RecoveryEvent tells a Supervise caller what happened.
+type RecoveryEvent struct {
+	Kind    RecoveryKind
+	At      time.Time
+	Session int64 // the ZooKeeper session id (0 for Recovering)
+	Attempt int   // connection attempts since the last loss
+	Err     error // why the Session ended, or why an attempt failed
+}
+
+// SuperviseOption configures Supervise.
+type SuperviseOption func(*superviseOptions)
+
+type superviseOptions struct {
+	events     func(RecoveryEvent)
+	maxBackoff time.Duration
+}
+
+// WithRecoveryEvents calls f for every RecoveryEvent, in order, on a
+// goroutine of its own: a slow f delays later events, never the recovery.
+func WithRecoveryEvents(f func(RecoveryEvent)) SuperviseOption {
+	return func(o *superviseOptions) { o.events = f }
+}
+
+// WithMaxBackoff caps the wait between connection attempts (default 5s).
+func WithMaxBackoff(d time.Duration) SuperviseOption {
+	return func(o *superviseOptions) { o.maxBackoff = d }
+}
+
+// Supervise keeps work running across Sessions: it opens a Session with
+// cfg, runs work on it, and when that Session is Lost or Expired, opens a
+// new Session with the same Config (with backoff) and runs work again. It
+// never presents a new Session as the old one: work starts from scratch
+// every time, so every lock, leadership or membership it takes is a new
+// ownership.
+//
+// work's ctx ends when the Session ends or Supervise's ctx ends. Supervise
+// returns nil when work returns nil with its Session alive (the work is
+// done), work's error when it fails with its Session alive, ctx's error
+// when ctx ends, and the Session's error when it ends in a way a new
+// Session cannot fix (rejected credentials, an invalid Config). Each
+// Session is closed before the next opens and before Supervise returns.
+func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, sess *Session) error, opts ...SuperviseOption) error {
+	o := superviseOptions{maxBackoff: 5 * time.Second}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	full, err := cfg.withDefaults()
+	if err != nil {
+		return err
+	}
+	// One attempt waits this long for a server before it counts as failed.
+	attemptTimeout := max(2*full.SessionTimeout, 2*time.Second)
+	events := newEventSink(o.events)
+	defer events.close()
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	recovered := false
+	for {
+		sess, err := reconnect(ctx, cfg, attemptTimeout, o.maxBackoff, events)
+		if err != nil {
+			return err
+		}
+		kind := SessionStarted
+		if recovered {
+			kind = Recovered
+		}
+		events.push(RecoveryEvent{Kind: kind, At: time.Now(), Session: sess.ID()})
+		err = runOnce(ctx, sess, work)
+		cause := sess.Err()
+		closeSession(sess)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case cause == nil:
+			return err // done, or failed, with the Session alive
+		case !errors.Is(cause, ErrSessionLost) && !errors.Is(cause, ErrSessionExpired):
+			return cause // closed by work, or credentials rejected
+		}
+		log.Warn("zookeeper session ended; recovering with a new one", "err", cause)
+		events.push(RecoveryEvent{Kind: SessionEnded, At: time.Now(), Session: sess.ID(), Err: cause})
+		recovered = true
+	}
+}
+
+// runOnce runs work with a context that ends with ctx or the Session.
+func runOnce(ctx context.Context, sess *Session, work func(context.Context, *Session) error) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(sess.Context(), cancel)
+	defer stop()
+	return work(wctx, sess)
+}
+
+// reconnect opens a Session, retrying with backoff while the failure is one
+// a later attempt may not see.
+func reconnect(ctx context.Context, cfg Config, timeout, maxBackoff time.Duration, events *eventSink) (*Session, error) {
+	b := backoff{}
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		sess, err := Connect(actx, cfg)
+		cancel()
+		if err == nil {
+			return sess, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, ErrAuthFailed) || errors.Is(err, ErrInvalidConfig) {
+			return nil, err
+		}
+		events.push(RecoveryEvent{Kind: Recovering, At: time.Now(), Attempt: attempt, Err: err})
+		d := min(b.next()*4, maxBackoff)
+		t := time.NewTimer(d/2 + rand.N(d/2+1))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func closeSession(sess *Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout()+5*time.Second)
+	defer cancel()
+	_ = sess.Close(ctx)
+}
+
+// eventSink hands events to a callback on a goroutine of its own.
+type eventSink struct {
+	q    *fifo.Queue[RecoveryEvent]
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newEventSink(f func(RecoveryEvent)) *eventSink {
+	if f == nil {
+		return nil
+	}
+	s := &eventSink{q: fifo.New[RecoveryEvent](), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			select {
+			case <-s.q.Ready():
+			case <-s.stop:
+				for _, ev := range s.q.PopAll() {
+					f(ev)
+				}
+				return
+			}
+			for _, ev := range s.q.PopAll() {
+				f(ev)
+			}
+		}
+	}()
+	return s
+}
+
+func (s *eventSink) push(ev RecoveryEvent) {
+	if s != nil {
+		s.q.Push(ev)
+	}
+}
+
+// close delivers what is queued and waits for the callback to return.
+func (s *eventSink) close() {
+	if s != nil {
+		close(s.stop)
+		<-s.done
+	}
+}

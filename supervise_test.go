@@ -1,0 +1,298 @@
+package zkcoord_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/group"
+	"github.com/zkcoord/zkcoord/lock"
+	"github.com/zkcoord/zkcoord/zktest"
+)
+
+// ownership is one lock, leadership or membership a supervised work held:
+// its token (0 for a membership) and the session it was held on.
+type ownership struct {
+	what    string
+	token   int64
+	session int64
+	passwd  []byte
+	ended   chan struct{}
+}
+
+// recorder collects what supervised work owned and the recovery events.
+type recorder struct {
+	mu     sync.Mutex
+	owned  []ownership
+	events []zkcoord.RecoveryEvent
+}
+
+func (r *recorder) own(o ownership) {
+	r.mu.Lock()
+	r.owned = append(r.owned, o)
+	r.mu.Unlock()
+}
+
+func (r *recorder) event(ev zkcoord.RecoveryEvent) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+}
+
+func (r *recorder) snapshot() ([]ownership, []zkcoord.RecoveryEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]ownership(nil), r.owned...), append([]zkcoord.RecoveryEvent(nil), r.events...)
+}
+
+// count returns how many ownerships of what were taken.
+func (r *recorder) count(what string) int {
+	owned, _ := r.snapshot()
+	n := 0
+	for _, o := range owned {
+		if o.what == what {
+			n++
+		}
+	}
+	return n
+}
+
+// work is what a service does with each Session: lead an election, hold a
+// lock and stay in a group until the Session ends.
+func (r *recorder) work(ctx context.Context, sess *zkcoord.Session) error {
+	e, err := election.New(sess, "/supervised/election")
+	if err != nil {
+		return err
+	}
+	lead, err := e.Campaign(ctx)
+	if err != nil {
+		return err
+	}
+	r.own(ownership{what: "leader", token: lead.Token(), session: sess.ID(), passwd: sess.Password(), ended: doneOf(lead.Done())})
+	m, err := lock.NewMutex(sess, "/supervised/lock")
+	if err != nil {
+		return err
+	}
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	r.own(ownership{what: "lock", token: lease.Token(), session: sess.ID(), passwd: sess.Password(), ended: doneOf(lease.Done())})
+	mem, err := group.Join(ctx, sess, "/supervised/group", "worker", nil)
+	if err != nil {
+		return err
+	}
+	r.own(ownership{what: "member", session: sess.ID(), passwd: sess.Password(), ended: doneOf(mem.Done())})
+	<-ctx.Done()
+	return nil
+}
+
+func doneOf(ch <-chan struct{}) chan struct{} {
+	out := make(chan struct{})
+	go func() { <-ch; close(out) }()
+	return out
+}
+
+// supervise runs r.work under Supervise until the test ends.
+func (r *recorder) supervise(t *testing.T, cfg zkcoord.Config) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- zkcoord.Supervise(ctx, cfg, r.work, zkcoord.WithRecoveryEvents(r.event), zkcoord.WithMaxBackoff(time.Second))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("Supervise = %v, want context.Canceled", err)
+		}
+	})
+}
+
+// checkRecovered waits until every ownership was taken again on a new
+// session, then checks that each old one ended and each new one is new.
+func (r *recorder) checkRecovered(t *testing.T, before int) {
+	t.Helper()
+	waitFor(t, 90*time.Second, "every ownership taken again on a new session", func() bool {
+		return r.count("leader") > before && r.count("lock") > before && r.count("member") > before
+	})
+	owned, events := r.snapshot()
+	last := map[string]ownership{}
+	for _, o := range owned {
+		if prev, ok := last[o.what]; ok {
+			select {
+			case <-prev.ended:
+			default:
+				t.Errorf("%s on session 0x%x was taken again before the old one ended", o.what, o.session)
+			}
+			if o.session == prev.session {
+				t.Errorf("%s was taken again on the same session 0x%x", o.what, o.session)
+			}
+			if o.token != 0 && o.token <= prev.token {
+				t.Errorf("%s token %d after %d: a new ownership must have a larger token", o.what, o.token, prev.token)
+			}
+		}
+		last[o.what] = o
+	}
+	var kinds []zkcoord.RecoveryKind
+	for _, ev := range events {
+		kinds = append(kinds, ev.Kind)
+	}
+	if len(kinds) < 3 || kinds[0] != zkcoord.SessionStarted || !containsKind(kinds, zkcoord.SessionEnded) || kinds[len(kinds)-1] != zkcoord.Recovered {
+		t.Errorf("recovery events %v; want session started, ..., session ended, ..., recovered", kinds)
+	}
+}
+
+func containsKind(kinds []zkcoord.RecoveryKind, k zkcoord.RecoveryKind) bool {
+	for _, x := range kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// The server expires the session on purpose: the work starts again on a new
+// session and takes new ownerships.
+func TestSuperviseAfterForcedExpiry(t *testing.T) {
+	c := zktest.Start(t)
+	r := &recorder{}
+	r.supervise(t, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 2 * time.Second})
+	waitFor(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
+	owned, _ := r.snapshot()
+	ctx := testCtx(t, 30*time.Second)
+	if err := c.ExpireSession(ctx, owned[0].session, owned[0].passwd); err != nil {
+		t.Fatal(err)
+	}
+	r.checkRecovered(t, 1)
+}
+
+// A partition longer than the session timeout: the Session declares itself
+// Lost, and after the network heals the work runs on a new session.
+func TestSuperviseAfterLongPartition(t *testing.T) {
+	c := zktest.Start(t)
+	p := c.NewProxy(t)
+	r := &recorder{}
+	r.supervise(t, zkcoord.Config{Servers: p.Servers(), SessionTimeout: 2 * time.Second})
+	waitFor(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
+	if err := p.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the loss", func() bool {
+		_, events := r.snapshot()
+		return containsKind(kindsOf(events), zkcoord.SessionEnded)
+	})
+	// Keep the partition until the server, too, has expired the session.
+	observer := connect(t, zkcoord.Config{Servers: c.Servers()})
+	ctx := testCtx(t, 60*time.Second)
+	waitFor(t, 60*time.Second, "the server to expire the partitioned session", func() bool {
+		members, err := group.Members(ctx, observer, "/supervised/group")
+		return err == nil && len(members) == 0
+	})
+	if err := p.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	r.checkRecovered(t, 1)
+}
+
+// The only server is killed and comes back: attempts fail (Recovering)
+// until it is back, then the work runs on a new session.
+func TestSuperviseAfterServerKill(t *testing.T) {
+	c := zktest.Start(t)
+	r := &recorder{}
+	r.supervise(t, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 2 * time.Second})
+	waitFor(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
+	if err := c.Server(0).Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "a failed attempt to recover", func() bool {
+		_, events := r.snapshot()
+		return containsKind(kindsOf(events), zkcoord.Recovering)
+	})
+	if err := c.Server(0).Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.checkRecovered(t, 1)
+}
+
+func kindsOf(events []zkcoord.RecoveryEvent) []zkcoord.RecoveryKind {
+	var out []zkcoord.RecoveryKind
+	for _, ev := range events {
+		out = append(out, ev.Kind)
+	}
+	return out
+}
+
+// Supervise ends with the work when its Session is alive: nil when it is
+// done, its error when it failed, and the Session's error for a loss a new
+// Session cannot fix.
+func TestSuperviseEnds(t *testing.T) {
+	cfg := zkcoord.Config{Servers: sharedServers()}
+	ctx := testCtx(t, 30*time.Second)
+	runs := 0
+	err := zkcoord.Supervise(ctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error { runs++; return nil })
+	if err != nil || runs != 1 {
+		t.Fatalf("Supervise of finished work = %v after %d runs", err, runs)
+	}
+	boom := errors.New("boom")
+	if err := zkcoord.Supervise(ctx, cfg, func(context.Context, *zkcoord.Session) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Supervise of failing work = %v", err)
+	}
+	err = zkcoord.Supervise(ctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
+		return sess.Close(ctx)
+	})
+	if !errors.Is(err, zkcoord.ErrSessionClosed) {
+		t.Fatalf("Supervise of work that closed its Session = %v", err)
+	}
+	if err := zkcoord.Supervise(ctx, zkcoord.Config{}, nil); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Fatalf("Supervise with no servers = %v", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	err = zkcoord.Supervise(short, cfg, func(ctx context.Context, sess *zkcoord.Session) error { <-ctx.Done(); return ctx.Err() })
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Supervise until ctx ends = %v", err)
+	}
+}
+
+// A slow events callback does not hold recovery back.
+func TestSuperviseSlowEvents(t *testing.T) {
+	c := zktest.Start(t)
+	release := make(chan struct{})
+	var once sync.Once
+	slow := func(zkcoord.RecoveryEvent) { once.Do(func() { <-release }) }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sessions := make(chan *zkcoord.Session, 4)
+	done := make(chan error, 1)
+	go func() {
+		done <- zkcoord.Supervise(ctx, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 2 * time.Second},
+			func(ctx context.Context, sess *zkcoord.Session) error {
+				sessions <- sess
+				<-ctx.Done()
+				return nil
+			}, zkcoord.WithRecoveryEvents(slow))
+	}()
+	first := <-sessions
+	tctx := testCtx(t, 30*time.Second)
+	if err := c.ExpireSession(tctx, first.ID(), first.Password()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case second := <-sessions:
+		if second.ID() == first.ID() {
+			t.Fatal("the work ran on the same session again")
+		}
+	case <-tctx.Done():
+		t.Fatal("no recovery while the events callback was blocked")
+	}
+	close(release)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Supervise = %v", err)
+	}
+}
