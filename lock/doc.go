@@ -78,6 +78,13 @@
 // Use one Mutex or RWMutex value per holder. A Semaphore value may hold any
 // number of leases.
 //
+// # Several locks at once
+//
+// A [MultiLock] takes several Mutexes all or nothing, like Curator's
+// InterProcessMultiLock, always in the order of their paths, so that
+// MultiLocks over overlapping sets never deadlock. Its [MultiLease] ends
+// as soon as any one of its leases ends.
+//
 // # Cost
 //
 // An uncontended Lock and Unlock cost three round trips, as Curator's do:
@@ -89,5 +96,6 @@
 //
 // # Concurrency
 //
-// Mutex, RWMutex, Semaphore and Lease are safe for concurrent use.
+// Mutex, RWMutex, Semaphore, MultiLock, Lease and MultiLease are safe for
+// concurrent use.
 package lock
