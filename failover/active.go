@@ -17,13 +17,17 @@ var bg = context.Background()
 // serve runs one tenure of the lock: fence, breadcrumb, active, clean up.
 // It reports whether Run is done, and with what.
 func (f *Failover) serve(ctx context.Context, l *election.Leadership, active ActiveFunc) (done bool, err error) {
-	// The work ends with the lock, or with ctx.
-	wctx, cancel := context.WithCancelCause(l.Context())
+	// The work ends with the lock, with ctx, or when the health check
+	// starts failing.
+	lctx, cancel := context.WithCancelCause(l.Context())
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	wctx, stopHealth := f.whileHealthy(lctx)
 	defer func() {
+		stopHealth()
 		stop()
 		cancel(nil)
 	}()
+	unhealthy := func() bool { return errors.Is(context.Cause(wctx), ErrUnhealthy) }
 	resign := func() {
 		if err := l.Resign(bg); err != nil && f.sess.Err() == nil {
 			f.opts.logger.Warn("failover: could not give up the lock", "path", f.path, "err", err)
@@ -36,6 +40,8 @@ func (f *Failover) serve(ctx context.Context, l *election.Leadership, active Act
 			return true, fmt.Errorf("failover: %w", l.Err())
 		case ctx.Err() != nil:
 			return true, nil
+		case unhealthy():
+			return false, nil // stand again once healthy
 		}
 		f.opts.logger.Warn("failover: activation failed", "path", f.path, "err", err)
 		return false, errRetry
@@ -82,9 +88,12 @@ func (f *Failover) serve(ctx context.Context, l *election.Leadership, active Act
 	aerr := active(wctx, a)
 	f.lastToken = token
 	lost := isClosed(l.Done())
+	sick := unhealthy() && ctx.Err() == nil
 	f.emit(Event{Type: EventInactive, Token: token, Err: aerr})
 
-	if !lost && (ctx.Err() != nil || aerr == nil) {
+	// A clean stop leaves nothing for the next active to fence. Stepping
+	// down for failing health is not one: the instance may be wedged.
+	if !lost && !sick && (ctx.Err() != nil || aerr == nil) {
 		// Clean stop: nothing for the next active to fence.
 		_, err := f.sess.GuardedMulti(bg, l.Fence(), zkcoord.DeleteOp(f.crumb, version))
 		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
@@ -99,6 +108,8 @@ func (f *Failover) serve(ctx context.Context, l *election.Leadership, active Act
 		return true, fmt.Errorf("failover: %w", l.Err())
 	case lost:
 		return false, nil // stand by again
+	case sick:
+		return false, nil // stand again once healthy
 	}
 	return true, aerr
 }

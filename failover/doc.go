@@ -25,6 +25,16 @@
 // nothing to fence. Any other exit leaves it: a crash, a lost session, an
 // error from the active function.
 //
+// # Health
+//
+// With WithHealthCheck an instance stands only while it is healthy: once
+// its check has failed the given number of times in a row, a standby
+// withdraws from the election and an active instance steps down (its
+// context ends with ErrUnhealthy; its breadcrumb stays, so the next active
+// fences it, since a failing instance may be wedged rather than stopped).
+// It stands again after the first check that passes. Events
+// EventUnhealthy and EventHealthy say so.
+//
 // The lock says who may act; it cannot stop a process that paused past the
 // end of its session from acting. The fencing function can (kill it, cut
 // its access), and so can the token: Activation.Token grows with every

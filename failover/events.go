@@ -26,9 +26,14 @@ const (
 	EventInactive
 	// EventStopped: Run returns (Event.Err).
 	EventStopped
+	// EventUnhealthy: the health check failed too often in a row; the
+	// instance does not stand, or steps down if it was active.
+	EventUnhealthy
+	// EventHealthy: the health check passed again; the instance stands.
+	EventHealthy
 )
 
-var eventNames = [...]string{"", "standby", "fencing", "fenced", "fence-failed", "active", "inactive", "stopped"}
+var eventNames = [...]string{"", "standby", "fencing", "fenced", "fence-failed", "active", "inactive", "stopped", "unhealthy", "healthy"}
 
 func (t EventType) String() string {
 	if t > 0 && int(t) < len(eventNames) {

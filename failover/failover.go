@@ -68,6 +68,10 @@ type options struct {
 	logger *slog.Logger
 	events func(Event)
 	retry  time.Duration
+
+	health         HealthFunc
+	healthEvery    time.Duration
+	healthFailures int
 }
 
 // WithID sets this instance's participant id (default: the election
@@ -105,6 +109,7 @@ type Failover struct {
 	fence   FenceFunc
 	opts    options
 	el      *election.Election
+	health  *health // nil without WithHealthCheck
 	running atomic.Bool
 
 	// lastToken is the token of this Run's last activation, which has
@@ -130,6 +135,9 @@ func New(sess *zkcoord.Session, path string, fence FenceFunc, opts ...Option) (*
 	if o.retry < 0 {
 		return nil, fmt.Errorf("failover: negative retry delay %v", o.retry)
 	}
+	if err := o.validateHealth(); err != nil {
+		return nil, err
+	}
 	if o.logger == nil {
 		o.logger = sess.Logger()
 	}
@@ -145,7 +153,7 @@ func New(sess *zkcoord.Session, path string, fence FenceFunc, opts ...Option) (*
 		return nil, fmt.Errorf("failover: %w", err)
 	}
 	o.id = el.ID()
-	return &Failover{sess: sess, path: path, crumb: zkcoord.Join(path, "breadcrumb"), fence: fence, opts: o, el: el}, nil
+	return &Failover{sess: sess, path: path, crumb: zkcoord.Join(path, "breadcrumb"), fence: fence, opts: o, el: el, health: newHealth(o)}, nil
 }
 
 // ID returns this instance's participant id.
@@ -169,15 +177,29 @@ func (f *Failover) Run(ctx context.Context, active ActiveFunc) error {
 	if !f.running.CompareAndSwap(false, true) {
 		return ErrRunning
 	}
+	if f.health != nil {
+		hctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); f.health.run(hctx) }()
+		defer func() { stop(); <-done }()
+	}
 	for {
 		if ctx.Err() != nil {
 			f.emit(Event{Type: EventStopped})
 			return nil
 		}
+		if !f.waitHealthy(ctx) {
+			continue // ctx ended
+		}
 		f.emit(Event{Type: EventStandby})
-		l, err := f.el.Campaign(ctx)
+		cctx, stopCampaign := f.whileHealthy(ctx)
+		l, err := f.el.Campaign(cctx)
+		unhealthy := errors.Is(context.Cause(cctx), ErrUnhealthy)
+		stopCampaign()
 		if err != nil {
 			switch {
+			case unhealthy && ctx.Err() == nil:
+				continue // stand again once healthy
 			case ctx.Err() != nil:
 				f.emit(Event{Type: EventStopped})
 				return nil
@@ -201,6 +223,32 @@ func (f *Failover) Run(ctx context.Context, active ActiveFunc) error {
 }
 
 var errRetry = errors.New("failover: retry")
+
+// waitHealthy waits, with the events that say so, until the health check
+// passes. It reports false if ctx ended first.
+func (f *Failover) waitHealthy(ctx context.Context) bool {
+	if f.health == nil {
+		return true
+	}
+	if ok, _ := f.health.state(); ok {
+		return true
+	}
+	f.emit(Event{Type: EventUnhealthy})
+	if f.health.waitHealthy(ctx) != nil {
+		return false
+	}
+	f.emit(Event{Type: EventHealthy})
+	return true
+}
+
+// whileHealthy returns ctx, ended early with cause ErrUnhealthy if the
+// health check starts failing.
+func (f *Failover) whileHealthy(ctx context.Context) (context.Context, context.CancelFunc) {
+	if f.health == nil {
+		return context.WithCancel(ctx)
+	}
+	return f.health.whileHealthy(ctx)
+}
 
 // pause waits for the retry delay.
 func (f *Failover) pause(ctx context.Context) error {
