@@ -8,39 +8,22 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
-// The reference model below restates, independently of the code under
-// test, how Apache Curator orders contenders: StandardLockInternalsDriver
-// takes the text after the last occurrence of the lock name (or the whole
-// name when it does not occur) and the children are sorted by Java's
-// String.compareTo, which compares UTF-16 code units.
+// The reference model below restates Curator's lock predicates
+// (LockInternals and InterProcessReadWriteLock) on top of Curator's sort,
+// which internal/seq provides and checks against Java's string comparison
+// (and TestOrderMatchesCuratorItself against Curator's own code): the text
+// after the last occurrence of the lock name, compared as a Java string.
 
-func curatorKey(name, lockName string) string {
-	i := strings.LastIndex(name, lockName)
-	if i < 0 {
-		return name
-	}
-	return name[i+len(lockName):]
-}
-
-func javaCompare(a, b string) int {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return int(ua[i]) - int(ub[i])
-		}
-	}
-	return len(ua) - len(ub)
-}
+func curatorKey(name, lockName string) string { return seq.After(name, lockName) }
 
 // curatorSort sorts children as Curator's LockInternals.getSortedChildren.
 func curatorSort(children []string, key func(string) string) []string {
 	out := slices.Clone(children)
-	sort.SliceStable(out, func(i, j int) bool { return javaCompare(key(out[i]), key(out[j])) < 0 })
+	sort.SliceStable(out, func(i, j int) bool { return seq.CompareText(key(out[i]), key(out[j])) < 0 })
 	return out
 }
 
