@@ -8,11 +8,13 @@
 // <path>/_c_<uuid>-latch-<seq> (a protected create: it is found again after
 // a lost reply) holding its participant id. Candidates are ordered by the
 // text after the last "latch-", compared as Java strings, exactly as
-// Curator compares them; the lowest leads. Every other candidate watches
-// only its predecessor, so a leader change wakes one candidate, not all of
-// them. On every notification a candidate reads all children again rather
-// than trusting a cached view: any number of candidates before it may have
-// gone at once.
+// Curator compares them; the lowest leads. This is the Curator order of
+// zkcoord's sequence-node module, kept even after the sequence counter
+// wraps (see Fencing), because Java and Go candidates must agree on who
+// leads. Every other candidate watches only its predecessor, so a leader
+// change wakes one candidate, not all of them. On every notification a
+// candidate reads all children again rather than trusting a cached view:
+// any number of candidates before it may have gone at once.
 //
 // Before acting, the candidate holding the lowest node checks that the
 // node's ephemeral owner is its own session, then in one transaction

@@ -1,10 +1,10 @@
 package lock
 
 import (
-	"fmt"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
+
+	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
 // Lock names: the part of a node name between the protected prefix and the
@@ -19,58 +19,35 @@ const (
 	kazooName = "__lock__" // kazoo.recipe.lock.Lock
 )
 
-// contender is one recognised lock node of a lock directory.
+// contender is one recognised lock node of a lock directory, keyed for
+// the Curator order (see the package documentation).
 type contender struct {
-	name   string // node name, no directory
-	key    string // what contenders are ordered by
-	writer bool   // excludes everyone after it (always true for a Mutex)
+	seq.Keyed      // node name, no directory, and what it is ordered by
+	writer    bool // excludes everyone after it (always true for a Mutex)
 }
 
-// afterLast returns the text after the last occurrence of lockName in name,
-// or name itself if lockName does not occur. This is how Curator's
-// StandardLockInternalsDriver.fixForSorting derives the string by which it
-// orders contenders.
-func afterLast(name, lockName string) string {
-	i := strings.LastIndex(name, lockName)
-	if i < 0 {
-		return name
+// keyed returns the contender named name with the key that Curator (and,
+// for its own nodes, Kazoo) orders it by, if that key is a sequence suffix
+// ZooKeeper can produce.
+func keyed(name, key string, writer bool) (contender, bool) {
+	if _, ok := seq.Parse(key); !ok {
+		return contender{}, false
 	}
-	return name[i+len(lockName):]
+	return contender{Keyed: seq.Keyed{Name: name, Key: key}, writer: writer}, true
 }
-
-// isSeq reports whether s is a sequence suffix ZooKeeper can produce: the
-// parent's 32-bit signed counter printed with %010d. Past 2^31-1 the counter
-// wraps to negative values, printed as "-2147483648" (11 characters) up to
-// "-000000001" (10 characters).
-func isSeq(s string) bool {
-	if len(s) != 10 && len(s) != 11 {
-		return false
-	}
-	n, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
-		return false
-	}
-	return formatSeq(int32(n)) == s
-}
-
-// formatSeq prints n as ZooKeeper prints sequence numbers (Java's
-// "%010d", which like Go's pads with zeros after the sign).
-func formatSeq(n int32) string { return fmt.Sprintf("%010d", n) }
 
 // mutexContender recognises a Mutex contender: Curator's (and zkcoord's)
-// "..lock-<seq>", ordered by the text after the last "lock-", or Kazoo's
-// "..__lock__<seq>", ordered by its sequence number (which is how Kazoo
-// orders, and the same string Curator would compare).
+// "..lock-<seq>", keyed by the text after the last "lock-", or Kazoo's
+// "..__lock__<seq>", keyed by its sequence suffix, which is what Kazoo
+// compares (and the same string Curator would compare).
 func mutexContender(name string) (contender, bool) {
 	if strings.Contains(name, mutexName) {
-		if k := afterLast(name, mutexName); isSeq(k) {
-			return contender{name: name, key: k, writer: true}, true
+		if c, ok := keyed(name, seq.After(name, mutexName), true); ok {
+			return c, true
 		}
 	}
 	if strings.Contains(name, kazooName) {
-		if k := afterLast(name, kazooName); isSeq(k) {
-			return contender{name: name, key: k, writer: true}, true
-		}
+		return keyed(name, seq.After(name, kazooName), true)
 	}
 	return contender{}, false
 }
@@ -83,11 +60,7 @@ func rwContender(name string) (contender, bool) {
 	if !strings.Contains(name, readName) && !strings.Contains(name, writeName) {
 		return contender{}, false
 	}
-	k := afterLast(afterLast(name, readName), writeName)
-	if !isSeq(k) {
-		return contender{}, false
-	}
-	return contender{name: name, key: k, writer: strings.Contains(name, writeName)}, true
+	return keyed(name, seq.After(seq.After(name, readName), writeName), strings.Contains(name, writeName))
 }
 
 // leaseContender recognises a semaphore lease node.
@@ -95,22 +68,7 @@ func leaseContender(name string) (contender, bool) {
 	if !strings.Contains(name, leaseName) {
 		return contender{}, false
 	}
-	k := afterLast(name, leaseName)
-	if !isSeq(k) {
-		return contender{}, false
-	}
-	return contender{name: name, key: k, writer: true}, true
-}
-
-// less orders contenders as Curator does: by comparing keys as strings.
-// Keys are ASCII, so Go's byte order equals Java's String.compareTo. Equal
-// keys (possible only after the counter wrapped all the way round) fall
-// back to the full name, so that every client agrees on one order.
-func less(a, b contender) bool {
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.name < b.name
+	return keyed(name, seq.After(name, leaseName), true)
 }
 
 // sortContenders keeps the children that recognise reports as contenders,
@@ -122,7 +80,7 @@ func sortContenders(children []string, recognise func(string) (contender, bool))
 			out = append(out, ct)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	slices.SortFunc(out, func(a, b contender) int { return seq.CompareCurator(a.Keyed, b.Keyed) })
 	return out
 }
 
@@ -137,7 +95,7 @@ func sortContenders(children []string, recognise func(string) (contender, bool))
 func blocker(sorted []contender, me string) (wait string, found bool) {
 	idx := -1
 	for i, c := range sorted {
-		if c.name == me {
+		if c.Name == me {
 			idx = i
 			break
 		}
@@ -149,11 +107,11 @@ func blocker(sorted []contender, me string) (wait string, found bool) {
 		if idx == 0 {
 			return "", true
 		}
-		return sorted[idx-1].name, true
+		return sorted[idx-1].Name, true
 	}
 	for i := idx - 1; i >= 0; i-- {
 		if sorted[i].writer {
-			return sorted[i].name, true
+			return sorted[i].Name, true
 		}
 	}
 	return "", true

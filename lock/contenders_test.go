@@ -6,83 +6,36 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf16"
+
+	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
-// The reference model below restates, independently of the code under
-// test, how Apache Curator orders contenders: StandardLockInternalsDriver
-// takes the text after the last occurrence of the lock name (or the whole
-// name when it does not occur) and the children are sorted by Java's
-// String.compareTo, which compares UTF-16 code units.
+// The reference model below restates Curator's lock predicates
+// (LockInternals and InterProcessReadWriteLock) on top of Curator's sort,
+// which internal/seq provides and checks against Java's string comparison
+// (and TestOrderMatchesCuratorItself against Curator's own code): the text
+// after the last occurrence of the lock name, compared as a Java string.
 
-func curatorKey(name, lockName string) string {
-	i := strings.LastIndex(name, lockName)
-	if i < 0 {
-		return name
-	}
-	return name[i+len(lockName):]
-}
-
-func javaCompare(a, b string) int {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			return int(ua[i]) - int(ub[i])
-		}
-	}
-	return len(ua) - len(ub)
-}
+func curatorKey(name, lockName string) string { return seq.After(name, lockName) }
 
 // curatorSort sorts children as Curator's LockInternals.getSortedChildren.
 func curatorSort(children []string, key func(string) string) []string {
 	out := slices.Clone(children)
-	sort.SliceStable(out, func(i, j int) bool { return javaCompare(key(out[i]), key(out[j])) < 0 })
+	sort.SliceStable(out, func(i, j int) bool { return seq.CompareText(key(out[i]), key(out[j])) < 0 })
 	return out
 }
 
 func names(cs []contender) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
-		out[i] = c.name
+		out[i] = c.Name
 	}
 	return out
 }
 
 const uuid = "_c_0b5d8a59-3b0e-4a3c-9d36-1b1f4bd0b6a1-"
-
-func TestIsSeq(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		want bool
-	}{
-		{"0000000000", true},
-		{"0000000001", true},
-		{"2147483647", true},
-		{"-2147483648", true}, // the first value after the wrap
-		{"-2147483647", true},
-		{"-1000000000", true},
-		{"-999999999", true},
-		{"-000000001", true},
-		{"2147483648", false}, // beyond int32
-		{"-2147483649", false},
-		{"-0000000001", false}, // %010d never prints this
-		{"-000000000", false},
-		{"000000001", false}, // too short
-		{"00000000001", false},
-		{"+000000001", false},
-		{" 000000001", false},
-		{"000000000a", false},
-		{"", false},
-		{"lock-00000", false},
-	} {
-		if got := isSeq(tc.s); got != tc.want {
-			t.Errorf("isSeq(%q) = %v, want %v", tc.s, got, tc.want)
-		}
-	}
-}
 
 func TestOrderAcrossTheWrap(t *testing.T) {
 	// ZooKeeper numbers children with a signed 32-bit counter; Curator
@@ -95,15 +48,15 @@ func TestOrderAcrossTheWrap(t *testing.T) {
 	}
 	var children []string
 	for _, s := range seqs {
-		children = append(children, uuid+"lock-"+formatSeq(s))
+		children = append(children, uuid+"lock-"+seq.Format(s))
 	}
 	got := sortContenders(children, mutexContender)
 	if len(got) != len(want) {
 		t.Fatalf("recognised %d of %d", len(got), len(want))
 	}
 	for i, c := range got {
-		if c.key != want[i] {
-			t.Errorf("position %d: %s, want %s", i, c.key, want[i])
+		if c.Key != want[i] {
+			t.Errorf("position %d: %s, want %s", i, c.Key, want[i])
 		}
 	}
 	if ref := curatorSort(children, func(s string) string { return curatorKey(s, "lock-") }); !slices.Equal(names(got), ref) {
@@ -132,8 +85,8 @@ func TestMutexContender(t *testing.T) {
 		{"0000000001", ""},
 	} {
 		c, ok := mutexContender(tc.name)
-		if ok != (tc.key != "") || (ok && c.key != tc.key) {
-			t.Errorf("mutexContender(%q) = %q, %v; want %q", tc.name, c.key, ok, tc.key)
+		if ok != (tc.key != "") || (ok && c.Key != tc.key) {
+			t.Errorf("mutexContender(%q) = %q, %v; want %q", tc.name, c.Key, ok, tc.key)
 		}
 	}
 }
@@ -154,15 +107,15 @@ func TestRWContender(t *testing.T) {
 		{"__WRIT__12", "", false},
 	} {
 		c, ok := rwContender(tc.name)
-		if ok != (tc.key != "") || (ok && (c.key != tc.key || c.writer != tc.writer)) {
+		if ok != (tc.key != "") || (ok && (c.Key != tc.key || c.writer != tc.writer)) {
 			t.Errorf("rwContender(%q) = %+v, %v; want key %q writer %v", tc.name, c, ok, tc.key, tc.writer)
 		}
 	}
 }
 
 func TestBlocker(t *testing.T) {
-	r := func(seq string) string { return uuid + "__READ__" + seq }
-	w := func(seq string) string { return uuid + "__WRIT__" + seq }
+	r := func(s string) string { return uuid + "__READ__" + s }
+	w := func(s string) string { return uuid + "__WRIT__" + s }
 	children := []string{
 		w("0000000004"), r("0000000001"), r("0000000002"), r("0000000005"),
 		w("0000000006"), r("0000000007"), "foreign", r("-000000001"),
@@ -237,12 +190,12 @@ func TestAgreesWithCurator(t *testing.T) {
 			}
 			seen[s] = true
 			id := fmt.Sprintf("_c_%08x-0000-0000-0000-%012x-", r.Uint32(), r.Uint64()&0xffffffffffff)
-			mutex = append(mutex, id+"lock-"+formatSeq(s))
+			mutex = append(mutex, id+"lock-"+seq.Format(s))
 			kind := "__READ__"
 			if r.IntN(3) == 0 {
 				kind = "__WRIT__"
 			}
-			rw = append(rw, id+kind+formatSeq(s))
+			rw = append(rw, id+kind+seq.Format(s))
 		}
 		sortedM := sortContenders(mutex, mutexContender)
 		sortedRW := sortContenders(rw, rwContender)
@@ -265,43 +218,6 @@ func TestAgreesWithCurator(t *testing.T) {
 	}
 }
 
-func FuzzIsSeq(f *testing.F) {
-	for _, s := range []string{"0000000001", "-2147483648", "-000000001", "2147483648", "-0000000001", "abc"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := strconv.ParseInt(s, 10, 32)
-		want := err == nil && fmt.Sprintf("%010d", int32(n)) == s
-		if got := isSeq(s); got != want {
-			t.Fatalf("isSeq(%q) = %v, want %v", s, got, want)
-		}
-	})
-}
-
-// FuzzOrder: for any two sequence numbers and any protected prefixes, the
-// order agrees with Curator's string comparison of the suffixes.
-func FuzzOrder(f *testing.F) {
-	f.Add(int32(1), int32(2), "a", "b")
-	f.Add(int32(math.MaxInt32), int32(math.MinInt32), "x", "y")
-	f.Add(int32(-1), int32(-1000000000), "", "")
-	f.Fuzz(func(t *testing.T, a, b int32, pa, pb string) {
-		if a == b {
-			return
-		}
-		na := "_c_" + pa + "-lock-" + formatSeq(a)
-		nb := "_c_" + pb + "-lock-" + formatSeq(b)
-		ca, oka := mutexContender(na)
-		cb, okb := mutexContender(nb)
-		if !oka || !okb {
-			t.Fatalf("not recognised: %q %v, %q %v", na, oka, nb, okb)
-		}
-		want := javaCompare(curatorKey(na, "lock-"), curatorKey(nb, "lock-")) < 0
-		if got := less(ca, cb); got != want {
-			t.Fatalf("less(%q, %q) = %v, Curator says %v", na, nb, got, want)
-		}
-	})
-}
-
 // FuzzRecognise: arbitrary names never crash the parsers, and a recognised
 // name's key is the one Curator would compare.
 func FuzzRecognise(f *testing.F) {
@@ -310,17 +226,17 @@ func FuzzRecognise(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name string) {
 		if c, ok := mutexContender(name); ok {
-			if !isSeq(c.key) || (strings.Contains(name, "lock-") && c.key != curatorKey(name, "lock-") && c.key != curatorKey(name, "__lock__")) {
-				t.Fatalf("mutex key %q of %q", c.key, name)
+			if _, ok := seq.Parse(c.Key); !ok || (strings.Contains(name, "lock-") && c.Key != curatorKey(name, "lock-") && c.Key != curatorKey(name, "__lock__")) {
+				t.Fatalf("mutex key %q of %q", c.Key, name)
 			}
 		}
 		if c, ok := rwContender(name); ok {
-			if c.key != curatorKey(curatorKey(name, "__READ__"), "__WRIT__") || c.writer != strings.Contains(name, "__WRIT__") {
+			if c.Key != curatorKey(curatorKey(name, "__READ__"), "__WRIT__") || c.writer != strings.Contains(name, "__WRIT__") {
 				t.Fatalf("rw contender %+v of %q", c, name)
 			}
 		}
-		if c, ok := leaseContender(name); ok && c.key != curatorKey(name, "lease-") {
-			t.Fatalf("lease key %q of %q", c.key, name)
+		if c, ok := leaseContender(name); ok && c.Key != curatorKey(name, "lease-") {
+			t.Fatalf("lease key %q of %q", c.Key, name)
 		}
 		sorted := sortContenders([]string{name, uuid + "lock-0000000001"}, mutexContender)
 		blocker(sorted, name)

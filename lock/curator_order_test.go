@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/interop"
+	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
 // TestOrderMatchesCuratorItself sorts random lock directories, with
@@ -36,12 +37,12 @@ func TestOrderMatchesCuratorItself(t *testing.T) {
 			seen[s] = true
 			id := fmt.Sprintf("_c_%08x-1111-2222-3333-%012x-", r.Uint32(), r.Uint64()&0xffffffffffff)
 			if r.IntN(4) == 0 {
-				mutex = append(mutex, fmt.Sprintf("%032x__lock__%s", r.Uint64(), formatSeq(s))) // Kazoo's form
+				mutex = append(mutex, fmt.Sprintf("%032x__lock__%s", r.Uint64(), seq.Format(s))) // Kazoo's form
 			} else {
-				mutex = append(mutex, id+"lock-"+formatSeq(s))
+				mutex = append(mutex, id+"lock-"+seq.Format(s))
 			}
 			kind := []string{"__READ__", "__WRIT__"}[r.IntN(2)]
-			rw = append(rw, id+kind+formatSeq(s))
+			rw = append(rw, id+kind+seq.Format(s))
 		}
 		// Curator orders Kazoo's names by the whole name; compare only
 		// the names it understands.

@@ -12,12 +12,14 @@
 //	Semaphore  InterProcessSemaphoreV2    <path>/locks/_c_<uuid>-lock-<seq>
 //	                                      <path>/leases/_c_<uuid>-lease-<seq>
 //
-// Contenders are ordered exactly as Curator orders them: by comparing, as
-// strings, the text after the last occurrence of the lock name ("lock-",
-// "__READ__"/"__WRIT__"). ZooKeeper numbers children with the directory's
-// signed 32-bit child version, which every create and every delete of a
-// child advances, printed with %010d; after 2^31 changes it wraps to
-// "-2147483648", which compares before "0000000000".
+// Contenders are ordered exactly as Curator orders them (the Curator order
+// of zkcoord's sequence-node module), because a lock is only safe when
+// every client of it, Java or Go, agrees on who is first: by comparing, as
+// Java strings, the text after the last occurrence of the lock name
+// ("lock-", "__READ__"/"__WRIT__"). ZooKeeper numbers children with the
+// directory's signed 32-bit child version, which every create and every
+// delete of a child advances, printed with %010d; after 2^31 changes it
+// wraps to "-2147483648", which compares before "0000000000".
 // From then on the order is no longer creation order, in Curator or here,
 // and at the wrap itself a new contender sorts before the current holder
 // and is let in beside it. This package keeps Curator's order anyway, so
@@ -29,8 +31,13 @@
 // A Mutex also recognises the nodes of Kazoo's Lock
 // (<hex>__lock__<seq>), and Kazoo recognises a Mutex's nodes when created
 // with extra_lock_patterns=["-lock-"], so Go and Python clients can share
-// a Mutex. Curator orders Kazoo's nodes by their whole name, which is
-// wrong: do not let Curator and Kazoo clients share a lock.
+// a Mutex. Kazoo orders the sequence suffixes it recognises as Python
+// strings, which for these ASCII suffixes is the same order. Its pattern
+// (an optional "-" and ten digits) misses the suffixes "-999999999" to
+// "-000000001", the last billion numbers before a wrapped counter reaches
+// zero again: other Kazoo clients do not see such a node, while a Mutex
+// does and waits for it. Curator orders Kazoo's nodes by their whole name,
+// which is wrong: do not let Curator and Kazoo clients share a lock.
 //
 // Children of a lock directory that are not contenders (other names,
 // persistent nodes, nodes with children) are ignored. Curator treats them

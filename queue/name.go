@@ -1,12 +1,14 @@
 package queue
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
 // Item names.
@@ -41,8 +43,8 @@ func parseItem(name string) (item, bool) {
 	if !ok {
 		return item{}, false
 	}
-	if seq, ok := parseSeq(rest); ok {
-		return item{name: name, seq: seq}, true
+	if n, ok := seq.Parse(rest); ok {
+		return item{name: name, seq: n}, true
 	}
 	p, s, ok := strings.Cut(rest, "-")
 	if !ok || len(p) != 3 {
@@ -52,70 +54,29 @@ func parseItem(name string) (item, bool) {
 	if err != nil || prio < MinPriority || prio > MaxPriority || p[0] == '+' || p[0] == '-' {
 		return item{}, false
 	}
-	seq, ok := parseSeq(s)
+	n, ok := seq.Parse(s)
 	if !ok {
 		return item{}, false
 	}
-	return item{name: name, priority: prio, seq: seq}, true
-}
-
-// parseSeq parses a ZooKeeper sequence suffix: a signed 32-bit number
-// printed with %010d ("0000000042", "-2147483648").
-func parseSeq(s string) (int32, bool) {
-	if len(s) < 10 || len(s) > 11 {
-		return 0, false
-	}
-	for i, c := range s {
-		if !(c >= '0' && c <= '9' || i == 0 && c == '-') {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 32)
-	if err != nil || fmt.Sprintf("%010d", n) != s {
-		return 0, false
-	}
-	return int32(n), true
+	return item{name: name, priority: prio, seq: n}, true
 }
 
 // sortItems orders items for serving: by priority, then by sequence number
-// in serial-number order (see the package documentation).
+// in the serial order of all items present (see the package
+// documentation).
 func sortItems(items []item) {
-	base := serialBase(items)
-	slices.SortFunc(items, func(a, b item) int {
-		if a.priority != b.priority {
-			return a.priority - b.priority
-		}
-		da, db := uint32(a.seq)-base, uint32(b.seq)-base
-		switch {
-		case da < db:
-			return -1
-		case da > db:
-			return 1
-		}
-		return strings.Compare(a.name, b.name)
-	})
-}
-
-// serialBase returns the oldest sequence number of the items, reading the
-// 2^32 circle of sequence numbers from just after its largest empty gap.
-func serialBase(items []item) uint32 {
-	if len(items) == 0 {
-		return 0
-	}
-	seqs := make([]uint32, len(items))
+	seqs := make([]int32, len(items))
 	for i, it := range items {
-		seqs[i] = uint32(it.seq)
+		seqs[i] = it.seq
 	}
-	slices.Sort(seqs)
-	// The gap that wraps from the largest number back to the smallest.
-	base := seqs[0]
-	gap := seqs[0] - seqs[len(seqs)-1] // modulo 2^32
-	for i := 1; i < len(seqs); i++ {
-		if g := seqs[i] - seqs[i-1]; g > gap {
-			gap, base = g, seqs[i]
-		}
-	}
-	return base
+	order := seq.SerialOf(seqs)
+	slices.SortFunc(items, func(a, b item) int {
+		return cmp.Or(
+			cmp.Compare(a.priority, b.priority),
+			order.Compare(a.seq, b.seq),
+			strings.Compare(a.name, b.name),
+		)
+	})
 }
 
 // parseItems returns the items among children, in serving order.

@@ -29,9 +29,13 @@
 // # Protocol
 //
 // Under /<root>/<group> (root defaults to DefaultRoot) each client owns an
-// ephemeral sequential node under clients/; the one with the lowest sequence
-// number is the coordinator, and every other client watches only its
-// predecessor. The coordinator bumps the term node, watches clients/,
+// ephemeral sequential node under clients/; the oldest is the coordinator,
+// and every other client watches only its predecessor. Clients are ordered
+// by the wrap-aware serial order of zkcoord's sequence-node module, not by
+// Curator's text order: no other library shares this layout, so a client
+// that joins after ZooKeeper's sequence counter wrapped to -2147483648
+// still sorts after the running coordinator; before the wrap the order is
+// numeric. The coordinator bumps the term node, watches clients/,
 // resources/ and term, and after every change writes an allocation into the
 // data of resources/, conditional on its term and on the version it read, so
 // that a deposed coordinator can never write. Each client takes a resource

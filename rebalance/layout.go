@@ -1,6 +1,7 @@
 package rebalance
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
 // DefaultRoot is the parent of every group unless WithRoot says otherwise.
@@ -77,11 +79,11 @@ func validResource(id string) error {
 	return nil
 }
 
-// member is one client node found under clients/.
+// memberNode is one client node found under clients/.
 type memberNode struct {
 	node string // the znode name
 	id   string // c_<sequence>
-	seq  int64
+	seq  int32
 }
 
 // parseClient recognises a client node name; foreign names give ok=false.
@@ -94,15 +96,17 @@ func parseClient(node string) (memberNode, bool) {
 	if !ok {
 		return memberNode{}, false
 	}
-	seq, err := strconv.ParseInt(digits, 10, 32)
-	if err != nil {
+	n, ok := seq.Parse(digits)
+	if !ok {
 		return memberNode{}, false
 	}
-	return memberNode{node: node, id: id, seq: seq}, true
+	return memberNode{node: node, id: id, seq: n}, true
 }
 
-// parseClients returns the recognised client nodes ordered by sequence
-// number (the election order), ignoring foreign names and duplicate ids.
+// parseClients returns the recognised client nodes in election order,
+// ignoring foreign names and duplicate ids. The order is the serial order
+// of the sequence numbers present: numeric order until the counter of
+// clients/ wraps past 2147483647, creation order after it too.
 func parseClients(children []string) []memberNode {
 	out := make([]memberNode, 0, len(children))
 	seen := make(map[string]bool, len(children))
@@ -112,14 +116,13 @@ func parseClients(children []string) []memberNode {
 			out = append(out, m)
 		}
 	}
+	seqs := make([]int32, len(out))
+	for i, m := range out {
+		seqs[i] = m.seq
+	}
+	order := seq.SerialOf(seqs)
 	slices.SortFunc(out, func(a, b memberNode) int {
-		if a.seq != b.seq {
-			if a.seq < b.seq {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.node, b.node)
+		return cmp.Or(order.Compare(a.seq, b.seq), strings.Compare(a.node, b.node))
 	})
 	return out
 }

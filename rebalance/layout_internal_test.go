@@ -14,17 +14,40 @@ func TestParseClients(t *testing.T) {
 	kids := []string{
 		node(1, "0000000010"),
 		"c_0000000001",         // not protected: foreign
-		node(2, "-2147483648"), // wrapped sequence
+		node(2, "-2147483648"), // wrapped sequence: the newest
 		node(3, "0000000002"),
 		node(4, "notanumber"),     // foreign
+		node(6, "42"),             // not as ZooKeeper prints: foreign
 		"_c_garbage-c_0000000003", // bad uuid: foreign
 		node(5, "0000000002"),     // duplicate id: ignored
 		"lock-0000000004",         // foreign
 	}
 	got := clientIDs(parseClients(kids))
-	want := []string{"c_-2147483648", "c_0000000002", "c_0000000010"}
+	want := []string{"c_0000000002", "c_0000000010", "c_-2147483648"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("parseClients: %v, want %v", got, want)
+	}
+}
+
+// TestClientOrderAcrossTheWrap: the coordinator is the oldest client, also
+// after the sequence counter of clients/ wrapped, so that a client joining
+// after the wrap does not take over from a running coordinator.
+func TestClientOrderAcrossTheWrap(t *testing.T) {
+	for _, created := range [][]string{
+		{"0000000000", "0000000001", "2147483647"},
+		{"2147483646", "2147483647", "-2147483648", "-2147483647"},
+		{"-1000000000", "-999999999", "-000000001", "0000000000", "0000000001"},
+	} {
+		var kids []string
+		for i, s := range created {
+			kids = append([]string{fmt.Sprintf("_c_0a1b2c3d-0000-4000-8000-%012d-c_%s", i, s)}, kids...)
+		}
+		got := clientIDs(parseClients(kids))
+		for i, s := range created {
+			if got[i] != "c_"+s {
+				t.Fatalf("order %v, created %v", got, created)
+			}
+		}
 	}
 }
 
