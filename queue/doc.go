@@ -52,8 +52,30 @@
 // the outcome even if ctx ends, for at most as long as the Session lives.
 // Afterwards the taker deletes its marker.
 //
+// # WorkQueue: at least once
+//
+// A work queue cannot lose an item because its consumer died. A
+// [WorkQueue] keeps Kazoo's LockingQueue layout, so Go and Python
+// consumers share one queue: items are persistent sequential nodes
+// "<path>/entries/entry-<ppp>-<seq>" (ppp a three-digit priority, lower
+// first), served in the order of their names as strings, as Kazoo serves
+// them. Take claims an item by creating the ephemeral node
+// "<path>/taken/<entry>" (data: the consumer's id) and leaves the item in
+// place; [Claim.Ack] deletes the item and the claim in one transaction;
+// [Claim.Release] deletes only the claim. A claim ends with its Session,
+// so the item of a consumer that crashed, paused past its session or was
+// cut off is taken again by another consumer once the server has expired
+// that session. Each item is therefore processed at least once and
+// acknowledged at most once; consumers must tolerate a repeat.
+//
+// A consumer lists the queue once and works through that sorted list
+// before listing again (the recipe's advice), so a deep queue costs one
+// listing per many items rather than one per item. A Put whose reply is
+// lost fails with ErrOutcomeUnknown: Kazoo's names leave no room to find
+// the node again, so the item may or may not have been added.
+//
 // # Concurrency
 //
-// Queue and PriorityQueue are safe for concurrent use; any number of
+// Queue, PriorityQueue, WorkQueue and Claim are safe for concurrent use; any number of
 // goroutines and processes may put and take.
 package queue

@@ -1,0 +1,125 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Claim is one item a WorkQueue consumer holds. It is safe for concurrent
+// use.
+type Claim struct {
+	q      *WorkQueue
+	name   string
+	data   []byte
+	marker string
+
+	once sync.Once
+	done chan struct{} // closed by Ack, Release or the end of the Session
+	stop func() bool
+	mu   sync.Mutex
+	err  error
+}
+
+func newClaim(q *WorkQueue, name string, data []byte) *Claim {
+	c := &Claim{q: q, name: name, data: data, marker: zkcoord.Join(q.taken, name), done: make(chan struct{})}
+	c.stop = context.AfterFunc(q.sess.Context(), func() {
+		c.end(fmt.Errorf("%w: %w", ErrClaimLost, q.sess.Err()))
+	})
+	return c
+}
+
+// Data returns the item.
+func (c *Claim) Data() []byte { return c.data }
+
+// Name returns the item's node name, for example "entry-100-0000000007".
+func (c *Claim) Name() string { return c.name }
+
+// Done is closed when the claim ends: acknowledged, released, or lost with
+// the Session (Err says which). After a loss the item is visible to other
+// consumers once the server has expired the Session; stop working on it.
+func (c *Claim) Done() <-chan struct{} { return c.done }
+
+// Err returns nil while the claim is held, then why it ended.
+func (c *Claim) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *Claim) end(err error) {
+	c.once.Do(func() {
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		close(c.done)
+		c.stop()
+	})
+}
+
+var (
+	errAcked    = errors.New("queue: claim acknowledged")
+	errReleased = errors.New("queue: claim released")
+)
+
+// Ack acknowledges the item: it deletes the item and the claim in one
+// transaction, so an item is acknowledged at most once. It fails with an
+// error wrapping ErrClaimLost if the claim had ended.
+func (c *Claim) Ack(ctx context.Context) error {
+	if err := c.held(); err != nil {
+		return err
+	}
+	entry := zkcoord.Join(c.q.entries, c.name)
+	err := c.q.sess.Retry(ctx, func(ctx context.Context) error {
+		_, err := c.q.sess.Multi(ctx, zkcoord.DeleteOp(entry, -1), zkcoord.DeleteOp(c.marker, -1))
+		if zkcoord.IsRetryable(err) {
+			// Committed or not? Only the claim holder deletes the entry.
+			ok, _, rerr := c.q.sess.Exists(ctx, entry)
+			if rerr != nil {
+				return rerr
+			}
+			if !ok {
+				return nil
+			}
+		}
+		return err
+	})
+	if err != nil {
+		if c.q.sess.Err() != nil || errors.Is(err, zkcoord.ErrNoNode) {
+			err = fmt.Errorf("%w: %w", ErrClaimLost, err)
+			c.end(err)
+		}
+		return fmt.Errorf("queue: ack %s: %w", c.name, err)
+	}
+	c.end(errAcked)
+	return nil
+}
+
+// Release gives the item back without acknowledging it: another consumer
+// (or this one) takes it next.
+func (c *Claim) Release(ctx context.Context) error {
+	if err := c.held(); err != nil {
+		return err
+	}
+	if err := c.q.sess.EnsureDeleted(ctx, c.marker); err != nil {
+		return fmt.Errorf("queue: release %s: %w", c.name, err)
+	}
+	c.end(errReleased)
+	return nil
+}
+
+// held returns why the claim cannot be used any more, or nil.
+func (c *Claim) held() error {
+	select {
+	case <-c.done:
+		if err := c.Err(); errors.Is(err, ErrClaimLost) {
+			return err
+		}
+		return fmt.Errorf("queue: %s: %w", c.name, c.Err())
+	default:
+		return nil
+	}
+}

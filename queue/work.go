@@ -1,0 +1,276 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/seq"
+)
+
+// Kazoo's LockingQueue layout.
+const (
+	workEntries = "entries"
+	workTaken   = "taken"
+	workPrefix  = "entry-"
+	// DefaultWorkPriority is the priority of an item Put without one, as in
+	// Kazoo.
+	DefaultWorkPriority = 100
+)
+
+// ErrClaimLost: a claim ended before it was acknowledged (its Session
+// ended, or someone deleted the claim node); the item is visible to other
+// consumers again.
+var ErrClaimLost = errors.New("queue: claim lost")
+
+// WorkQueue is an at-least-once work queue in the layout of Kazoo's
+// LockingQueue: a consumer claims an item, processes it, and acknowledges
+// it; an item whose consumer dies before acknowledging becomes visible
+// again. See the package documentation. It is safe for concurrent use.
+type WorkQueue struct {
+	sess    *zkcoord.Session
+	path    string
+	entries string
+	taken   string
+	id      []byte // written into every claim node, as Kazoo does
+
+	mu      sync.Mutex
+	pending []string // entry names listed but not yet tried, in order
+}
+
+// NewWork returns the work queue at path. It does no I/O.
+func NewWork(sess *zkcoord.Session, path string) (*WorkQueue, error) {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	return &WorkQueue{
+		sess: sess, path: path,
+		entries: zkcoord.Join(path, workEntries),
+		taken:   zkcoord.Join(path, workTaken),
+		id:      []byte(strings.ReplaceAll(uuid.NewString(), "-", "")),
+	}, nil
+}
+
+// Path returns the queue node's path.
+func (q *WorkQueue) Path() string { return q.path }
+
+// Put adds an item with a priority from MinPriority to MaxPriority (lower
+// first; DefaultWorkPriority is Kazoo's default). Put is sent once: if its
+// reply is lost with the connection, it fails with an error wrapping
+// ErrOutcomeUnknown and the item may or may not have been added (Kazoo's
+// layout leaves no room in the name to find it again).
+func (q *WorkQueue) Put(ctx context.Context, data []byte, priority int) error {
+	if priority < MinPriority || priority > MaxPriority {
+		return fmt.Errorf("%w: %d", ErrPriority, priority)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	name := fmt.Sprintf("%s/%s%03d-", q.entries, workPrefix, priority)
+	for {
+		_, err := q.sess.Create(ctx, name, data, zkcoord.FlagSequence)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, zkcoord.ErrNoNode):
+			if err := q.ensure(ctx); err != nil {
+				return err
+			}
+			continue
+		case zkcoord.IsRetryable(err):
+			return fmt.Errorf("queue: put to %s: %w: %w", q.path, ErrOutcomeUnknown, err)
+		}
+		return fmt.Errorf("queue: put to %s: %w", q.path, err)
+	}
+}
+
+// ensure creates the queue's two directories.
+func (q *WorkQueue) ensure(ctx context.Context) error {
+	for _, p := range []string{q.entries, q.taken} {
+		if err := q.sess.EnsurePath(ctx, p); err != nil {
+			return fmt.Errorf("queue: %w", err)
+		}
+	}
+	return nil
+}
+
+// Take claims the first unclaimed item, waiting until there is one, ctx
+// ends or the Session ends. The item stays in the queue, invisible to other
+// consumers, until the Claim is acknowledged (Ack) or given back (Release),
+// or the Session ends.
+func (q *WorkQueue) Take(ctx context.Context) (*Claim, error) {
+	return q.take(ctx, true)
+}
+
+// TryTake is Take without waiting: it returns ErrEmpty if no item is
+// unclaimed.
+func (q *WorkQueue) TryTake(ctx context.Context) (*Claim, error) {
+	return q.take(ctx, false)
+}
+
+func (q *WorkQueue) take(ctx context.Context, block bool) (*Claim, error) {
+	for {
+		name, w, err := q.next(ctx, block)
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			if !block {
+				return nil, ErrEmpty
+			}
+			if _, err := q.sess.WaitEvent(ctx, w); err != nil {
+				return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
+			}
+			continue
+		}
+		c, err := q.claim(ctx, name)
+		if c != nil || err != nil {
+			return c, err
+		}
+	}
+}
+
+// next returns the next entry to try. Consumers keep the sorted list of
+// entries from one listing and work through it before listing again (the
+// recipe's advice, which keeps a deep queue from costing a listing per
+// item). With an empty list it returns "" and a watch that fires when an
+// entry is added or a claim is given up.
+func (q *WorkQueue) next(ctx context.Context, watch bool) (string, <-chan zkcoord.Event, error) {
+	q.mu.Lock()
+	if len(q.pending) > 0 {
+		name := q.pending[0]
+		q.pending = q.pending[1:]
+		q.mu.Unlock()
+		return name, nil, nil
+	}
+	q.mu.Unlock()
+	entries, taken, w, err := q.list(ctx, watch)
+	if err != nil {
+		return "", nil, err
+	}
+	free := slices.DeleteFunc(entries, func(e string) bool {
+		_, claimed := slices.BinarySearch(taken, e)
+		return claimed || !strings.HasPrefix(e, workPrefix)
+	})
+	slices.SortFunc(free, seq.CompareText) // Kazoo's order: the names as strings
+	if len(free) == 0 {
+		return "", w, nil
+	}
+	q.mu.Lock()
+	q.pending = append(q.pending, free[1:]...)
+	q.mu.Unlock()
+	return free[0], nil, nil
+}
+
+// list reads the entries and the claims, with a watch on both if asked.
+func (q *WorkQueue) list(ctx context.Context, watch bool) (entries, taken []string, w <-chan zkcoord.Event, err error) {
+	for {
+		var we, wt <-chan zkcoord.Event
+		if watch {
+			entries, _, we, err = q.sess.ChildrenW(ctx, q.entries)
+			if err == nil {
+				taken, _, wt, err = q.sess.ChildrenW(ctx, q.taken)
+			}
+		} else {
+			entries, _, err = q.sess.Children(ctx, q.entries)
+			if err == nil {
+				taken, _, err = q.sess.Children(ctx, q.taken)
+			}
+		}
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			if err := q.ensure(ctx); err != nil {
+				return nil, nil, nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("queue: list %s: %w", q.path, err)
+		}
+		slices.Sort(taken)
+		return entries, taken, either(we, wt), nil
+	}
+}
+
+// either returns a channel that receives the first event of a or b.
+func either(a, b <-chan zkcoord.Event) <-chan zkcoord.Event {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := make(chan zkcoord.Event, 1)
+	go func() {
+		select {
+		case ev := <-a:
+			out <- ev
+		case ev := <-b:
+			out <- ev
+		}
+	}()
+	return out
+}
+
+// claim tries to claim one entry. It returns nil, nil when another
+// consumer has it, or it is gone.
+func (q *WorkQueue) claim(ctx context.Context, name string) (*Claim, error) {
+	marker := zkcoord.Join(q.taken, name)
+	_, err := q.sess.Create(ctx, marker, q.id, zkcoord.FlagEphemeral)
+	if zkcoord.IsRetryable(err) {
+		// Did our create commit? The marker tells: it holds our id.
+		var data []byte
+		err = q.sess.Retry(ctx, func(ctx context.Context) error {
+			var err error
+			data, _, err = q.sess.Get(ctx, marker)
+			return err
+		})
+		switch {
+		case err == nil && string(data) == string(q.id):
+		case err == nil:
+			return nil, nil // another consumer's
+		case errors.Is(err, zkcoord.ErrNoNode):
+			return nil, nil // not created; the entry comes round again
+		default:
+			return nil, fmt.Errorf("queue: claim %s: %w", marker, err)
+		}
+	} else if errors.Is(err, zkcoord.ErrNodeExists) {
+		return nil, nil
+	} else if errors.Is(err, zkcoord.ErrNoNode) {
+		return nil, q.ensure(ctx)
+	} else if err != nil {
+		return nil, fmt.Errorf("queue: claim %s: %w", marker, err)
+	}
+	data, _, err := q.sess.Get(ctx, zkcoord.Join(q.entries, name))
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		// Acknowledged meanwhile by the consumer whose claim we replaced
+		// after it ended: give the marker up.
+		q.drop(ctx, marker)
+		return nil, nil
+	}
+	if err != nil {
+		q.drop(ctx, marker)
+		return nil, fmt.Errorf("queue: read %s: %w", name, err)
+	}
+	return newClaim(q, name, data), nil
+}
+
+// drop deletes a claim marker; failing that, it goes with the Session.
+func (q *WorkQueue) drop(ctx context.Context, marker string) {
+	if err := q.sess.EnsureDeleted(context.WithoutCancel(ctx), marker); err != nil {
+		q.sess.Logger().Debug("queue: could not delete claim", "path", marker, "err", err)
+	}
+}
+
+// Len returns the number of items in the queue, claimed ones included.
+func (q *WorkQueue) Len(ctx context.Context) (int, error) {
+	entries, _, err := q.sess.Children(ctx, q.entries)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("queue: %w", err)
+	}
+	return len(entries), nil
+}
