@@ -85,6 +85,14 @@
 // Use one Mutex or RWMutex value per holder. A Semaphore value may hold any
 // number of leases.
 //
+// # Seeing and breaking locks
+//
+// Mutex.Contenders, RWMutex.Contenders and Semaphore.Holders list who
+// holds and who waits, in order, with each node's session, fencing token,
+// creation time and data, Curator's and Kazoo's contenders included.
+// Mutex.Break deletes the holder's node: the holder's Lease closes Done
+// with ErrNodeDeleted and the next waiter takes the lock.
+//
 // # Several locks at once
 //
 // A [MultiLock] takes several Mutexes all or nothing, like Curator's
