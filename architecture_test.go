@@ -30,6 +30,7 @@ var allowedImports = func() map[string][]string {
 		"group":           recipe,
 		"twophase":        recipe,
 		"lease":           recipe,
+		"node":            recipe,
 		"metrics":         {""},
 		"metrics/prom":    {"", "metrics"},
 		"zktest":          nil,

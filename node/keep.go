@@ -1,0 +1,272 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Option configures Keep.
+type Option func(*options)
+
+type options struct {
+	ttl time.Duration
+}
+
+// WithTTL keeps a persistent TTL node instead of an ephemeral one (see the
+// package documentation). The server must allow TTL nodes.
+func WithTTL(ttl time.Duration) Option { return func(o *options) { o.ttl = ttl } }
+
+// Kept is a node Keep keeps. It is safe for concurrent use.
+type Kept struct {
+	sess *zkcoord.Session
+	path string
+	opts options
+
+	mu       sync.Mutex
+	data     []byte
+	created  int           // times the node was created
+	conflict bool          // another Session's node is in the way
+	cond     chan struct{} // closed and replaced on every change above
+
+	present bool // run's goroutine only: our node was there at the last look
+
+	setReq chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// Keep creates the node at path with data (creating missing parents as
+// containers) and keeps it present until Close, ctx ends or the Session
+// ends. It returns once the node exists.
+func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, opts ...Option) (*Kept, error) {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.ttl < 0 || (o.ttl > 0 && o.ttl < 10*time.Millisecond) {
+		return nil, fmt.Errorf("node: %w: TTL %v", zkcoord.ErrInvalidConfig, o.ttl)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	if len(data) > sess.Config().MaxDataSize {
+		return nil, fmt.Errorf("node: %w: %d bytes", zkcoord.ErrTooLarge, len(data))
+	}
+	kctx, cancel := context.WithCancel(context.Background())
+	k := &Kept{
+		sess: sess, path: path, opts: o, data: bytes.Clone(data),
+		cond: make(chan struct{}), setReq: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}),
+	}
+	stop := context.AfterFunc(ctx, cancel)
+	go func() {
+		defer stop()
+		k.finish(k.run(kctx))
+	}()
+	if err := k.waitCreated(ctx); err != nil {
+		k.Close(context.Background())
+		return nil, err
+	}
+	return k, nil
+}
+
+// Path returns the node's path.
+func (k *Kept) Path() string { return k.path }
+
+// Data returns the data the node is kept with.
+func (k *Kept) Data() []byte {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return bytes.Clone(k.data)
+}
+
+// Created returns how many times the node was created (1 unless someone
+// deleted it, or a TTL node expired).
+func (k *Kept) Created() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.created
+}
+
+// Conflict reports whether a node of another Session is in the way.
+func (k *Kept) Conflict() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.conflict
+}
+
+// Set changes the data the node is kept with and writes it.
+func (k *Kept) Set(ctx context.Context, data []byte) error {
+	if len(data) > k.sess.Config().MaxDataSize {
+		return fmt.Errorf("node: %w: %d bytes", zkcoord.ErrTooLarge, len(data))
+	}
+	k.mu.Lock()
+	k.data = bytes.Clone(data)
+	k.mu.Unlock()
+	_, err := k.sess.Set(ctx, k.path, data, -1)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		err = nil // the keeper creates it again, with the new data
+	}
+	select {
+	case k.setReq <- struct{}{}:
+	default:
+	}
+	if err != nil {
+		return fmt.Errorf("node: set %s: %w", k.path, err)
+	}
+	return nil
+}
+
+// Done is closed when Keep stops keeping the node: Close, ctx or the
+// Session ended. Err says why.
+func (k *Kept) Done() <-chan struct{} { return k.done }
+
+// Err returns nil while the node is kept, then why it is not.
+func (k *Kept) Err() error {
+	select {
+	case <-k.done:
+		return k.err
+	default:
+		return nil
+	}
+}
+
+// Close stops keeping the node and deletes it if this Session created it.
+func (k *Kept) Close(ctx context.Context) error {
+	k.cancel()
+	select {
+	case <-k.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if k.sess.Err() != nil {
+		return nil // an ephemeral node went with the Session; a TTL node expires
+	}
+	_, st, err := k.sess.Exists(ctx, k.path)
+	if err != nil || st == nil {
+		return err
+	}
+	if k.opts.ttl == 0 && st.EphemeralOwner != k.sess.ID() {
+		return nil // not ours
+	}
+	if err := k.sess.EnsureDeleted(ctx, k.path); err != nil {
+		return fmt.Errorf("node: close %s: %w", k.path, err)
+	}
+	return nil
+}
+
+func (k *Kept) finish(err error) {
+	k.err = err
+	close(k.done)
+}
+
+// changed records a new state and wakes waitCreated.
+func (k *Kept) changed(f func()) {
+	k.mu.Lock()
+	f()
+	close(k.cond)
+	k.cond = make(chan struct{})
+	k.mu.Unlock()
+}
+
+// waitCreated waits until the node was created once, or the keeper ended.
+func (k *Kept) waitCreated(ctx context.Context) error {
+	for {
+		k.mu.Lock()
+		created, cond := k.created, k.cond
+		k.mu.Unlock()
+		if created > 0 {
+			return nil
+		}
+		select {
+		case <-cond:
+		case <-k.done:
+			return fmt.Errorf("node: keep %s: %w", k.path, k.err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// run is the one goroutine that keeps the node.
+func (k *Kept) run(ctx context.Context) error {
+	var touch <-chan time.Time
+	if k.opts.ttl > 0 {
+		t := time.NewTicker(k.opts.ttl / 3)
+		defer t.Stop()
+		touch = t.C
+	}
+	for {
+		w, err := k.ensure(ctx)
+		if err != nil {
+			return err
+		}
+		select {
+		case <-w:
+		case <-k.setReq:
+		case <-touch:
+			if _, err := k.sess.Set(ctx, k.path, k.Data(), -1); err != nil && !errors.Is(err, zkcoord.ErrNoNode) && ctx.Err() == nil {
+				return fmt.Errorf("node: touch %s: %w", k.path, err)
+			}
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-k.sess.Done():
+			return k.sess.Err()
+		}
+	}
+}
+
+// ensure creates the node if it is missing and returns a watch on it.
+func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
+	for {
+		ok, st, w, err := k.sess.ExistsW(ctx, k.path)
+		if err != nil {
+			return nil, fmt.Errorf("node: watch %s: %w", k.path, err)
+		}
+		if ok {
+			mine := k.opts.ttl > 0 || st.EphemeralOwner == k.sess.ID()
+			if mine && !k.present {
+				k.changed(func() { k.created++ })
+			}
+			if k.Conflict() == mine {
+				k.changed(func() { k.conflict = !mine })
+			}
+			k.present = mine
+			return w, nil
+		}
+		k.present = false
+		if err := k.create(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// create creates the node once; a node that appeared meanwhile is fine.
+func (k *Kept) create(ctx context.Context) error {
+	data := k.Data()
+	var err error
+	if k.opts.ttl > 0 {
+		_, err = k.sess.CreateTTL(ctx, k.path, data, zkcoord.FlagPersistent, k.opts.ttl)
+	} else {
+		_, err = k.sess.Create(ctx, k.path, data, zkcoord.FlagEphemeral)
+	}
+	switch {
+	case err == nil, errors.Is(err, zkcoord.ErrNodeExists), zkcoord.IsRetryable(err):
+		return nil // look again: ensure counts our node when it sees it
+	case errors.Is(err, zkcoord.ErrNoNode):
+		if err := k.sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {
+			return fmt.Errorf("node: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("node: create %s: %w", k.path, err)
+}
