@@ -62,8 +62,9 @@ demo: deps zkcoord
 	@$(ZKCOORD_BIN) demo $(DEMO_FLAGS)
 
 # bench measures zkcoord side by side with go-zookeeper, Curator and Kazoo
-# against one ZooKeeper server (bench/, behind the build tag "bench", so
-# never part of test) and writes docs/benchmarks.md, docs/bench/results.json
+# against one ZooKeeper server (bench/, a module of its own so that its
+# plotting library is no requirement of zkcoord, and behind the build tag
+# "bench") and writes docs/benchmarks.md, docs/bench/results.json
 # and docs/bench/*.png. It installs what is missing first: deps, and a JDK
 # to compile the Curator program. BENCH_FLAGS passes flags on, for example
 # make bench BENCH_FLAGS="-bench.quick -bench.only=lock".
@@ -75,4 +76,5 @@ bench: deps
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends default-jdk-headless >/dev/null; }
-	ZKBENCH_COMMAND="make bench $(BENCH_FLAGS)" $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 40m -v ./bench/ -args $(BENCH_FLAGS)
+	cd bench && $(GO) vet -tags bench ./...
+	cd bench && ZKBENCH_COMMAND="make bench $(BENCH_FLAGS)" $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 40m -v . -args $(BENCH_FLAGS)
