@@ -5,7 +5,7 @@ PKGS    ?= ./...
 # Kazoo for the interoperability tests.
 DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java
 
-.PHONY: all deps test vet fmt chaos randomized
+.PHONY: all deps test vet fmt chaos randomized cross
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -20,8 +20,15 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-test: deps
+test: deps cross
 	$(GO) test -race -timeout 20m $(PKGS)
+
+# cross builds and vets the whole tree (tests included) for the other
+# platforms zkcoord supports, so that it keeps building there. It tries
+# every platform and fails at the end if any failed.
+CROSS_PLATFORMS ?= darwin/amd64 darwin/arm64 windows/amd64
+cross:
+	@failed=""; for p in $(CROSS_PLATFORMS); do 		os=$${p%/*}; arch=$${p#*/}; 		echo "cross: GOOS=$$os GOARCH=$$arch go build ./... && go vet ./..."; 		GOOS=$$os GOARCH=$$arch $(GO) build ./... && 		GOOS=$$os GOARCH=$$arch $(GO) vet ./... || failed="$$failed $$p"; 	done; 	if [ -n "$$failed" ]; then echo "cross: failed for$$failed"; exit 1; fi
 
 # randomized runs the rebalancer's randomized fault test at full size
 # (10 client processes, 120 resources, 250 steps per mode); make test runs
