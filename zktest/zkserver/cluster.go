@@ -218,13 +218,6 @@ func (c *Cluster) Close() {
 	os.RemoveAll(c.dir)
 }
 
-// Closed reports whether Close has been called.
-func (c *Cluster) Closed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
-}
-
 func (c *Cluster) killAll() {
 	c.mu.Lock()
 	servers := c.servers

@@ -45,8 +45,8 @@ func TestLaunchAndClose(t *testing.T) {
 	}
 	c.Close()
 	c.Close()
-	if !c.Closed() {
-		t.Fatal("Closed() = false after Close")
+	if err := c.Server(0).Start(); err == nil {
+		t.Fatal("a server of a closed cluster started again")
 	}
 	if c.Server(0).Running() {
 		t.Fatal("server still running after Close")
