@@ -5,7 +5,7 @@ PKGS    ?= ./...
 # Kazoo for the interoperability tests.
 DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java
 
-.PHONY: all deps test vet fmt chaos randomized
+.PHONY: all deps test vet fmt chaos randomized cross
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -20,8 +20,15 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-test: deps
+test: deps cross
 	$(GO) test -race -timeout 20m $(PKGS)
+
+# cross builds and vets the whole tree (tests included) for the other
+# platforms zkcoord supports, so that it keeps building there. It tries
+# every platform and fails at the end if any failed.
+CROSS_PLATFORMS ?= darwin/amd64 darwin/arm64 windows/amd64
+cross:
+	@failed=""; for p in $(CROSS_PLATFORMS); do 		os=$${p%/*}; arch=$${p#*/}; 		echo "cross: GOOS=$$os GOARCH=$$arch go build ./... && go vet ./..."; 		GOOS=$$os GOARCH=$$arch $(GO) build ./... && 		GOOS=$$os GOARCH=$$arch $(GO) vet ./... || failed="$$failed $$p"; 	done; 	if [ -n "$$failed" ]; then echo "cross: failed for$$failed"; exit 1; fi
 
 # randomized runs the rebalancer's randomized fault test at full size
 # (10 client processes, 120 resources, 250 steps per mode); make test runs
@@ -62,8 +69,9 @@ demo: deps zkcoord
 	@$(ZKCOORD_BIN) demo $(DEMO_FLAGS)
 
 # bench measures zkcoord side by side with go-zookeeper, Curator and Kazoo
-# against one ZooKeeper server (bench/, behind the build tag "bench", so
-# never part of test) and writes docs/benchmarks.md, docs/bench/results.json
+# against one ZooKeeper server (bench/, a module of its own so that its
+# plotting library is no requirement of zkcoord, and behind the build tag
+# "bench") and writes docs/benchmarks.md, docs/bench/results.json
 # and docs/bench/*.png. It installs what is missing first: deps, and a JDK
 # to compile the Curator program. BENCH_FLAGS passes flags on, for example
 # make bench BENCH_FLAGS="-bench.quick -bench.only=lock".
@@ -75,4 +83,5 @@ bench: deps
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends default-jdk-headless >/dev/null; }
-	ZKBENCH_COMMAND="make bench $(BENCH_FLAGS)" $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 40m -v ./bench/ -args $(BENCH_FLAGS)
+	cd bench && $(GO) vet -tags bench ./...
+	cd bench && ZKBENCH_COMMAND="make bench $(BENCH_FLAGS)" $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 40m -v . -args $(BENCH_FLAGS)

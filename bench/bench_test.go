@@ -86,7 +86,7 @@ func implOrder() []string {
 	return append(order, gozkName, curatorName, kazooName, "Kazoo SetPartitioner")
 }
 
-const defaultCommand = "go test -tags bench -run '^TestBench$' -timeout 40m -v ./bench/"
+const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 40m -v ."
 
 // TestBench runs every suite and writes the report. It is a test only so
 // that it can use zktest; it checks nothing.

@@ -2,8 +2,10 @@
 // pick instead: go-zookeeper/zk used directly, Apache Curator 5.4 (Java) and
 // Kazoo 2.8 (Python), all against one ZooKeeper server in one run.
 //
-// Everything here is behind the build tag "bench", so that `go test ./...`
-// (and `make test`) never runs it. The full suite, which writes
+// It is a module of its own (bench/go.mod, which points at the zkcoord module
+// in the parent directory), so that the plotting library it needs is no
+// requirement of zkcoord; run its commands from this directory. Everything
+// here is also behind the build tag "bench". The full suite, which writes
 // docs/benchmarks.md, the raw results in docs/bench/results.json and the
 // charts in docs/bench/*.png, is
 //
@@ -11,7 +13,7 @@
 //
 // which runs
 //
-//	go test -tags bench -run '^TestBench$' -timeout 40m -v ./bench/
+//	cd bench && go test -tags bench -run '^TestBench$' -timeout 40m -v .
 //
 // Flags (after -args, or in BENCH_FLAGS for make): -bench.quick runs few
 // iterations, for trying the suite out; -bench.only=REGEXP runs only the
@@ -22,7 +24,7 @@
 //
 // The Go workloads are also ordinary Go benchmarks:
 //
-//	go test -tags bench -run '^$' -bench . ./bench/
+//	cd bench && go test -tags bench -run '^$' -bench . .
 //
 // # Method
 //

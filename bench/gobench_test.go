@@ -14,8 +14,8 @@ import (
 // The Go side of the workloads as ordinary Go benchmarks, for profiling and
 // quick comparisons (no peers, no report):
 //
-//	go test -tags bench -run '^$' -bench . ./bench/
-//	go test -tags bench -run '^$' -bench 'Lock/zkcoord' -cpuprofile cpu.out ./bench/
+//	cd bench && go test -tags bench -run '^$' -bench . .
+//	cd bench && go test -tags bench -run '^$' -bench 'Lock/zkcoord' -cpuprofile cpu.out .
 //
 // Besides ns/op they report the server's requests, writes and watch
 // notifications per operation.

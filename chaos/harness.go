@@ -22,13 +22,13 @@ import (
 // the line waiters from the processes' reader goroutines) runs on the
 // goroutine of Run.
 type harness struct {
-	ctx   context.Context
-	o     Options
-	zk    *zktest.Cluster
-	tb    *runTB // owns the clients' proxies
-	hist  *oracle.History
-	track *tracker
-	procs launch.Group
+	ctx     context.Context
+	o       Options
+	zk      *zktest.Cluster
+	proxies []*zktest.Proxy // of every client made, closed at the end of the run
+	hist    *oracle.History
+	track   *tracker
+	procs   launch.Group
 
 	dir     string // logs
 	sockDir string
@@ -122,10 +122,10 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 	if o.Spawn == nil {
 		return nil, fmt.Errorf("%w: no Spawn function", ErrInvalidOptions)
 	}
-	h := &harness{ctx: ctx, o: o, zk: zk, tb: &runTB{}, hist: &oracle.History{}, track: newTracker(),
+	h := &harness{ctx: ctx, o: o, zk: zk, hist: &oracle.History{}, track: newTracker(),
 		svcLines: newLineWaiter(), clients: map[string]*client{}, t0: oracle.Now(),
 		root: fmt.Sprintf("/chaos/%s-%d-%d", o.Workload, o.Seed, time.Now().UnixNano())}
-	defer h.tb.close()
+	defer h.closeProxies()
 	defer h.procs.Close()
 	var err error
 	if h.sockDir, err = os.MkdirTemp("", "chaos-sock-"); err != nil {
@@ -279,10 +279,26 @@ func (h *harness) newClient() (*client, error) {
 	if slices.Contains(h.o.BugClients, c.name) {
 		c.bug = h.o.Bug
 	}
-	if err := h.tb.try(func() { c.proxy = h.zk.NewProxy(h.tb) }); err != nil {
-		return nil, err
+	p, err := h.zk.OpenProxy()
+	if err != nil {
+		return nil, fmt.Errorf("chaos: proxy for %s: %w", c.name, err)
 	}
+	c.proxy = p
+	h.mu.Lock()
+	h.proxies = append(h.proxies, p)
+	h.mu.Unlock()
 	return c, nil
+}
+
+// closeProxies closes the proxy of every client made during the run.
+func (h *harness) closeProxies() {
+	h.mu.Lock()
+	ps := h.proxies
+	h.proxies = nil
+	h.mu.Unlock()
+	for _, p := range ps {
+		p.Close()
+	}
 }
 
 // startClient starts c's process, waits until it has joined, and adds it to

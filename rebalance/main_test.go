@@ -1,11 +1,11 @@
 package rebalance_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,18 +22,18 @@ func TestMain(m *testing.M) {
 		os.Exit(childMain(launch.Args()))
 	}
 	before, _ := countGoroutines()
-	tb := &mainTB{}
 	code := func() int {
-		defer tb.cleanup()
-		ok := tb.run(func() { cluster = zktest.Start(tb) })
-		if !ok {
-			if tb.skipped {
-				fmt.Fprintln(os.Stderr, "rebalance tests skipped:", tb.msg)
-				return 0
-			}
-			fmt.Fprintln(os.Stderr, "starting ZooKeeper:", tb.msg)
+		c, err := zktest.Launch(zktest.WithLogf(verboseLogf))
+		if errors.Is(err, zktest.ErrNoZooKeeper) && os.Getenv("CI") != "true" {
+			fmt.Fprintln(os.Stderr, "rebalance tests skipped:", err)
+			return 0
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "starting ZooKeeper:", err)
 			return 1
 		}
+		defer c.Close()
+		cluster = c
 		return m.Run()
 	}()
 	if code == 0 {
@@ -43,6 +43,13 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// verboseLogf prints zktest's progress notes with -v.
+func verboseLogf(format string, args ...any) {
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+	}
 }
 
 // checkGoroutines waits for the goroutine count to drop back to before.
@@ -75,87 +82,4 @@ func countGoroutines() (int, string) {
 		kept = append(kept, g)
 	}
 	return n, strings.Join(kept, "\n\n")
-}
-
-// mainTB lets TestMain start a zktest cluster (shared by tests and
-// examples). Only the methods zktest uses are implemented; the embedded
-// interface is nil.
-type mainTB struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-	failed   bool
-	skipped  bool
-	msg      string
-	dirs     []string
-}
-
-// stopRun ends a run started by mainTB.run (Fatalf and Skipf).
-type stopRun struct{}
-
-func (t *mainTB) run(f func()) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, is := r.(stopRun); !is {
-				panic(r)
-			}
-			ok = false
-		}
-	}()
-	f()
-	return true
-}
-
-func (t *mainTB) Helper() {}
-func (t *mainTB) Logf(format string, args ...any) {
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, format+"\n", args...)
-	}
-}
-func (t *mainTB) Fatalf(format string, args ...any) {
-	t.mu.Lock()
-	t.failed, t.msg = true, fmt.Sprintf(format, args...)
-	t.mu.Unlock()
-	panic(stopRun{})
-}
-func (t *mainTB) Skipf(format string, args ...any) {
-	t.mu.Lock()
-	t.skipped, t.msg = true, fmt.Sprintf(format, args...)
-	t.mu.Unlock()
-	panic(stopRun{})
-}
-func (t *mainTB) Failed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.failed
-}
-func (t *mainTB) Cleanup(f func()) {
-	t.mu.Lock()
-	t.cleanups = append(t.cleanups, f)
-	t.mu.Unlock()
-}
-func (t *mainTB) TempDir() string {
-	d, err := os.MkdirTemp("", "rebalance-test-")
-	if err != nil {
-		t.Fatalf("TempDir: %v", err)
-	}
-	t.mu.Lock()
-	t.dirs = append(t.dirs, d)
-	t.mu.Unlock()
-	return d
-}
-func (t *mainTB) Name() string { return "TestMain" }
-
-func (t *mainTB) cleanup() {
-	t.mu.Lock()
-	fs, dirs := t.cleanups, t.dirs
-	t.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
-	for _, d := range dirs {
-		if strings.HasPrefix(d, os.TempDir()) {
-			os.RemoveAll(d)
-		}
-	}
 }

@@ -1,14 +1,22 @@
 // Package zktest runs real Apache ZooKeeper servers for tests and breaks them
 // on purpose.
 //
-// Start launches a standalone server, or an ensemble of 3 or 5, from the
-// ZooKeeper jars installed on the machine (Debian package zookeeper, run by
-// java from $PATH or $JAVA_HOME), on free loopback ports with data
-// directories in the test's temporary directory. It waits until the servers
-// serve clients and registers a cleanup that kills every process it started;
-// when the test has failed, the cleanup logs the last lines of every server
-// log. If Java or ZooKeeper is missing the test is skipped, or fails when the
-// environment variable CI is "true".
+// The servers come from package zkserver, which has no test dependencies and
+// suits programs that only need servers. zktest adds what tests need: Start
+// and Main, which tie a cluster to a test or a test binary, fault proxies,
+// and a goroutine-leak check.
+//
+// Launch is the core: it starts a standalone server, or an ensemble of 3 or
+// 5, from the ZooKeeper jars installed on the machine (Debian package
+// zookeeper, run by java from $PATH or $JAVA_HOME), on free loopback ports
+// with fresh data directories, waits until the servers serve clients, and
+// returns an error (wrapping ErrNoZooKeeper when Java or ZooKeeper is
+// missing). Programs call it and Close the cluster when done.
+//
+// Start is Launch for a test: it registers a cleanup that closes the
+// cluster; when the test has failed, the cleanup first logs the last lines
+// of every server log. If Java or ZooKeeper is missing the test is skipped,
+// or fails when the environment variable CI is "true".
 //
 //	func TestSomething(t *testing.T) {
 //		c := zktest.Start(t, zktest.WithServers(3))
@@ -32,8 +40,8 @@
 //	}
 //
 // Faults between one client and the servers come from a Proxy, an in-process
-// toxiproxy with one listener per server. Give the client the proxy's
-// addresses:
+// toxiproxy with one listener per server (NewProxy in tests, OpenProxy in
+// programs). Give the client the proxy's addresses:
 //
 //	p := c.NewProxy(t)
 //	conn, _, err := zk.Connect(p.Servers(), 10*time.Second)
@@ -67,6 +75,9 @@
 //
 // A standalone ZooKeeper 3.8.0 server that restarts can leave a client that
 // connects in its first moments hanging; see WithQuorumMode.
+//
+// How server processes are cleaned up on each platform, and what Pause needs,
+// is described in package zkserver.
 //
 // Everything here is safe for concurrent use, and several clusters may run at
 // once, in one test binary or in several.

@@ -1,9 +1,8 @@
 package zktest
 
 import (
-	"fmt"
+	"errors"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,30 +24,34 @@ const EnvServers = "ZOOKEEPER_SERVERS"
 //
 // setup runs once the cluster serves, before any test. Main sets
 // ZOOKEEPER_SERVERS to the cluster's connect string, fails the run if the
-// tests left goroutines behind, stops the cluster and returns the exit code.
+// tests left goroutines behind, stops the cluster and returns the exit code;
+// when the run failed, it first prints the tail of each server's log.
 // Without ZooKeeper it fails the run when CI=true and skips it otherwise.
 func Main(m *testing.M, setup func(*Cluster), opts ...Option) int {
-	tb := &mainTB{}
-	defer tb.cleanup()
-	if !tb.run(func() {
-		c := Start(tb, opts...)
-		os.Setenv(EnvServers, c.ConnectString())
-		if setup != nil {
-			setup(c)
+	c, err := Launch(append([]Option{WithLogf(stderrf)}, opts...)...)
+	if err != nil {
+		if errors.Is(err, ErrNoZooKeeper) && !ciStrict() {
+			stderrf("zktest: skipping the tests: %v", err)
+			return 0
 		}
-	}) {
-		return tb.code
+		stderrf("zktest: %v", err)
+		return 1
+	}
+	defer c.Close()
+	os.Setenv(EnvServers, c.ConnectString())
+	if setup != nil {
+		setup(c)
 	}
 	ignore := goleak.IgnoreCurrent()
 	code := m.Run()
 	if code == 0 {
 		if err := findLeaks(ignore); err != nil {
-			fmt.Fprintln(os.Stderr, "zktest: goroutines left behind by the tests:", err)
+			stderrf("zktest: goroutines left behind by the tests: %v", err)
 			code = 1
 		}
 	}
 	if code != 0 {
-		tb.setFailed()
+		c.logTails(stderrf, "tests failed")
 	}
 	return code
 }
@@ -70,136 +73,4 @@ func findLeaks(ignore goleak.Option) error {
 		}
 	}
 	return err
-}
-
-// Launch starts a cluster outside of tests, for programs such as a demo or
-// a benchmark driver. Close it when done: it kills every server process and
-// removes its files. Server logs are kept in c.Dir() until then.
-func Launch(opts ...Option) (*Cluster, error) {
-	tb := &mainTB{quiet: true}
-	var c *Cluster
-	if !tb.run(func() { c = Start(tb, opts...) }) {
-		tb.cleanup()
-		return nil, fmt.Errorf("zktest: %s", tb.lastMsg())
-	}
-	c.closer = tb.cleanup
-	return c, nil
-}
-
-// Close stops a cluster started with Launch. It is idempotent; clusters
-// started with Start are stopped by their test's cleanup instead.
-func (c *Cluster) Close() {
-	c.closeOnce.Do(func() {
-		if c.closer != nil {
-			c.closer()
-		}
-	})
-}
-
-// mainTB is the testing.TB that Main hands to Start. Only the methods
-// Start uses do anything.
-type mainTB struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-	failed   bool
-	code     int
-	quiet    bool   // keep messages instead of printing them
-	msg      string // the last message
-}
-
-func (tb *mainTB) lastMsg() string {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return tb.msg
-}
-
-// abort unwinds Start after Fatalf or Skipf.
-type abort struct{}
-
-// run runs f, reporting false if it called Fatalf or Skipf.
-func (tb *mainTB) run(f func()) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, isAbort := r.(abort); !isAbort {
-				panic(r)
-			}
-			ok = false
-		}
-	}()
-	f()
-	return true
-}
-
-func (*mainTB) Helper() {}
-
-func (*mainTB) Name() string { return "TestMain" }
-
-func (tb *mainTB) Log(args ...any) { tb.Logf("%s", fmt.Sprint(args...)) }
-
-func (tb *mainTB) Logf(format string, args ...any) {
-	tb.mu.Lock()
-	tb.msg = fmt.Sprintf(format, args...)
-	quiet := tb.quiet
-	tb.mu.Unlock()
-	if !quiet {
-		fmt.Fprintf(os.Stderr, format+"\n", args...)
-	}
-}
-
-func (tb *mainTB) Fatalf(format string, args ...any) {
-	tb.Logf(format, args...)
-	tb.mu.Lock()
-	tb.failed, tb.code = true, 1
-	tb.mu.Unlock()
-	panic(abort{})
-}
-
-func (tb *mainTB) Fatal(args ...any) { tb.Fatalf("%s", fmt.Sprint(args...)) }
-
-func (tb *mainTB) Errorf(format string, args ...any) {
-	tb.Logf(format, args...)
-	tb.setFailed()
-}
-
-func (tb *mainTB) Skipf(format string, args ...any) {
-	tb.Logf(format, args...)
-	panic(abort{})
-}
-
-func (tb *mainTB) setFailed() {
-	tb.mu.Lock()
-	tb.failed = true
-	tb.mu.Unlock()
-}
-
-func (tb *mainTB) Failed() bool {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return tb.failed
-}
-
-func (tb *mainTB) TempDir() string {
-	dir, err := os.MkdirTemp("", "zktest-")
-	if err != nil {
-		tb.Fatalf("zktest: temp dir: %v", err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
-func (tb *mainTB) Cleanup(f func()) {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	tb.cleanups = append(tb.cleanups, f)
-}
-
-func (tb *mainTB) cleanup() {
-	tb.mu.Lock()
-	fs := tb.cleanups
-	tb.cleanups = nil
-	tb.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
 }

@@ -29,6 +29,7 @@ type Proxy struct {
 
 // NewProxy starts a Proxy in front of every server of the cluster
 // (listening on free loopback ports) and registers tb.Cleanup to close it.
+// It fails the test when the proxy cannot start.
 func (c *Cluster) NewProxy(tb testing.TB) *Proxy {
 	tb.Helper()
 	p, err := c.newProxy()
@@ -39,11 +40,15 @@ func (c *Cluster) NewProxy(tb testing.TB) *Proxy {
 	return p
 }
 
-// OpenProxy is NewProxy for clusters started with Launch: the proxy closes
-// with the cluster, or earlier with its own Close.
+// OpenProxy is NewProxy returning an error, for programs and clusters
+// started with Launch: the proxy closes with the cluster, or earlier with its
+// own Close.
 func (c *Cluster) OpenProxy() (*Proxy, error) {
 	return c.newProxy()
 }
+
+// errClosed is returned by the methods of a closed Cluster or Proxy.
+var errClosed = errors.New("zktest: cluster is shut down")
 
 func (c *Cluster) newProxy() (*Proxy, error) {
 	c.mu.Lock()
@@ -54,8 +59,8 @@ func (c *Cluster) newProxy() (*Proxy, error) {
 	}
 	logger := zerolog.Nop()
 	p := &Proxy{cluster: c, api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)}
-	for i, s := range c.servers {
-		tp := toxiproxy.NewProxy(p.api, fmt.Sprintf("zk%d", i), "127.0.0.1:0", s.Addr())
+	for i, addr := range c.Servers() {
+		tp := toxiproxy.NewProxy(p.api, fmt.Sprintf("zk%d", i), "127.0.0.1:0", addr)
 		if err := tp.Start(); err != nil {
 			p.Close()
 			return nil, fmt.Errorf("starting proxy for server %d: %w", i, err)

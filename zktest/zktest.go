@@ -1,268 +1,145 @@
 package zktest
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/zktest/zkserver"
+)
+
+// The server side of a Cluster, from package zkserver.
+type (
+	// Option configures Start and Launch.
+	Option = zkserver.Option
+	// Server is one ZooKeeper server process of a Cluster.
+	Server = zkserver.Server
+	// SessionRecorder records the session id and password a client is
+	// given, for Cluster.ExpireSession.
+	SessionRecorder = zkserver.SessionRecorder
 )
 
 const (
 	// DefaultTickTime is the ZooKeeper tickTime used unless WithTickTime is given.
-	DefaultTickTime = 100 * time.Millisecond
-
+	DefaultTickTime = zkserver.DefaultTickTime
 	// MaxSessionTimeout is the largest session timeout the servers accept.
-	MaxSessionTimeout = 60 * time.Second
-
-	// startTimeout bounds how long one start attempt of a cluster may take.
-	startTimeout = 60 * time.Second
-	// startAttempts is how often Start retries with fresh ports when a port
-	// turned out to be taken by someone else.
-	startAttempts = 3
-	// logTailLines is how many lines of each server log are printed when a
-	// test fails.
-	logTailLines = 100
-)
-
-// Environment variables understood by Start.
-const (
+	MaxSessionTimeout = zkserver.MaxSessionTimeout
 	// EnvClasspath, when set, replaces the whole Java class path used to run
 	// ZooKeeper (QuorumPeerMain must be on it).
-	EnvClasspath = "ZKTEST_CLASSPATH"
+	EnvClasspath = zkserver.EnvClasspath
 	// EnvJava, when set, is the java executable to use. Otherwise
 	// $JAVA_HOME/bin/java or java from $PATH is used.
-	EnvJava = "ZKTEST_JAVA"
+	EnvJava = zkserver.EnvJava
 )
 
-// javaLibDir is where Debian installs the ZooKeeper, slf4j and netty jars.
-const javaLibDir = "/usr/share/java"
-
-// Option configures Start.
-type Option func(*options)
-
-type options struct {
-	servers  int
-	tickTime time.Duration
-	tls      bool
-	quorum   bool
-}
+var (
+	// ErrNoZooKeeper is wrapped by Launch when Java or the ZooKeeper jars
+	// cannot be found; Start then skips the test, or fails it under CI.
+	ErrNoZooKeeper = zkserver.ErrNoZooKeeper
+	// ErrSessionGone is returned by ExpireSession when the session does
+	// not exist or the password is wrong.
+	ErrSessionGone = zkserver.ErrSessionGone
+	// ErrNotServing is returned (wrapped) by the four-letter-word helpers
+	// when the server is not currently serving requests.
+	ErrNotServing = zkserver.ErrNotServing
+)
 
 // WithServers sets the number of servers: 1 (standalone, the default), 3 or 5
 // (an ensemble).
-func WithServers(n int) Option {
-	return func(o *options) { o.servers = n }
+func WithServers(n int) Option { return zkserver.WithServers(n) }
+
+// WithQuorumMode runs a single server as a one-member ensemble; see
+// zkserver.WithQuorumMode.
+func WithQuorumMode() Option { return zkserver.WithQuorumMode() }
+
+// WithTickTime sets the ZooKeeper tickTime (default DefaultTickTime).
+func WithTickTime(d time.Duration) Option { return zkserver.WithTickTime(d) }
+
+// WithTLS additionally opens a TLS client port on every server; see
+// zkserver.WithTLS.
+func WithTLS() Option { return zkserver.WithTLS() }
+
+// WithLogf receives progress notes of the start, such as a retry after a
+// port conflict. Start sends them to the test's log.
+func WithLogf(logf func(format string, args ...any)) Option { return zkserver.WithLogf(logf) }
+
+// NewSessionRecorder returns a recorder whose Dial uses dial to open
+// connections (nil means net.DialTimeout); see zkserver.NewSessionRecorder.
+func NewSessionRecorder(dial func(network, address string, timeout time.Duration) (net.Conn, error)) *SessionRecorder {
+	return zkserver.NewSessionRecorder(dial)
 }
 
-// WithQuorumMode runs a single server (WithServers(1), the default) through
-// ZooKeeper's quorum code path, as a one-member ensemble
-// (standaloneEnabled=false), instead of standalone mode; it then reports Mode
-// "leader". Ensembles always run this way.
-//
-// Use it for tests that restart a single server while clients keep trying to
-// reconnect. A ZooKeeper 3.8.0 standalone server opens its client port before
-// it has created its database, and a client whose connect request arrives in
-// that short window is neither answered nor disconnected (the server hits a
-// NullPointerException while closing it and leaks the socket):
-// go-zookeeper then waits about 6.7 times the session timeout before it
-// gives up on that connection, usually losing the session. In quorum mode
-// the database is loaded before the client port opens, so there is no such
-// window.
-func WithQuorumMode() Option {
-	return func(o *options) { o.quorum = true }
-}
-
-// WithTickTime sets the ZooKeeper tickTime (default DefaultTickTime). The
-// smallest session timeout the servers accept is two ticks, the largest is
-// MaxSessionTimeout. It is rounded to whole milliseconds.
-func WithTickTime(d time.Duration) Option {
-	return func(o *options) { o.tickTime = d }
-}
-
-// WithTLS additionally opens a TLS client port on every server (see
-// Cluster.SecureServers and Cluster.ClientTLSConfig). It switches the servers
-// to the Netty connection factory; the plain client ports keep working.
-func WithTLS() Option {
-	return func(o *options) { o.tls = true }
-}
-
-// Cluster is a set of running ZooKeeper server processes started by Start.
+// Cluster is a set of running ZooKeeper servers (a zkserver.Cluster, whose
+// methods it has) together with the fault proxies opened in front of them.
 // Its methods are safe for concurrent use.
 type Cluster struct {
-	tb       testing.TB
-	dir      string
-	tickTime time.Duration
-	servers  []*Server
-	launcher *launcher
-	tls      *tlsMaterial
+	*zkserver.Cluster
 
 	mu      sync.Mutex
 	closed  bool
 	proxies []*Proxy
-
-	closer    func() // set by Launch
-	closeOnce sync.Once
 }
 
-// Start starts a standalone ZooKeeper server, or an ensemble when
-// WithServers(3) or WithServers(5) is given, on free loopback ports with
-// fresh data directories, and waits until it serves clients (a leader is
-// elected). It registers a cleanup with tb that kills every process and
-// proxy it started; the data directories live in tb.TempDir. When the test
-// has failed, the cleanup logs the tail of each server's log.
+// Launch starts a cluster as zkserver.Launch does and returns an error
+// instead of failing a test, for programs (a fault-injection run, a
+// benchmark driver) and for TestMain. Close it when done: it closes its
+// proxies, kills every server process and removes its files.
+func Launch(opts ...Option) (*Cluster, error) {
+	zc, err := zkserver.Launch(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{Cluster: zc}, nil
+}
+
+// Start starts a cluster with Launch for the test tb and registers a cleanup
+// that closes it; when the test has failed by then, the cleanup first logs
+// the tail of each server's log. Progress notes go to tb.Logf.
 //
 // When Java or the ZooKeeper jars cannot be found, Start skips the test, or
-// fails it when the environment variable CI is "true".
-//
-// Start must be called from the goroutine running the test. Of tb it uses
-// only Helper, TempDir, Cleanup, Failed, Logf, Fatalf and Skipf, so a
-// TestMain can pass its own implementation to share one cluster among
-// tests.
+// fails it when the environment variable CI is "true"; any other failure to
+// start fails the test. Start must be called from the goroutine running the
+// test.
 func Start(tb testing.TB, opts ...Option) *Cluster {
 	tb.Helper()
-	o := options{servers: 1, tickTime: DefaultTickTime}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	switch o.servers {
-	case 1, 3, 5:
-	default:
-		tb.Fatalf("zktest: WithServers(%d): want 1, 3 or 5", o.servers)
-	}
-	o.tickTime = o.tickTime.Round(time.Millisecond)
-	if o.tickTime <= 0 {
-		tb.Fatalf("zktest: WithTickTime(%v): must be at least 1ms", o.tickTime)
-	}
-
-	java, classpath, err := findZooKeeper(o.tls)
+	c, err := Launch(append([]Option{WithLogf(tb.Logf)}, opts...)...)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("zktest: ZooKeeper is not usable on this machine (CI=true, so this is fatal): %v", err)
-		}
-		tb.Skipf("zktest: ZooKeeper is not usable on this machine, skipping: %v", err)
+		failStart(tb, err)
+		return nil
 	}
-
-	c := &Cluster{
-		tb:       tb,
-		dir:      tb.TempDir(),
-		tickTime: o.tickTime,
-		launcher: newLauncher(),
-	}
-	// Registered after TempDir, so it runs before the directory is removed.
-	tb.Cleanup(c.cleanup)
-
-	if o.tls {
-		c.tls, err = newTLSMaterial(c.dir)
-		if err != nil {
-			tb.Fatalf("zktest: generating TLS material: %v", err)
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			c.logTails(tb.Logf, "test failed")
 		}
-	}
-
-	var lastErr error
-	for attempt := 1; attempt <= startAttempts; attempt++ {
-		lastErr = c.startAttempt(java, classpath, o, attempt)
-		if lastErr == nil {
-			return c
-		}
-		// The cleanup logs the last attempt's server logs, as the test
-		// fails below unless a retry succeeds.
-		retry := errors.Is(lastErr, errPortInUse)
-		c.killAll()
-		if !retry {
-			break
-		}
-		tb.Logf("zktest: start attempt %d hit a port conflict, retrying with new ports: %v", attempt, lastErr)
-	}
-	tb.Fatalf("zktest: starting %d ZooKeeper server(s): %v", o.servers, lastErr)
-	return nil
+		c.Close()
+	})
+	return c
 }
 
-// startAttempt allocates ports, writes configurations and starts every server,
-// then waits until the cluster serves.
-func (c *Cluster) startAttempt(java, classpath string, o options, attempt int) error {
-	n := o.servers
-	quorum := n > 1 || o.quorum
-	perServer := 1 // client port
-	if quorum {
-		perServer += 2 // peer and election ports
-	}
-	if o.tls {
-		perServer++
-	}
-	ports, err := allocPorts(n * perServer)
-	if err != nil {
-		return err
-	}
-	servers := make([]*Server, n)
-	for i := range servers {
-		p := ports[i*perServer : (i+1)*perServer]
-		s := &Server{
-			cluster:    c,
-			index:      i,
-			id:         i + 1,
-			java:       java,
-			classpath:  classpath,
-			clientPort: p[0],
+// failStart ends the test after Launch failed: a skip for a machine without
+// ZooKeeper, unless CI=true.
+func failStart(tb testing.TB, err error) {
+	tb.Helper()
+	if errors.Is(err, ErrNoZooKeeper) {
+		if ciStrict() {
+			tb.Fatalf("zktest: %v (CI=true, so this is fatal)", err)
 		}
-		if quorum {
-			s.peerPort, s.electionPort = p[1], p[2]
-		}
-		if o.tls {
-			s.securePort = p[len(p)-1]
-		}
-		s.dir = filepath.Join(c.dir, fmt.Sprintf("attempt%d", attempt), fmt.Sprintf("server%d", i))
-		servers[i] = s
+		tb.Skipf("zktest: skipping: %v", err)
 	}
-	for _, s := range servers {
-		if err := s.writeConfig(servers, o); err != nil {
-			return err
-		}
-	}
-	c.mu.Lock()
-	c.servers = servers
-	c.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	err = c.launchAndWait(ctx, servers)
-	if err != nil && !errors.Is(err, errPortInUse) {
-		// A server that cannot bind its quorum port may keep running
-		// without ever serving; its log tells.
-		for _, s := range servers {
-			if s.logShowsBindFailure() {
-				err = fmt.Errorf("%w: %w", errPortInUse, err)
-				break
-			}
-		}
-	}
-	return err
+	tb.Fatalf("zktest: %v", err)
 }
 
-func (c *Cluster) launchAndWait(ctx context.Context, servers []*Server) error {
-	for _, s := range servers {
-		if err := s.launch(); err != nil {
-			return err
-		}
-	}
-	for _, s := range servers {
-		if err := s.waitAnswering(ctx); err != nil {
-			return err
-		}
-	}
-	return c.waitReady(ctx, true)
-}
+// ciStrict reports whether a missing ZooKeeper is a failure rather than a
+// reason to skip.
+func ciStrict() bool { return os.Getenv("CI") == "true" }
 
-func (c *Cluster) cleanup() {
+// Close closes the cluster's proxies, kills every server process and
+// removes the cluster's files. It is idempotent.
+func (c *Cluster) Close() {
 	c.mu.Lock()
 	c.closed = true
 	proxies := c.proxies
@@ -271,355 +148,28 @@ func (c *Cluster) cleanup() {
 	for _, p := range proxies {
 		p.Close()
 	}
-	if c.tb.Failed() {
-		c.logTails("test failed")
-	}
-	c.launcher.close()
-	c.killAll()
+	c.Cluster.Close()
 }
 
-func (c *Cluster) killAll() {
-	c.mu.Lock()
-	servers := c.servers
-	c.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = s.Kill()
-		}()
-	}
-	wg.Wait()
-}
+// logTailLines is how many lines of each server log are logged when a test
+// fails.
+const logTailLines = 100
 
 // logTails logs the last lines of every server's log.
-func (c *Cluster) logTails(reason string) {
-	c.mu.Lock()
-	servers := c.servers
-	c.mu.Unlock()
-	for _, s := range servers {
-		tail, err := tailFile(s.logPath(), logTailLines)
+func (c *Cluster) logTails(logf func(format string, args ...any), reason string) {
+	for i := range c.Len() {
+		s := c.Server(i)
+		tail, err := s.LogTail(logTailLines)
 		if err != nil {
-			c.tb.Logf("zktest: %s: server %d (%s): reading log: %v", reason, s.index, s.Addr(), err)
+			logf("zktest: %s: server %d (%s): reading log: %v", reason, i, s.Addr(), err)
 			continue
 		}
-		c.tb.Logf("zktest: %s: last %d lines of server %d (%s) log %s:\n%s",
-			reason, logTailLines, s.index, s.Addr(), s.logPath(), tail)
+		logf("zktest: %s: last %d lines of server %d (%s) log %s:\n%s",
+			reason, logTailLines, i, s.Addr(), s.LogPath(), tail)
 	}
 }
 
-// Servers returns the plain client addresses ("127.0.0.1:port"); index i is
-// server i.
-func (c *Cluster) Servers() []string {
-	out := make([]string, len(c.servers))
-	for i, s := range c.servers {
-		out[i] = s.Addr()
-	}
-	return out
+// stderrf writes a line to standard error, for Main, which has no test log.
+func stderrf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
 }
-
-// ConnectString returns the comma-joined client addresses, the usual
-// ZooKeeper connect string.
-func (c *Cluster) ConnectString() string {
-	return strings.Join(c.Servers(), ",")
-}
-
-// SecureServers returns the TLS client addresses; index i is server i. It is
-// nil unless the cluster was started WithTLS.
-func (c *Cluster) SecureServers() []string {
-	if c.tls == nil {
-		return nil
-	}
-	out := make([]string, len(c.servers))
-	for i, s := range c.servers {
-		out[i] = s.SecureAddr()
-	}
-	return out
-}
-
-// ClientTLSConfig returns a new client TLS configuration that trusts the CA
-// which signed the servers' certificates. ServerName is "localhost"; the
-// server certificates are valid for localhost, 127.0.0.1 and ::1. It is nil
-// unless the cluster was started WithTLS.
-func (c *Cluster) ClientTLSConfig() *tls.Config {
-	if c.tls == nil {
-		return nil
-	}
-	return c.tls.clientConfig()
-}
-
-// Server returns server i (0-based).
-func (c *Cluster) Server(i int) *Server {
-	return c.servers[i]
-}
-
-// Len returns the number of servers.
-func (c *Cluster) Len() int {
-	return len(c.servers)
-}
-
-// TickTime returns the tickTime the servers run with.
-func (c *Cluster) TickTime() time.Duration {
-	return c.tickTime
-}
-
-// MinSessionTimeout returns the smallest session timeout the servers grant
-// (two ticks); a client asking for less gets this.
-func (c *Cluster) MinSessionTimeout() time.Duration {
-	return 2 * c.tickTime
-}
-
-// Dir returns the cluster's temporary directory, which holds one
-// subdirectory per server with its configuration, data and log.
-func (c *Cluster) Dir() string {
-	return c.dir
-}
-
-// Leader returns the index of the server that currently reports Mode leader
-// (or standalone). Stopped and paused servers are not asked. It returns an
-// error when no server reports being the leader or more than one does.
-func (c *Cluster) Leader() (int, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	st := c.probe(ctx)
-	leader, err := st.leader()
-	if err != nil {
-		return -1, err
-	}
-	return leader, nil
-}
-
-// WaitReady waits until every running, unpaused server answers srvr with a
-// serving Mode (leader, follower, observer or standalone), exactly one of them
-// is the leader, and at least a quorum of the ensemble serves. It returns the
-// last observed problem when ctx ends first.
-func (c *Cluster) WaitReady(ctx context.Context) error {
-	return c.waitReady(ctx, false)
-}
-
-func (c *Cluster) waitReady(ctx context.Context, starting bool) error {
-	var last error
-	for {
-		st := c.probe(ctx)
-		last = st.readyErr(len(c.servers))
-		if last == nil {
-			return nil
-		}
-		if starting {
-			if err := c.startupFailure(); err != nil {
-				return err
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("zktest: cluster not ready: %w (%v)", last, ctx.Err())
-		case <-time.After(pollInterval):
-		}
-	}
-}
-
-// startupFailure reports a server process that exited while the cluster was
-// starting, classifying port conflicts as errPortInUse.
-func (c *Cluster) startupFailure() error {
-	for _, s := range c.servers {
-		if s.Running() {
-			continue
-		}
-		return s.exitError()
-	}
-	return nil
-}
-
-// clusterState is one round of srvr answers.
-type clusterState struct {
-	modes []string // "" when the server was not asked (stopped or paused)
-	errs  []error
-}
-
-func (c *Cluster) probe(ctx context.Context) clusterState {
-	n := len(c.servers)
-	st := clusterState{modes: make([]string, n), errs: make([]error, n)}
-	var wg sync.WaitGroup
-	for i, s := range c.servers {
-		if !s.Running() || s.Paused() {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-			defer cancel()
-			m, err := s.Srvr(pctx)
-			if err != nil {
-				st.errs[i] = err
-				return
-			}
-			st.modes[i] = m["Mode"]
-		}()
-	}
-	wg.Wait()
-	return st
-}
-
-func (st clusterState) leader() (int, error) {
-	leader := -1
-	for i, m := range st.modes {
-		if m == "leader" || m == "standalone" {
-			if leader >= 0 {
-				return -1, fmt.Errorf("zktest: servers %d and %d both report being the leader", leader, i)
-			}
-			leader = i
-		}
-	}
-	if leader < 0 {
-		return -1, fmt.Errorf("zktest: no server reports being the leader (modes %q, errors %v)", st.modes, errors.Join(st.errs...))
-	}
-	return leader, nil
-}
-
-func (st clusterState) readyErr(n int) error {
-	serving := 0
-	for i, m := range st.modes {
-		if err := st.errs[i]; err != nil {
-			return fmt.Errorf("server %d: %w", i, err)
-		}
-		switch m {
-		case "":
-		case "leader", "follower", "observer", "standalone":
-			serving++
-		default:
-			return fmt.Errorf("server %d: unexpected mode %q", i, m)
-		}
-	}
-	if _, err := st.leader(); err != nil {
-		return err
-	}
-	if serving < n/2+1 {
-		return fmt.Errorf("only %d of %d servers serve, no quorum", serving, n)
-	}
-	return nil
-}
-
-// findZooKeeper locates java and builds the class path.
-func findZooKeeper(withTLS bool) (java, classpath string, err error) {
-	java = os.Getenv(EnvJava)
-	if java == "" {
-		if home := os.Getenv("JAVA_HOME"); home != "" {
-			if p := filepath.Join(home, "bin", "java"); isExecutable(p) {
-				java = p
-			}
-		}
-	}
-	if java == "" {
-		java, err = exec.LookPath("java")
-		if err != nil {
-			return "", "", fmt.Errorf("java not found (install a JRE, e.g. Debian package default-jre-headless, or set %s): %w", EnvJava, err)
-		}
-	} else if !isExecutable(java) {
-		return "", "", fmt.Errorf("java %q is not an executable file", java)
-	}
-
-	if cp := os.Getenv(EnvClasspath); cp != "" {
-		return java, cp, nil
-	}
-	jars := []string{"zookeeper.jar", "slf4j-simple.jar"}
-	if withTLS {
-		// zookeeper.jar's manifest names netty-handler, -buffer, -common,
-		// -transport and -transport-native-epoll; the Netty server
-		// connection factory also needs netty-codec.
-		jars = append(jars, "netty-codec.jar")
-	}
-	paths := make([]string, len(jars))
-	for i, j := range jars {
-		paths[i] = filepath.Join(javaLibDir, j)
-		if _, err := os.Stat(paths[i]); err != nil {
-			return "", "", fmt.Errorf("ZooKeeper jar missing (install Debian package zookeeper, or set %s): %w", EnvClasspath, err)
-		}
-	}
-	return java, strings.Join(paths, string(os.PathListSeparator)), nil
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
-
-// tailFile returns the last n lines of a file.
-func tailFile(path string, n int) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	data = bytes.TrimRight(data, "\n")
-	lines := make([]string, 0, n)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		if len(lines) == n {
-			copy(lines, lines[1:])
-			lines = lines[:n-1]
-		}
-		lines = append(lines, sc.Text())
-	}
-	return strings.Join(lines, "\n"), nil
-}
-
-// launcher starts processes from one dedicated, locked OS thread. The
-// parent-death signal (Pdeathsig) of a child fires when the thread that
-// forked it exits, so forking from a thread that lives until every child is
-// gone keeps the signal meaningful: it fires only if the test binary dies.
-type launcher struct {
-	reqs chan launchReq
-	done chan struct{}
-
-	mu     sync.Mutex
-	closed bool
-}
-
-type launchReq struct {
-	cmd *exec.Cmd
-	res chan error
-}
-
-func newLauncher() *launcher {
-	l := &launcher{reqs: make(chan launchReq), done: make(chan struct{})}
-	go func() {
-		// Never unlocked: the thread exits with the goroutine, after
-		// every child has been reaped.
-		runtime.LockOSThread()
-		defer close(l.done)
-		for r := range l.reqs {
-			r.res <- r.cmd.Start()
-		}
-	}()
-	return l
-}
-
-var errClosed = errors.New("zktest: cluster is shut down")
-
-func (l *launcher) start(cmd *exec.Cmd) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return errClosed
-	}
-	res := make(chan error, 1)
-	l.reqs <- launchReq{cmd: cmd, res: res}
-	return <-res
-}
-
-// close stops the launcher thread. Children still running then receive
-// their parent-death signal.
-func (l *launcher) close() {
-	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.reqs)
-	}
-	l.mu.Unlock()
-	<-l.done
-}
-
-// itoa is strconv.Itoa, shortened for configuration building.
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
 
 func TestStandalone(t *testing.T) {
@@ -514,7 +515,7 @@ func TestProxyEnsemble(t *testing.T) {
 	}
 	for i, addr := range p.Servers() {
 		ctx := testCtx(t, 10*time.Second)
-		if got, err := fourLetter(ctx, addr, "ruok"); err != nil || got != "imok" {
+		if got, err := zkserver.FourLetter(ctx, addr, "ruok"); err != nil || got != "imok" {
 			t.Fatalf("ruok through proxy %d: %q, %v", i, got, err)
 		}
 	}
@@ -554,96 +555,6 @@ func TestTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.waitState(t, zk.StateExpired, 30*time.Second)
-}
-
-func TestNoZooKeeper(t *testing.T) {
-	t.Setenv(EnvJava, "/nonexistent/java")
-	t.Setenv("CI", "")
-	var skipped bool
-	ft := &fakeTB{TB: t}
-	func() {
-		defer func() {
-			if r := recover(); r == errSkip {
-				skipped = true
-			} else if r != nil {
-				panic(r)
-			}
-		}()
-		Start(ft)
-	}()
-	if !skipped || !strings.Contains(ft.msg, "ZooKeeper is not usable") {
-		t.Fatalf("skipped %v, message %q", skipped, ft.msg)
-	}
-
-	t.Setenv("CI", "true")
-	ft = &fakeTB{TB: t}
-	var fataled bool
-	func() {
-		defer func() {
-			if r := recover(); r == errFatal {
-				fataled = true
-			} else if r != nil {
-				panic(r)
-			}
-		}()
-		Start(ft)
-	}()
-	if !fataled || !strings.Contains(ft.msg, "CI=true") {
-		t.Fatalf("fatal %v, message %q", fataled, ft.msg)
-	}
-}
-
-var (
-	errSkip  = errors.New("skip")
-	errFatal = errors.New("fatal")
-)
-
-// fakeTB records Skipf and Fatalf and unwinds with a panic instead of
-// runtime.Goexit.
-type fakeTB struct {
-	testing.TB
-	msg string
-}
-
-func (f *fakeTB) Helper() {}
-func (f *fakeTB) Skipf(format string, args ...any) {
-	f.msg = fmt.Sprintf(format, args...)
-	panic(errSkip)
-}
-func (f *fakeTB) Fatalf(format string, args ...any) {
-	f.msg = fmt.Sprintf(format, args...)
-	panic(errFatal)
-}
-
-func TestStartRetriesOnPortConflict(t *testing.T) {
-	// Not parallel: it replaces the port allocator.
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	taken := l.Addr().(*net.TCPAddr).Port
-	calls := 0
-	allocPorts = func(n int) ([]int, error) {
-		calls++
-		ports, err := freePorts(n)
-		if calls == 1 && err == nil {
-			ports[0] = taken
-		}
-		return ports, err
-	}
-	defer func() { allocPorts = freePorts }()
-
-	c := Start(t)
-	if calls != 2 {
-		t.Fatalf("%d start attempts, want 2", calls)
-	}
-	if c.Servers()[0] == l.Addr().String() {
-		t.Fatalf("server on the taken port %s", c.Servers()[0])
-	}
-	if _, err := c.Leader(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestTickTime(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
-	"github.com/zkcoord/zkcoord/zktest"
+	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
 
 var demoCommand = &command{
@@ -112,8 +112,7 @@ type demo struct {
 	t0    time.Time
 	runID string // marks every process the demo starts (environment)
 
-	h       *harness
-	cluster *zktest.Cluster
+	cluster *zkserver.Cluster
 	servers []string
 	sess    *zkcoord.Session
 	root    string
@@ -137,7 +136,7 @@ type demo struct {
 // demoWorker is one worker process.
 type demoWorker struct {
 	name  string
-	proxy faultProxy
+	proxy *faultProxy
 	proc  *launch.Proc
 	state string // running, killed, partitioned, stopping, stopped, exited
 }
@@ -157,7 +156,7 @@ func newDemo(a *app, o demoOptions) *demo {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	d := &demo{a: a, o: o, t0: time.Now(), runID: hex.EncodeToString(b[:]), root: rebalance.DefaultRoot,
-		group: "demo", h: &harness{}, changed: make(chan struct{}, 1)}
+		group: "demo", changed: make(chan struct{}, 1)}
 	if len(o.zk) > 0 {
 		d.group = "demo-" + d.runID
 	}
@@ -190,7 +189,7 @@ func (d *demo) play() error {
 	ctx := d.a.ctx
 	if len(d.o.zk) == 0 {
 		d.logf("starting a ZooKeeper server for the demo (from the Debian package zookeeper)")
-		c, err := startZooKeeper(d.h)
+		c, err := zkserver.Launch()
 		if err != nil {
 			return fmt.Errorf("starting ZooKeeper (is it installed? 'make deps' installs it; or give a running server with --zk): %w", err)
 		}
@@ -290,7 +289,7 @@ func (d *demo) logRebalancing(e episode, desc *rebalance.Description) {
 
 // startWorker starts a worker process behind a fault proxy of its own.
 func (d *demo) startWorker(name string) (*demoWorker, error) {
-	p, err := newProxy(d.h, d.cluster, d.servers)
+	p, err := newFaultProxy(d.servers)
 	if err != nil {
 		return nil, fmt.Errorf("starting a proxy for %s: %w", name, err)
 	}
@@ -370,8 +369,8 @@ func (d *demo) teardown() {
 	}
 	if d.cluster != nil {
 		d.logf("stopping ZooKeeper")
+		d.cluster.Close()
 	}
-	d.h.close()
 	if left := d.leftovers(); len(left) > 0 {
 		d.problem("processes left running (killed now): %v", left)
 	}

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -30,7 +29,7 @@ type Proc struct {
 func start(t testing.TB, name, bin string, args ...string) *Proc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	p := &Proc{name: name, cmd: cmd, lines: make(chan string, 1024), done: make(chan struct{})}
 	cmd.Stderr = lockedWriter{p}
 	stdout, err := cmd.StdoutPipe()
@@ -119,7 +118,7 @@ func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 // Kill kills the peer (SIGKILL) and waits until it is gone.
 func (p *Proc) Kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	_ = p.cmd.Process.Kill()
 	go func() { // unblock the reader if nobody drains the lines
 		for range p.lines {
 		}

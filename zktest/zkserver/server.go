@@ -1,4 +1,4 @@
-package zktest
+package zkserver
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -23,7 +22,7 @@ const (
 )
 
 // errPortInUse marks start failures caused by a port taken by another process.
-var errPortInUse = errors.New("zktest: port already in use")
+var errPortInUse = errors.New("zkserver: port already in use")
 
 // Server is one ZooKeeper server process of a Cluster. Its methods are safe
 // for concurrent use.
@@ -74,6 +73,9 @@ func (s *Server) LogPath() string { return s.logPath() }
 
 func (s *Server) logPath() string { return filepath.Join(s.dir, "server.log") }
 
+// LogTail returns the last n lines of the server's log.
+func (s *Server) LogTail(n int) (string, error) { return tailFile(s.logPath(), n) }
+
 func hostPort(p int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p)) }
 
 // Running reports whether the server process is alive (paused counts as
@@ -111,7 +113,7 @@ func (s *Server) Start() error {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	if s.Running() {
-		return fmt.Errorf("zktest: server %d is already running", s.index)
+		return fmt.Errorf("zkserver: server %d is already running", s.index)
 	}
 	if err := s.launch(); err != nil {
 		return err
@@ -123,7 +125,8 @@ func (s *Server) Start() error {
 
 // Stop sends SIGTERM (resuming a paused server so it can act on it) and
 // waits for the process to exit, killing it if it takes longer than 15s.
-// Stopping a server that is not running does nothing.
+// On Windows it kills the process. Stopping a server that is not running
+// does nothing.
 func (s *Server) Stop() error {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
@@ -133,10 +136,9 @@ func (s *Server) Stop() error {
 	if !running {
 		return nil
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("zktest: stopping server %d: %w", s.index, err)
+	if err := terminate(cmd.Process); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("zkserver: stopping server %d: %w", s.index, err)
 	}
-	_ = cmd.Process.Signal(syscall.SIGCONT)
 	select {
 	case <-done:
 	case <-time.After(stopTimeout):
@@ -158,8 +160,8 @@ func (s *Server) Kill() error {
 	if !running {
 		return nil
 	}
-	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("zktest: killing server %d: %w", s.index, err)
+	if err := kill(cmd.Process); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("zkserver: killing server %d: %w", s.index, err)
 	}
 	<-done
 	s.setPaused(false)
@@ -168,27 +170,28 @@ func (s *Server) Kill() error {
 
 // Pause stops the server process with SIGSTOP and returns once the kernel
 // reports it stopped. Its sockets stay open: connections and new TCP
-// handshakes succeed at the kernel level, but nothing is answered.
+// handshakes succeed at the kernel level, but nothing is answered. On
+// Windows, which has no such signal, it fails with ErrUnsupported.
 func (s *Server) Pause() error {
-	return s.signalState(syscall.SIGSTOP, true)
+	return s.setStopped(true)
 }
 
 // Resume continues a paused server with SIGCONT.
 func (s *Server) Resume() error {
-	return s.signalState(syscall.SIGCONT, false)
+	return s.setStopped(false)
 }
 
-func (s *Server) signalState(sig syscall.Signal, stopped bool) error {
+func (s *Server) setStopped(stopped bool) error {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.mu.Lock()
 	cmd, running := s.cmd, s.runningLocked()
 	s.mu.Unlock()
 	if !running {
-		return fmt.Errorf("zktest: server %d is not running", s.index)
+		return fmt.Errorf("zkserver: server %d is not running", s.index)
 	}
-	if err := cmd.Process.Signal(sig); err != nil {
-		return fmt.Errorf("zktest: signalling server %d: %w", s.index, err)
+	if err := suspend(cmd.Process, stopped); err != nil {
+		return fmt.Errorf("zkserver: signalling server %d: %w", s.index, err)
 	}
 	s.setPaused(stopped)
 	// Signals are delivered asynchronously; wait until the process state
@@ -200,7 +203,7 @@ func (s *Server) signalState(sig syscall.Signal, stopped bool) error {
 			return nil // err: /proc unavailable or process gone
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("zktest: server %d did not change state after %v (state %c)", s.index, sig, st)
+			return fmt.Errorf("zkserver: server %d did not change state (stopped %v, state %c)", s.index, stopped, st)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -236,11 +239,11 @@ func (s *Server) launch() error {
 	cmd.Dir = s.dir
 	cmd.Stdout = logf
 	cmd.Stderr = logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	fmt.Fprintf(logf, "zktest: starting %s %s\n", s.java, strings.Join(cmd.Args[1:], " "))
+	cmd.SysProcAttr = sysProcAttr()
+	fmt.Fprintf(logf, "zkserver: starting %s %s\n", s.java, strings.Join(cmd.Args[1:], " "))
 	if err := s.cluster.launcher.start(cmd); err != nil {
 		logf.Close()
-		return fmt.Errorf("zktest: starting server %d: %w", s.index, err)
+		return fmt.Errorf("zkserver: starting server %d: %w", s.index, err)
 	}
 	done := make(chan struct{})
 	s.mu.Lock()
@@ -291,7 +294,7 @@ func (s *Server) waitAnswering(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("zktest: server %d (%s) does not answer: %w", s.index, s.Addr(), last)
+			return fmt.Errorf("zkserver: server %d (%s) does not answer: %w", s.index, s.Addr(), last)
 		case <-time.After(pollInterval):
 		}
 	}
@@ -303,7 +306,7 @@ func (s *Server) exitError() error {
 	s.mu.Lock()
 	exitErr := s.exitErr
 	s.mu.Unlock()
-	err := fmt.Errorf("zktest: server %d (%s) exited: %v", s.index, s.Addr(), exitErr)
+	err := fmt.Errorf("zkserver: server %d (%s) exited: %v", s.index, s.Addr(), exitErr)
 	if s.logShowsBindFailure() {
 		err = fmt.Errorf("%w: %w", errPortInUse, err)
 	}
@@ -378,7 +381,7 @@ var (
 )
 
 // portQuarantine is how long a port handed out is not handed out again, so
-// clusters started in parallel in one test binary do not race each other
+// clusters started in parallel in one program do not race each other
 // for the same port between its allocation and the server binding it.
 const portQuarantine = 2 * time.Minute
 
@@ -398,11 +401,11 @@ func freePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	for tries := 0; len(ports) < n; tries++ {
 		if tries > 100*n {
-			return nil, errors.New("zktest: could not find free ports")
+			return nil, errors.New("zkserver: could not find free ports")
 		}
 		l, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err != nil {
-			return nil, fmt.Errorf("zktest: finding a free port: %w", err)
+			return nil, fmt.Errorf("zkserver: finding a free port: %w", err)
 		}
 		held = append(held, l) // keep it open so the next Listen differs
 		p := l.Addr().(*net.TCPAddr).Port

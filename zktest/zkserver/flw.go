@@ -1,4 +1,4 @@
-package zktest
+package zkserver
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 // ErrNotServing is returned (wrapped) by the parsed four-letter-word helpers
 // when the server answers that it is not currently serving requests, as an
 // ensemble member without a quorum does.
-var ErrNotServing = errors.New("zktest: server is not currently serving requests")
+var ErrNotServing = errors.New("zkserver: server is not currently serving requests")
 
 // defaultFLWTimeout applies to four-letter-word requests whose context has no
 // deadline.
@@ -25,12 +25,15 @@ const defaultFLWTimeout = 5 * time.Second
 // "wchc", "ruok") to the server's plain client port and returns the raw
 // reply. Without a deadline on ctx it gives up after 5s.
 func (s *Server) FourLetter(ctx context.Context, cmd string) (string, error) {
-	return fourLetter(ctx, s.Addr(), cmd)
+	return FourLetter(ctx, s.Addr(), cmd)
 }
 
-func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
+// FourLetter sends a four-letter-word command to the ZooKeeper server (or
+// proxy) at addr and returns the raw reply. Without a deadline on ctx it
+// gives up after 5s.
+func FourLetter(ctx context.Context, addr, cmd string) (string, error) {
 	if len(cmd) != 4 {
-		return "", fmt.Errorf("zktest: four-letter word %q is not four letters", cmd)
+		return "", fmt.Errorf("zkserver: four-letter word %q is not four letters", cmd)
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -40,23 +43,23 @@ func fourLetter(ctx context.Context, addr, cmd string) (string, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return "", fmt.Errorf("zktest: %s %s: %w", cmd, addr, err)
+		return "", fmt.Errorf("zkserver: %s %s: %w", cmd, addr, err)
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	if _, err := io.WriteString(conn, cmd); err != nil {
-		return "", fmt.Errorf("zktest: %s %s: %w", cmd, addr, err)
+		return "", fmt.Errorf("zkserver: %s %s: %w", cmd, addr, err)
 	}
 	b, err := io.ReadAll(conn)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return "", fmt.Errorf("zktest: %s %s: %w", cmd, addr, err)
+		return "", fmt.Errorf("zkserver: %s %s: %w", cmd, addr, err)
 	}
 	if len(b) == 0 {
-		return "", fmt.Errorf("zktest: %s %s: empty reply", cmd, addr)
+		return "", fmt.Errorf("zkserver: %s %s: empty reply", cmd, addr)
 	}
 	return string(b), nil
 }
@@ -66,7 +69,7 @@ func checkServing(cmd, addr, reply string) error {
 		return fmt.Errorf("%w (%s %s)", ErrNotServing, cmd, addr)
 	}
 	if strings.Contains(reply, "is not executed because it is not in the whitelist") {
-		return fmt.Errorf("zktest: %s %s: %s", cmd, addr, strings.TrimSpace(reply))
+		return fmt.Errorf("zkserver: %s %s: %s", cmd, addr, strings.TrimSpace(reply))
 	}
 	return nil
 }
@@ -92,7 +95,7 @@ func (s *Server) Srvr(ctx context.Context) (map[string]string, error) {
 		m[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	if m["Mode"] == "" {
-		return nil, fmt.Errorf("zktest: srvr %s: no Mode in reply %q", s.Addr(), reply)
+		return nil, fmt.Errorf("zkserver: srvr %s: no Mode in reply %q", s.Addr(), reply)
 	}
 	return m, nil
 }
@@ -157,13 +160,13 @@ func parseWchc(reply string) (map[int64][]string, error) {
 		case strings.TrimSpace(line) == "":
 		case line[0] == '\t' || line[0] == ' ':
 			if !have {
-				return nil, fmt.Errorf("zktest: wchc: path before session id in %q", reply)
+				return nil, fmt.Errorf("zkserver: wchc: path before session id in %q", reply)
 			}
 			m[cur] = append(m[cur], strings.TrimSpace(line))
 		default:
 			id, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(line), "0x"), 16, 64)
 			if err != nil {
-				return nil, fmt.Errorf("zktest: wchc: bad session id line %q", line)
+				return nil, fmt.Errorf("zkserver: wchc: bad session id line %q", line)
 			}
 			cur, have = int64(id), true
 			if _, ok := m[cur]; !ok {
@@ -183,7 +186,7 @@ func (s *Server) WatchCount(ctx context.Context) (int, error) {
 	}
 	v, ok := m["zk_watch_count"]
 	if !ok {
-		return 0, fmt.Errorf("zktest: mntr %s: no zk_watch_count", s.Addr())
+		return 0, fmt.Errorf("zkserver: mntr %s: no zk_watch_count", s.Addr())
 	}
 	return strconv.Atoi(v)
 }

@@ -1,4 +1,4 @@
-package zktest
+package zkserver
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // ErrSessionGone is returned by ExpireSession when the server refuses to
 // attach to the session: it has already expired or been closed, or the
 // password is wrong (ZooKeeper does not tell these apart).
-var ErrSessionGone = errors.New("zktest: session does not exist (already expired or closed) or the password is wrong")
+var ErrSessionGone = errors.New("zkserver: session does not exist (already expired or closed) or the password is wrong")
 
 const (
 	opCloseSession = -11
@@ -64,7 +64,7 @@ func (c *Cluster) ExpireSession(ctx context.Context, sessionID int64, passwd []b
 				// reply was lost.
 				return nil
 			case errors.Is(err, ErrSessionGone):
-				return fmt.Errorf("zktest: expiring session 0x%x: %w", sessionID, err)
+				return fmt.Errorf("zkserver: expiring session 0x%x: %w", sessionID, err)
 			case errors.Is(err, errNotServingConnect):
 				lastErr = err
 				continue // e.g. a server without quorum: try the next one
@@ -73,22 +73,22 @@ func (c *Cluster) ExpireSession(ctx context.Context, sessionID int64, passwd []b
 			// own client reconnected and took the session back. Retry.
 			lastErr = err
 			if ctx.Err() != nil {
-				return fmt.Errorf("zktest: expiring session 0x%x: %w", sessionID, lastErr)
+				return fmt.Errorf("zkserver: expiring session 0x%x: %w", sessionID, lastErr)
 			}
 		}
 		if lastErr == nil {
-			return errors.New("zktest: expiring session: no running server")
+			return errors.New("zkserver: expiring session: no running server")
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("zktest: expiring session 0x%x: %w (%v)", sessionID, lastErr, ctx.Err())
+			return fmt.Errorf("zkserver: expiring session 0x%x: %w (%v)", sessionID, lastErr, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("zktest: expiring session 0x%x: %w", sessionID, lastErr)
+	return fmt.Errorf("zkserver: expiring session 0x%x: %w", sessionID, lastErr)
 }
 
-var errNotServingConnect = errors.New("zktest: server closed the connection before answering the connect request")
+var errNotServingConnect = errors.New("zkserver: server closed the connection before answering the connect request")
 
 // expireVia attaches to the session through addr and closes it. sent reports
 // whether the close request was written.
@@ -126,12 +126,12 @@ func expireVia(ctx context.Context, addr string, sessionID int64, passwd []byte)
 	}
 	// ConnectResponse: protocolVersion, timeOut, sessionId, passwd, [readOnly].
 	if len(resp) < 16 {
-		return false, fmt.Errorf("zktest: short connect response (%d bytes)", len(resp))
+		return false, fmt.Errorf("zkserver: short connect response (%d bytes)", len(resp))
 	}
 	if id := int64(binary.BigEndian.Uint64(resp[8:16])); id == 0 {
 		return false, ErrSessionGone
 	} else if id != sessionID {
-		return false, fmt.Errorf("zktest: server attached to session 0x%x, want 0x%x", id, sessionID)
+		return false, fmt.Errorf("zkserver: server attached to session 0x%x, want 0x%x", id, sessionID)
 	}
 
 	// closeSession: RequestHeader{xid, type} and no body.
@@ -149,13 +149,13 @@ func expireVia(ctx context.Context, addr string, sessionID int64, passwd []byte)
 		}
 		// ReplyHeader: xid, zxid, err.
 		if len(reply) < 16 {
-			return true, fmt.Errorf("zktest: short reply (%d bytes)", len(reply))
+			return true, fmt.Errorf("zkserver: short reply (%d bytes)", len(reply))
 		}
 		if int32(binary.BigEndian.Uint32(reply[0:4])) != closeXid {
 			continue // a notification or the like
 		}
 		if code := int32(binary.BigEndian.Uint32(reply[12:16])); code != 0 {
-			return true, fmt.Errorf("zktest: closeSession failed with ZooKeeper error code %d", code)
+			return true, fmt.Errorf("zkserver: closeSession failed with ZooKeeper error code %d", code)
 		}
 		return true, nil
 	}
@@ -176,7 +176,7 @@ func readFrame(r io.Reader) ([]byte, error) {
 	}
 	n := binary.BigEndian.Uint32(l[:])
 	if n > maxFrame {
-		return nil, fmt.Errorf("zktest: frame of %d bytes is too large", n)
+		return nil, fmt.Errorf("zkserver: frame of %d bytes is too large", n)
 	}
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(r, buf); err != nil {
@@ -189,11 +189,11 @@ func readFrame(r io.Reader) ([]byte, error) {
 }
 
 // SessionRecorder is a dialer for ZooKeeper clients that records the session
-// id and password from each connect response the server sends, so a test can
+// id and password from each connect response the server sends, so a program can
 // pass them to Cluster.ExpireSession. Its Dial method has the signature of
 // go-zookeeper's zk.Dialer:
 //
-//	rec := zktest.NewSessionRecorder(nil)
+//	rec := zkserver.NewSessionRecorder(nil)
 //	conn, events, err := zk.Connect(c.Servers(), 10*time.Second, zk.WithDialer(rec.Dial))
 //	...
 //	id, passwd := rec.Session()
