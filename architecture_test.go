@@ -33,7 +33,8 @@ var allowedImports = func() map[string][]string {
 		"node":            recipe,
 		"metrics":         {""},
 		"metrics/prom":    {"", "metrics"},
-		"zktest":          nil,
+		"zktest":          {"zktest/zkserver"},
+		"zktest/zkserver": nil,
 	}
 }()
 
