@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -67,7 +66,7 @@ func startHelper(t *testing.T, ctx context.Context, servers []string, path strin
 		helperPathEnv+"="+path,
 		helperTimeoutEnv+"="+timeout.String(),
 	)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +133,7 @@ func TestLeaderKilled(t *testing.T) {
 		t.Fatalf("survivor: %+v", c.State())
 	}
 	killed := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	select {

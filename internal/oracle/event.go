@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // Kind says what an [Event] records.
@@ -69,16 +67,6 @@ func (e Event) String() string {
 		s += " (" + e.Detail + ")"
 	}
 	return s
-}
-
-// Now returns the CLOCK_MONOTONIC time in nanoseconds, comparable across the
-// processes of one machine.
-func Now() int64 {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		panic("oracle: clock_gettime(CLOCK_MONOTONIC): " + err.Error())
-	}
-	return ts.Nano()
 }
 
 // LinePrefix starts every event line.
