@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -272,7 +273,7 @@ func TestFaultNoOrphanWhenCreateOutlivesCtx(t *testing.T) {
 	}
 	// The create reaches the server after the ctx ended; it must be
 	// cleaned up.
-	waitFor(t, 30*time.Second, "the late create to land", func() error {
+	testkit.WaitFor(t, 30*time.Second, "the late create to land", func() error {
 		_, st, err := admin.Get(ctx, dir)
 		if err != nil {
 			return err
@@ -324,7 +325,7 @@ func TestFaultWrappedSequenceNumbers(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitFor(t, 30*time.Second, "waiter watching the wrapped node", func() error {
+	testkit.WaitFor(t, 30*time.Second, "waiter watching the wrapped node", func() error {
 		w, err := cluster.Server(0).Wchc(ctx)
 		if err != nil {
 			return err

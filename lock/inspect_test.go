@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -14,7 +15,7 @@ import (
 func waitContenders(t *testing.T, list func() ([]lock.Contender, error), n int) []lock.Contender {
 	t.Helper()
 	var cs []lock.Contender
-	waitFor(t, 30*time.Second, "contenders", func() error {
+	testkit.WaitFor(t, 30*time.Second, "contenders", func() error {
 		var err error
 		cs, err = list()
 		if err == nil && len(cs) != n {
@@ -141,7 +142,7 @@ func TestRWMutexAndSemaphoreContenders(t *testing.T) {
 		}
 	}
 	go s3.Acquire(ctx)
-	waitFor(t, 30*time.Second, "a waiting acquirer", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a waiting acquirer", func() error {
 		holders, waiting, err := s1.Holders(ctx)
 		if err == nil && (len(holders) != 3 || len(waiting) != 1) {
 			// The waiter's lease node is in leases/ while it waits with

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/interop"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -173,7 +174,7 @@ func handoff(t *testing.T, ctx context.Context, p *peer, sess *zkcoord.Session, 
 	p.send(t, "h2 hold "+holdCmd)
 	// Give the peer's contender time to queue up behind ours: its
 	// answer must not come while we hold, however long that is.
-	waitFor(t, 30*time.Second, "peer queued", func() error {
+	testkit.WaitFor(t, 30*time.Second, "peer queued", func() error {
 		if n := len(children(t, sess, zkcoord.Parent(l.Path()))); n < 2 {
 			return fmt.Errorf("%d contenders", n)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -90,7 +91,7 @@ func TestMultiLockAllOrNothing(t *testing.T) {
 	}
 	// a must be free again (its lease was released).
 	probe := mutexes(t, other, a)[0]
-	waitFor(t, 30*time.Second, "a to be free", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a to be free", func() error {
 		l, err := probe.TryLock(ctx)
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -149,7 +150,7 @@ func TestMutexTryLock(t *testing.T) {
 	if _, err := mb.TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
 		t.Fatalf("TryLock on a held lock: %v, want ErrLocked", err)
 	}
-	waitFor(t, 30*time.Second, "failed TryLock's node deleted", func() error {
+	testkit.WaitFor(t, 30*time.Second, "failed TryLock's node deleted", func() error {
 		if c := children(t, a, dir); len(c) != 1 {
 			return fmt.Errorf("children %v", c)
 		}
@@ -235,7 +236,7 @@ func TestMutexCancelWaiting(t *testing.T) {
 		_, err := mb.Lock(wctx)
 		errc <- err
 	}()
-	waitFor(t, 30*time.Second, "waiter's node", func() error {
+	testkit.WaitFor(t, 30*time.Second, "waiter's node", func() error {
 		if n := len(children(t, a, dir)); n != 2 {
 			return fmt.Errorf("%d nodes", n)
 		}
@@ -251,7 +252,7 @@ func TestMutexCancelWaiting(t *testing.T) {
 		}
 		lcc <- l
 	}()
-	waitFor(t, 30*time.Second, "third node", func() error {
+	testkit.WaitFor(t, 30*time.Second, "third node", func() error {
 		if n := len(children(t, a, dir)); n != 3 {
 			return fmt.Errorf("%d nodes", n)
 		}
@@ -261,7 +262,7 @@ func TestMutexCancelWaiting(t *testing.T) {
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Lock: %v, want context.Canceled", err)
 	}
-	waitFor(t, 30*time.Second, "cancelled waiter's node deleted", func() error {
+	testkit.WaitFor(t, 30*time.Second, "cancelled waiter's node deleted", func() error {
 		if n := len(children(t, a, dir)); n != 2 {
 			return fmt.Errorf("%d nodes", n)
 		}
@@ -401,14 +402,14 @@ func TestMutexHerdFree(t *testing.T) {
 			results <- err
 		}()
 	}
-	waitFor(t, 30*time.Second, "all waiters queued", func() error {
+	testkit.WaitFor(t, 30*time.Second, "all waiters queued", func() error {
 		if n := len(children(t, holder, dir)); n != waiters+1 {
 			return fmt.Errorf("%d nodes", n)
 		}
 		return nil
 	})
 	var watchers map[string]int
-	waitFor(t, 30*time.Second, "each waiter watching", func() error {
+	testkit.WaitFor(t, 30*time.Second, "each waiter watching", func() error {
 		w, err := cluster.Server(0).Wchc(ctx)
 		if err != nil {
 			return err
@@ -498,7 +499,7 @@ func TestMutexChroot(t *testing.T) {
 		}
 		got <- l
 	}()
-	waitFor(t, 30*time.Second, "waiter queued", func() error {
+	testkit.WaitFor(t, 30*time.Second, "waiter queued", func() error {
 		if n := len(children(t, a, "/job")); n != 2 {
 			return fmt.Errorf("%d nodes", n)
 		}

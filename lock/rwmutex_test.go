@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -31,7 +32,7 @@ func newRW(t testing.TB, sess *zkcoord.Session, dir string) *lock.RWMutex {
 // queued waits until dir has n children.
 func queued(t *testing.T, sess *zkcoord.Session, dir string, n int) {
 	t.Helper()
-	waitFor(t, 30*time.Second, fmt.Sprintf("%d contenders in %s", n, dir), func() error {
+	testkit.WaitFor(t, 30*time.Second, fmt.Sprintf("%d contenders in %s", n, dir), func() error {
 		if c := children(t, sess, dir); len(c) != n {
 			return fmt.Errorf("children %v", c)
 		}
@@ -216,7 +217,7 @@ func TestRWMutexHerdFree(t *testing.T) {
 	start(w2, true)
 	queued(t, w1, dir, readers+2)
 
-	waitFor(t, 30*time.Second, "watches", func() error {
+	testkit.WaitFor(t, 30*time.Second, "watches", func() error {
 		w, err := cluster.Server(0).Wchc(ctx)
 		if err != nil {
 			return err

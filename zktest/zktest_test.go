@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkcoord/zkcoord/internal/wait"
 	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
 
@@ -161,7 +162,7 @@ func TestRestartQuorumOfOne(t *testing.T) {
 	if cl.SessionID() != id {
 		t.Fatalf("session changed from 0x%x to 0x%x", id, cl.SessionID())
 	}
-	eventually(t, 10*time.Second, "ephemeral node kept", func() error {
+	wait.For(t, 10*time.Second, "ephemeral node kept", func() error {
 		ok, _, err := cl.Exists("/eph")
 		if err == nil && !ok {
 			err = errors.New("/eph missing")
@@ -229,7 +230,7 @@ func TestEnsembleLeaderFailover(t *testing.T) {
 	}
 	// The restarted server has the data written before it died.
 	cl2 := connectWith(t, []string{c.Server(leader).Addr()}, sessionTimeout, nil)
-	eventually(t, 30*time.Second, "data on restarted server", func() error {
+	wait.For(t, 30*time.Second, "data on restarted server", func() error {
 		ok, _, err := cl2.Exists("/before")
 		if err == nil && !ok {
 			err = errors.New("/before missing")
@@ -275,7 +276,7 @@ func TestEnsemblePauseResume(t *testing.T) {
 	if err := c.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "old leader follows", func() error {
+	wait.For(t, 30*time.Second, "old leader follows", func() error {
 		m, err := s.Srvr(ctx)
 		if err != nil {
 			return err
@@ -331,7 +332,7 @@ func TestExpireSession(t *testing.T) {
 	if observer.SessionID() != oid {
 		t.Fatalf("observer session changed from 0x%x to 0x%x", oid, observer.SessionID())
 	}
-	eventually(t, 10*time.Second, "observer works", func() error {
+	wait.For(t, 10*time.Second, "observer works", func() error {
 		_, _, err := observer.Exists("/")
 		return err
 	})
@@ -353,7 +354,7 @@ func TestExpireSessionEnsemble(t *testing.T) {
 	if err := c.ExpireSession(ctx, id, passwd); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "ephemeral removed", func() error {
+	wait.For(t, 10*time.Second, "ephemeral removed", func() error {
 		ok, _, err := observer.Exists("/eph")
 		if err == nil && ok {
 			err = errors.New("/eph still exists")
@@ -415,7 +416,7 @@ func TestProxyBlackhole(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("stalled request did not finish after Heal")
 	}
-	eventually(t, 20*time.Second, "request after Heal", func() error {
+	wait.For(t, 20*time.Second, "request after Heal", func() error {
 		_, _, err := cl.Get("/a")
 		return err
 	})
@@ -602,7 +603,7 @@ func TestFiveServers(t *testing.T) {
 	if err := c.Server(third).Kill(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "no quorum", func() error {
+	wait.For(t, 30*time.Second, "no quorum", func() error {
 		for i := 0; i < c.Len(); i++ {
 			s := c.Server(i)
 			if !s.Running() {

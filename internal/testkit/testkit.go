@@ -5,7 +5,6 @@ package testkit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/wait"
 )
 
 // SessionTimeout is long enough for a loaded machine: a Session declares
@@ -80,32 +80,17 @@ func Ctx(t testing.TB, d time.Duration) context.Context {
 }
 
 // ErrNotYet is what a WaitFor condition returns while it does not hold.
-var ErrNotYet = errors.New("not yet")
+var ErrNotYet = wait.ErrNotYet
 
 // WaitFor polls cond until it returns nil, failing the test when d passes.
 // It observes state; it does not order events.
 func WaitFor(t testing.TB, d time.Duration, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %v: %v", what, d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.For(t, d, what, cond)
 }
 
 // Eventually is WaitFor for a condition that is simply true or false.
 func Eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	WaitFor(t, d, what, func() error {
-		if cond() {
-			return nil
-		}
-		return ErrNotYet
-	})
+	wait.Until(t, d, what, cond)
 }
