@@ -12,11 +12,12 @@ import (
 // clients contend for the same locks. Kazoo's Lock names its nodes
 // "<32 hex digits>__lock__<seq>"; a Mutex recognises those too.
 const (
-	mutexName = "lock-"    // InterProcessMutex
-	readName  = "__READ__" // InterProcessReadWriteLock, read side
-	writeName = "__WRIT__" // InterProcessReadWriteLock, write side
-	leaseName = "lease-"   // InterProcessSemaphoreV2 leases
-	kazooName = "__lock__" // kazoo.recipe.lock.Lock
+	mutexName = "lock-"     // InterProcessMutex
+	readName  = "__READ__"  // InterProcessReadWriteLock, read side
+	writeName = "__WRIT__"  // InterProcessReadWriteLock, write side
+	leaseName = "lease-"    // InterProcessSemaphoreV2 leases
+	kazooName = "__lock__"  // kazoo.recipe.lock.Lock and WriteLock
+	kazooRead = "__rlock__" // kazoo.recipe.lock.ReadLock
 )
 
 // contender is one recognised lock node of a lock directory, keyed for
@@ -56,8 +57,18 @@ func mutexContender(name string) (contender, bool) {
 // InterProcessReadWriteLock does: the order key is the text after the last
 // "__READ__", and of that the text after the last "__WRIT__"; a node whose
 // name contains "__WRIT__" anywhere is a writer.
+//
+// Kazoo's ReadLock ("<hex>__rlock__<seq>") and WriteLock ("<hex>__lock__<seq>")
+// nodes are recognised too, keyed by their sequence suffix as Kazoo keys
+// them, so that Kazoo's read/write locks and an RWMutex share one lock.
 func rwContender(name string) (contender, bool) {
 	if !strings.Contains(name, readName) && !strings.Contains(name, writeName) {
+		if strings.Contains(name, kazooRead) {
+			return keyed(name, seq.After(name, kazooRead), false)
+		}
+		if strings.Contains(name, kazooName) {
+			return keyed(name, seq.After(name, kazooName), true)
+		}
 		return contender{}, false
 	}
 	return keyed(name, seq.After(seq.After(name, readName), writeName), strings.Contains(name, writeName))

@@ -39,6 +39,16 @@
 // does and waits for it. Curator orders Kazoo's nodes by their whole name,
 // which is wrong: do not let Curator and Kazoo clients share a lock.
 //
+// An RWMutex likewise recognises Kazoo's ReadLock (<hex>__rlock__<seq>)
+// and WriteLock (<hex>__lock__<seq>) nodes; Kazoo recognises an RWMutex's
+// nodes when its ReadLock is created with extra_lock_patterns=["__WRIT__"]
+// and its WriteLock with extra_lock_patterns=["__READ__", "__WRIT__"].
+// Kazoo's Semaphore is not recognised: it keeps its limit in the
+// semaphore node's data and names each lease after its holder
+// (<path>/leases/<identifier>), a layout that cannot be mapped onto
+// Curator's InterProcessSemaphoreV2, which this package follows; a
+// semaphore shared with Kazoo clients needs Kazoo's layout on every side.
+//
 // Children of a lock directory that are not contenders (other names,
 // persistent nodes, nodes with children) are ignored. Curator treats them
 // as contenders that sort by their whole name; ignoring them never lets two
