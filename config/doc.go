@@ -31,6 +31,12 @@
 // for this one, and the resulting state is the same. Writes with
 // AnyVersion, and deletes, are simply sent again.
 //
+// # Compare-and-set by value
+//
+// Node.CompareAndSet writes only if the node holds exactly the expected
+// bytes, as Curator's DistributedAtomicValue does; Set with a version is
+// the compare-and-set by version.
+//
 // # Concurrency
 //
 // Node, JSON and Watcher are safe for concurrent use.
