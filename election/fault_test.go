@@ -323,6 +323,9 @@ func TestLeadershipContextEndsWithSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitClosed(t, l.Context().Done(), long, "leadership context cancelled with the Session")
+	if cause := context.Cause(l.Context()); !errors.Is(cause, election.ErrLost) || !errors.Is(cause, zkcoord.ErrSessionClosed) {
+		t.Fatalf("context cause %v, want ErrLost wrapping the Session's end", cause)
+	}
 	unblock()
 	waitClosed(t, l.Candidate().Done(), long, "candidate finished")
 }

@@ -2,6 +2,7 @@ package election
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
@@ -16,9 +17,10 @@ type Leadership struct {
 	token int64
 	term  int64
 
-	lost   chan struct{}
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	lost     chan struct{}
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	unfollow func() bool // stops following the Session's context
 
 	mu  sync.Mutex
 	err error
@@ -26,7 +28,14 @@ type Leadership struct {
 
 func newLeadership(c *Candidate, token int64, off office) *Leadership {
 	l := &Leadership{c: c, token: token, term: off.term, lost: make(chan struct{})}
-	l.ctx, l.cancel = context.WithCancelCause(c.el.sess.Context())
+	l.ctx, l.cancel = context.WithCancelCause(context.Background())
+	// The Session's end cancels the context at once, with the loss as its
+	// cause, whatever the candidate's goroutine is doing. (A context derived
+	// from the Session's directly would carry context.Canceled instead.)
+	sess := c.el.sess
+	l.unfollow = context.AfterFunc(sess.Context(), func() {
+		l.cancel(fmt.Errorf("%w: %w", ErrLost, sess.Err()))
+	})
 	return l
 }
 
@@ -42,6 +51,7 @@ func (l *Leadership) end(cause error) {
 	if first {
 		close(l.lost)
 		l.cancel(cause)
+		l.unfollow()
 	}
 }
 
@@ -64,10 +74,10 @@ func (l *Leadership) Err() error {
 }
 
 // Context returns a context cancelled when leadership ends, with the
-// first Err as its cause: run the leader's work under it. It derives from
-// the Session's context, so it is cancelled the moment the Session ends,
-// whatever the candidate's goroutine is doing; its cause is then the
-// Session context's.
+// first Err as its cause: run the leader's work under it. It follows the
+// Session's context: the Session's end cancels it at once (cause ErrLost,
+// wrapping the Session's error), whatever the candidate's goroutine is
+// doing.
 func (l *Leadership) Context() context.Context { return l.ctx }
 
 // Token returns the fencing token: the creation zxid of the leader's node.
