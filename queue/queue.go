@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -27,6 +28,9 @@ type Queue struct {
 	// fresh makes takers re-read the children after losing a race for an
 	// item, so that a higher-priority item put meanwhile is served first.
 	fresh bool
+
+	mu       sync.Mutex
+	receipts []string // of earlier Puts, deleted by the next Put
 }
 
 // New returns the queue at path. It does no I/O; the queue node is created
@@ -43,26 +47,6 @@ func New(sess *zkcoord.Session, path string) (*Queue, error) {
 
 // Path returns the queue node's path.
 func (q *Queue) Path() string { return q.path }
-
-// Put appends an item and returns the path of its node. Data larger than
-// the Session's limit is refused with an error wrapping
-// zkcoord.ErrTooLarge. A Put whose reply is lost with the connection still
-// adds the item exactly once; if ctx ends before the outcome is known, the
-// item is removed again if it was added.
-func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
-	return q.put(ctx, -1, data)
-}
-
-func (q *Queue) put(ctx context.Context, priority int, data []byte) (string, error) {
-	if data == nil {
-		data = []byte{}
-	}
-	p, err := q.sess.CreateProtected(ctx, q.path, itemName(priority), data, zkcoord.FlagSequence)
-	if err != nil {
-		return "", fmt.Errorf("queue: put to %s: %w", q.path, err)
-	}
-	return p, nil
-}
 
 // Take removes the item at the head of the queue and returns its data,
 // blocking until there is one. It returns early when ctx ends or the
