@@ -14,8 +14,9 @@ import (
 
 // TestPartitionedLeaderStopsFirst: the leader is cut off from ZooKeeper.
 // Its Leadership.Done must close before any other candidate becomes
-// leader. The follower's event callback runs when it takes office and
-// checks, at that moment, that the old leader's Done is already closed.
+// leader. A hook runs in the follower's goroutine right after it took
+// office and checks, at that moment, that the old leader's Done is
+// already closed.
 func TestPartitionedLeaderStopsFirst(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
@@ -40,16 +41,14 @@ func TestPartitionedLeaderStopsFirst(t *testing.T) {
 		oldDoneAt = time.Now()
 		mu.Unlock()
 	}()
-	onEvent := func(ev election.Event) {
-		if ev.Type != election.EventElected {
-			return
-		}
+	e2 := newElection(t, s2, path, election.WithID("next"))
+	election.SetAfterTakeOfficeForTest(e2, func(string) {
 		mu.Lock()
 		defer mu.Unlock()
 		checked = true
 		overlap = !closed(old.Done())
-	}
-	next, err := newElection(t, s2, path, election.WithID("next"), election.WithEvents(onEvent)).Nominate(ctx)
+	})
+	next, err := e2.Nominate(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
