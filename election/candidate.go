@@ -29,10 +29,11 @@ type Candidate struct {
 
 	delMu sync.Mutex // serialises node deletion after the machine ended
 
-	// events runs the WithEvents callback and closes placed, elected and
-	// done, in order, off the state machine's goroutine; nil without a
-	// callback, when they run at once.
-	events *deliverer
+	// events holds the WithEvents callbacks and the closing of placed,
+	// elected and done, run in order by deliver, off the state machine's
+	// goroutine; nil without a callback, when they run at once.
+	events      *fifo.Queue[func()]
+	deliverOnce sync.Once
 
 	// office is set once the candidate took office (it wrote the leader
 	// node), even if it failed before its leadership began. Owned by the
@@ -58,19 +59,9 @@ func newCandidate(e *Election) *Candidate {
 	}
 	c.runCtx, c.cancelRun = context.WithCancelCause(context.Background())
 	if e.opts.events != nil {
-		c.events = &deliverer{}
+		c.events = fifo.New[func()]()
 	}
 	return c
-}
-
-// after runs f once every event emitted before has been delivered, without
-// blocking the caller.
-func (c *Candidate) after(f func()) {
-	if c.events == nil {
-		f()
-		return
-	}
-	c.events.do(f)
 }
 
 // place marks the candidate's first role as known (once).

@@ -1,46 +1,35 @@
 package election
 
-import "sync"
+// A candidate's WithEvents callbacks, and the closing of the channels that
+// tell a caller that an event happened (Elected, Done, the end of
+// Nominate), run in the order the state machine asked for them, on a
+// goroutine of the candidate's own. So a slow callback delays later events
+// and those channels, never the state machine: a leader's Leadership.Done
+// closes on loss whatever the callback does. Nothing is dropped; the queue
+// is unbounded.
 
-// deliverer runs a candidate's event callbacks, and the closing of the
-// channels that tell a caller an event happened (Elected, Done, the end of
-// Nominate), in the order the state machine asked for them, on a goroutine
-// of its own. So a slow WithEvents callback delays later events and those
-// channels, never the state machine: a leader's Leadership.Done closes on
-// loss whatever the callback does. Nothing is dropped; the queue is
-// unbounded. The goroutine runs only while work is pending.
-type deliverer struct {
-	mu      sync.Mutex
-	pending []func()
-	running bool
-}
-
-// do runs f after everything queued before it, without blocking.
-func (d *deliverer) do(f func()) {
-	d.mu.Lock()
-	d.pending = append(d.pending, f)
-	if d.running {
-		d.mu.Unlock()
+// after runs f once everything queued before it has run, without blocking
+// the caller. The closing of done is the last thing a candidate queues.
+func (c *Candidate) after(f func()) {
+	if c.events == nil {
+		f()
 		return
 	}
-	d.running = true
-	d.mu.Unlock()
-	go d.drain()
+	c.events.Push(f)
+	c.deliverOnce.Do(func() { go c.deliver() })
 }
 
-func (d *deliverer) drain() {
+// deliver runs what after queued until it has closed done.
+func (c *Candidate) deliver() {
 	for {
-		d.mu.Lock()
-		fs := d.pending
-		d.pending = nil
-		if len(fs) == 0 {
-			d.running = false
-			d.mu.Unlock()
-			return
-		}
-		d.mu.Unlock()
-		for _, f := range fs {
+		<-c.events.Ready()
+		for _, f := range c.events.PopAll() {
 			f()
+		}
+		select {
+		case <-c.done:
+			return
+		default:
 		}
 	}
 }
