@@ -19,8 +19,8 @@
 // connection, the putter syncs and looks for its receipt once connected
 // again on the same session: it exists if and only if the item was added,
 // even if a taker has taken the item meanwhile, so the item is never added
-// twice and never dropped. A Queue deletes its receipts in its next Put's
-// multi-operation; the last one goes with the Session. If the Session ends
+// twice and never dropped. The putter deletes its receipt once it knows
+// the outcome (in the background, after Put returned). If the Session ends
 // while a Put is in flight, the Put fails and the item may or may not have
 // been added.
 //

@@ -31,10 +31,10 @@ var testHookPutUnknown func()
 // A Put adds its item exactly once, even when the reply to its create is
 // lost with the connection and a taker takes the item before the putter is
 // connected again: the item is created together with an ephemeral receipt
-// "claims/_c_<uuid>-put" of the putter's Session, so the receipt tells
-// whether the create committed. (The receipt is deleted by this Queue's
-// next Put; the last one goes with the Session.) The path returned is then
-// empty if the item was taken before the Put could find it. Once a create
+// "claims/_c_<uuid>-put" of the putter's Session, which tells whether the
+// create committed, and which is deleted (in the background) once the Put
+// knows. The path returned is empty if the item was taken before the Put
+// could find it. Once a create
 // has been sent, Put waits for its outcome even if ctx ends, for at most as
 // long as the Session lives: it returns ctx's error only when the item was
 // not added. If the Session ends while the create is in flight, Put
@@ -57,26 +57,20 @@ func (q *Queue) put(ctx context.Context, priority int, data []byte) (string, err
 	return path, nil
 }
 
-// create creates item (sequential) and receipt in one transaction, which
-// also deletes the receipts of earlier Puts.
+// create creates item (sequential) and receipt in one transaction, then
+// deletes the receipt in the background.
 func (q *Queue) create(ctx context.Context, item, receipt, prefix string, data []byte) (string, error) {
 	octx := context.WithoutCancel(ctx) // an outcome, once asked for, is awaited
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		stale := q.takeReceipts()
-		ops := []any{
+		res, err := q.sess.Multi(octx,
 			zkcoord.CreateOp(item, data, zkcoord.FlagSequence),
-			zkcoord.CreateOp(receipt, nil, zkcoord.FlagEphemeral),
-		}
-		for _, r := range stale {
-			ops = append(ops, zkcoord.DeleteOp(r, -1))
-		}
-		res, err := q.sess.Multi(octx, ops...)
+			zkcoord.CreateOp(receipt, nil, zkcoord.FlagEphemeral))
 		switch {
 		case err == nil:
-			q.addReceipts(receipt)
+			go q.dropReceipt(receipt)
 			return res[0].String, nil
 		case zkcoord.IsRetryable(err):
 			if testHookPutUnknown != nil {
@@ -84,50 +78,26 @@ func (q *Queue) create(ctx context.Context, item, receipt, prefix string, data [
 			}
 			committed, err := q.committed(octx, receipt)
 			if err != nil {
-				q.addReceipts(stale...)
 				return "", err
 			}
-			if committed {
-				q.addReceipts(receipt)
-				return q.find(octx, prefix)
+			if !committed {
+				continue // nothing happened: try again
 			}
-			q.addReceipts(stale...)
-			continue
-		}
-		// The transaction failed as a whole; say why.
-		q.addReceipts(stale...)
-		if len(res) == len(ops) {
-			for i := 2; i < len(ops); i++ {
-				if errors.Is(res[i].Error, zkcoord.ErrNoNode) {
-					q.dropReceipt(stale[i-2]) // already gone
-				}
+			go q.dropReceipt(receipt)
+			return q.find(octx, prefix)
+		case len(res) == 2 && (errors.Is(res[0].Error, zkcoord.ErrNoNode) || errors.Is(res[1].Error, zkcoord.ErrNoNode)):
+			if err := q.sess.EnsureContainers(ctx, zkcoord.Parent(receipt)); err != nil {
+				return "", err
 			}
-			if errors.Is(res[0].Error, zkcoord.ErrNoNode) || errors.Is(res[1].Error, zkcoord.ErrNoNode) {
-				if err := q.sess.EnsureContainers(ctx, zkcoord.Parent(receipt)); err != nil {
-					return "", err
-				}
-				continue
-			}
-			if hasNoNode(res[2:]) {
-				continue
-			}
-		}
-		return "", err
-	}
-}
-
-func hasNoNode(res []zkcoord.MultiResponse) bool {
-	for _, r := range res {
-		if errors.Is(r.Error, zkcoord.ErrNoNode) {
-			return true
+		default:
+			return "", err
 		}
 	}
-	return false
 }
 
 // committed finds out, after a lost reply, whether the transaction that
-// creates receipt committed: the receipt, ephemeral and deleted only by
-// this Queue, exists if and only if it did.
+// creates receipt committed: the receipt, ephemeral and deleted only once
+// the Put knows the outcome, exists if and only if it did.
 func (q *Queue) committed(ctx context.Context, receipt string) (bool, error) {
 	var ok bool
 	err := q.sess.Retry(ctx, func(ctx context.Context) error {
@@ -161,29 +131,17 @@ func (q *Queue) find(ctx context.Context, prefix string) (string, error) {
 	return found, err
 }
 
-// takeReceipts returns the receipts due for deletion, which the caller
-// deletes or gives back.
-func (q *Queue) takeReceipts() []string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	rs := q.receipts
-	q.receipts = nil
-	return rs
-}
-
-func (q *Queue) addReceipts(rs ...string) {
-	q.mu.Lock()
-	q.receipts = append(q.receipts, rs...)
-	q.mu.Unlock()
-}
-
-func (q *Queue) dropReceipt(r string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for i, x := range q.receipts {
-		if x == r {
-			q.receipts = append(q.receipts[:i], q.receipts[i+1:]...)
-			return
+// dropReceipt deletes a receipt that has served its purpose. Failing that,
+// it goes with the Session.
+func (q *Queue) dropReceipt(receipt string) {
+	err := q.sess.Retry(q.sess.Context(), func(ctx context.Context) error {
+		err := q.sess.Delete(ctx, receipt, -1)
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			return nil
 		}
+		return err
+	})
+	if err != nil && q.sess.Err() == nil {
+		q.sess.Logger().Debug("queue: could not delete put receipt", "path", receipt, "err", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -28,9 +27,6 @@ type Queue struct {
 	// fresh makes takers re-read the children after losing a race for an
 	// item, so that a higher-priority item put meanwhile is served first.
 	fresh bool
-
-	mu       sync.Mutex
-	receipts []string // of earlier Puts, deleted by the next Put
 }
 
 // New returns the queue at path. It does no I/O; the queue node is created
