@@ -37,14 +37,34 @@ func (s *Session) FenceOf(ctx context.Context, path string) (Fence, error) {
 	return Fence{Path: path, Token: st.Czxid, Version: st.Version}, nil
 }
 
-// GuardedMulti runs ops atomically, only if the fence's node still exists
-// with the fenced version. Otherwise nothing is written and the error wraps
-// ErrNotOwner.
+// GuardedMulti runs ops atomically, only if the fence's node is still the
+// one fenced (same creation zxid, Token) at the fenced version. Otherwise
+// nothing is written and the error wraps ErrNotOwner.
 //
-// With an ephemeral owner node the check is exact: the node cannot be
-// recreated by anyone else while this Session lives, and a Session never
-// continues on a new ZooKeeper session.
+// A transaction can check a node's path and version only, and a node
+// deleted and re-created under the same name (by another session, or by
+// another owner of a fixed-name node such as a barrier) starts again at
+// version 0, so a version check alone would accept a stale owner's write
+// to its successor's node. GuardedMulti therefore first reads the node and
+// refuses if its creation zxid is not the fence's Token, then runs ops in a
+// transaction that checks the version. A stale owner, the case fencing
+// exists for, finds the successor's node long created, and is refused by
+// the read. The one case neither step catches is a deletion and re-creation
+// that reaches the fenced version in the round trip between the read and
+// the transaction: a successor that takes over within that round trip
+// while this owner still writes. Nodes with unique names (sequential
+// nodes: locks, leaders) are exact whatever happens, since a re-created
+// node would need the same sequence number.
 func (s *Session) GuardedMulti(ctx context.Context, f Fence, ops ...any) ([]MultiResponse, error) {
+	ok, st, err := s.Exists(ctx, f.Path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, fmt.Errorf("%w: %s is gone", ErrNotOwner, f.Path)
+	case st.Czxid != f.Token:
+		return nil, fmt.Errorf("%w: %s was re-created (token %d, fenced %d)", ErrNotOwner, f.Path, st.Czxid, f.Token)
+	}
 	all := append([]any{CheckOp(f.Path, f.Version)}, ops...)
 	res, err := s.Multi(ctx, all...)
 	if err != nil && len(res) > 0 && res[0].Error != nil &&

@@ -29,6 +29,12 @@ type Candidate struct {
 
 	delMu sync.Mutex // serialises node deletion after the machine ended
 
+	// events holds the WithEvents callbacks and the closing of placed,
+	// elected and done, run in order by deliver, off the state machine's
+	// goroutine; nil without a callback, when they run at once.
+	events      *fifo.Queue[func()]
+	deliverOnce sync.Once
+
 	// office is set once the candidate took office (it wrote the leader
 	// node), even if it failed before its leadership began. Owned by the
 	// state machine's goroutine.
@@ -52,7 +58,15 @@ func newCandidate(e *Election) *Candidate {
 		state:   State{Role: Offering, ID: e.opts.id},
 	}
 	c.runCtx, c.cancelRun = context.WithCancelCause(context.Background())
+	if e.opts.events != nil {
+		c.events = fifo.New[func()]()
+	}
 	return c
+}
+
+// place marks the candidate's first role as known (once).
+func (c *Candidate) place() {
+	c.placedOnce.Do(func() { c.after(func() { close(c.placed) }) })
 }
 
 // Role returns the candidate's current role.
@@ -83,11 +97,14 @@ func (c *Candidate) Leadership() *Leadership {
 	return c.leadership
 }
 
-// Elected is closed when the candidate becomes leader.
+// Elected is closed when the candidate becomes leader (after
+// EventElected was delivered to a WithEvents callback).
 func (c *Candidate) Elected() <-chan struct{} { return c.elected }
 
 // Done is closed when the candidate has finished: it resigned, its
 // Session ended, it was deposed or its node was deleted. Err says why.
+// It closes after the candidate's last event was delivered to a WithEvents
+// callback; a leader's Leadership.Done does not wait for that.
 func (c *Candidate) Done() <-chan struct{} { return c.done }
 
 // Err returns nil while the candidate runs, then why it finished
@@ -219,7 +236,7 @@ func (c *Candidate) abort(err error) {
 	c.nodeGone = true
 	c.mu.Unlock()
 	c.update(func(s *State) { s.Role, s.Err = Finished, err })
-	close(c.done)
+	c.after(func() { close(c.done) })
 }
 
 // wrap turns an operation's error into the candidate's error: the stop
@@ -281,7 +298,7 @@ func (c *Candidate) loop(states <-chan zkcoord.StateChange) error {
 		}
 		c.update(func(s *State) { s.Role, s.Following, s.FollowingID = Following, pred, predID })
 		c.emit(Event{Type: EventFollowing, Following: pred, FollowingID: predID})
-		c.placedOnce.Do(func() { close(c.placed) })
+		c.place()
 	wait:
 		for {
 			select {
@@ -413,15 +430,23 @@ func (c *Candidate) lead(states <-chan zkcoord.StateChange) error {
 		s.Role, s.Following, s.FollowingID, s.Token, s.Term = Leading, "", "", token, off.term
 	})
 	c.emit(Event{Type: EventElected, Token: token, Term: off.term})
-	close(c.elected)
-	c.placedOnce.Do(func() { close(c.placed) })
+	c.after(func() { close(c.elected) })
+	c.place()
 
 	for {
 		select {
+		// A notification ends the leadership at once, before anything is
+		// asked of ZooKeeper: a successor may act as soon as the change
+		// that fired it is committed, and a read may take until the
+		// Session is declared Lost. The read only explains why (Err).
 		case <-termW:
 			if e.sess.Err() != nil {
 				return c.lostErr()
 			}
+			if h := e.leaderNotified; h != nil {
+				h(c.node)
+			}
+			l.end(fmt.Errorf("%w: the term node changed", ErrDeposed))
 			data, _, err := e.sess.Get(bg, e.opts.termPath)
 			if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 				return fmt.Errorf("%w: term changed (%v)", ErrDeposed, err)
@@ -431,6 +456,10 @@ func (c *Candidate) lead(states <-chan zkcoord.StateChange) error {
 			if e.sess.Err() != nil {
 				return c.lostErr()
 			}
+			if h := e.leaderNotified; h != nil {
+				h(c.node)
+			}
+			l.end(fmt.Errorf("%w: %s", ErrNodeDeleted, c.node))
 			return c.missing()
 		case sc, ok := <-states:
 			if !ok {
@@ -509,6 +538,6 @@ func (c *Candidate) finish(cause error) {
 	} else {
 		c.emit(Event{Type: EventFailed, Err: cause})
 	}
-	c.placedOnce.Do(func() { close(c.placed) })
-	close(c.done)
+	c.place()
+	c.after(func() { close(c.done) })
 }

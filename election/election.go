@@ -21,6 +21,9 @@ type Election struct {
 	// afterTakeOffice, if set, runs in a candidate's goroutine right after
 	// it took office (tests only).
 	afterTakeOffice func(node string)
+	// leaderNotified, if set, runs in a leader's goroutine when a watch
+	// on its term or node fires, before it reacts (tests only).
+	leaderNotified func(node string)
 
 	mu         sync.Mutex
 	ended      bool

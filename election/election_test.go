@@ -435,6 +435,11 @@ func TestTermBumpDeposesLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitClosed(t, l.Done(), long, "deposed leader's Done")
+	if !errors.Is(l.Err(), election.ErrDeposed) {
+		t.Fatalf("Err = %v as Done closed", l.Err())
+	}
+	// Once the candidate finished, Err names the new term's holder.
+	waitClosed(t, l.Candidate().Done(), long, "deposed candidate finished")
 	if !errors.Is(l.Err(), election.ErrDeposed) || !strings.Contains(l.Err().Error(), "usurper") {
 		t.Fatalf("Err = %v", l.Err())
 	}
@@ -560,7 +565,7 @@ func TestFailedEndLeavesElectionUsable(t *testing.T) {
 	if err := e.End(ctx); err != nil {
 		t.Fatalf("End: %v", err)
 	}
-	waitClosed(t, l.Done(), long, "leadership ended")
+	waitClosed(t, l.Candidate().Done(), long, "leader finished")
 	if !errors.Is(l.Err(), election.ErrEnded) {
 		t.Fatalf("leadership: %v", l.Err())
 	}

@@ -32,7 +32,7 @@ const (
 	// EventReconnected: contact is back on the same ZooKeeper session.
 	EventReconnected
 	// EventLost: leadership ended (Event.Err says why; ErrResigned after
-	// Resign). The leader's Done channel closed just before.
+	// Resign). The leader's Done channel closed before it was emitted.
 	EventLost
 	// EventResigned: the candidate resigned and its node is deleted. Last
 	// event of a candidate that resigned.
@@ -114,7 +114,8 @@ type State struct {
 	Err error
 }
 
-// emit reports an event to the callback and the log.
+// emit reports an event to the log and, off the state machine's
+// goroutine, to the callback.
 func (c *Candidate) emit(ev Event) {
 	ev.At = time.Now()
 	ev.ID = c.el.opts.id
@@ -122,7 +123,7 @@ func (c *Candidate) emit(ev Event) {
 		ev.Node = c.node
 	}
 	if f := c.el.opts.events; f != nil {
-		f(ev)
+		c.after(func() { f(ev) })
 	}
 	attrs := []any{"path", c.el.path, "id", ev.ID, "node", ev.Node}
 	level := slog.LevelDebug

@@ -32,3 +32,10 @@ func AdoptForTest(ctx context.Context, e *Election, node string) (*Candidate, er
 func SetAfterTakeOfficeForTest(e *Election, f func(node string)) {
 	e.afterTakeOffice = f
 }
+
+// SetLeaderNotifiedForTest makes every leader of e call f with its node
+// when a watch on its term node or its own node fires, before it reacts.
+// Call it before nominating.
+func SetLeaderNotifiedForTest(e *Election, f func(node string)) {
+	e.leaderNotified = f
+}

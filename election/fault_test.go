@@ -14,8 +14,9 @@ import (
 
 // TestPartitionedLeaderStopsFirst: the leader is cut off from ZooKeeper.
 // Its Leadership.Done must close before any other candidate becomes
-// leader. The follower's event callback runs when it takes office and
-// checks, at that moment, that the old leader's Done is already closed.
+// leader. A hook runs in the follower's goroutine right after it took
+// office and checks, at that moment, that the old leader's Done is
+// already closed.
 func TestPartitionedLeaderStopsFirst(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
@@ -40,16 +41,14 @@ func TestPartitionedLeaderStopsFirst(t *testing.T) {
 		oldDoneAt = time.Now()
 		mu.Unlock()
 	}()
-	onEvent := func(ev election.Event) {
-		if ev.Type != election.EventElected {
-			return
-		}
+	e2 := newElection(t, s2, path, election.WithID("next"))
+	election.SetAfterTakeOfficeForTest(e2, func(string) {
 		mu.Lock()
 		defer mu.Unlock()
 		checked = true
 		overlap = !closed(old.Done())
-	}
-	next, err := newElection(t, s2, path, election.WithID("next"), election.WithEvents(onEvent)).Nominate(ctx)
+	})
+	next, err := e2.Nominate(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,4 +191,140 @@ func TestEnsembleServerKilled(t *testing.T) {
 		t.Fatalf("token %d term %d after token %d term %d", f.Leadership().Token(), f.Leadership().Term(), l.Token(), l.Term())
 	}
 	f.Resign(context.Background())
+}
+
+// TestLeaderStepsDownBeforeReading: when the term node changes or the
+// leader's node is deleted, the leader's Done closes before it asks
+// ZooKeeper why, so a connection that goes silent right after the
+// notification does not keep it leading until the Session is declared
+// Lost, while the successor already acts.
+func TestLeaderStepsDownBeforeReading(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(ctx context.Context, admin *zkcoord.Session, e *election.Election, l *election.Leadership) error
+		want   error
+	}{
+		{"term bumped", func(ctx context.Context, admin *zkcoord.Session, e *election.Election, _ *election.Leadership) error {
+			_, err := admin.Set(ctx, e.TermPath(), []byte(`{"id":"usurper","node":"/x"}`), -1)
+			return err
+		}, election.ErrDeposed},
+		{"node deleted", func(ctx context.Context, admin *zkcoord.Session, _ *election.Election, l *election.Leadership) error {
+			return admin.Delete(ctx, l.Node(), -1)
+		}, election.ErrNodeDeleted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t, long)
+			path := uniquePath(t)
+			proxy := shared.NewProxy(t)
+			sess := connect(t, proxy.Servers(), func(c *zkcoord.Config) { c.SessionTimeout = 9 * time.Second })
+			admin := connect(t, shared.Servers())
+			e := newElection(t, sess, path)
+			// The connection goes silent as soon as the notification is in.
+			var once sync.Once
+			election.SetLeaderNotifiedForTest(e, func(string) {
+				once.Do(func() {
+					if err := proxy.Blackhole(); err != nil {
+						t.Error(err)
+					}
+				})
+			})
+			l, err := e.Campaign(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.change(ctx, admin, e, l); err != nil {
+				t.Fatal(err)
+			}
+			waitClosed(t, l.Done(), long, "leadership ended")
+			if err := sess.Err(); err != nil {
+				t.Fatalf("Done closed only after the Session ended (%v): the leader waited for a read", err)
+			}
+			if !errors.Is(l.Err(), tc.want) || l.Context().Err() == nil {
+				t.Fatalf("Err %v, context %v; want %v and a cancelled context", l.Err(), l.Context().Err(), tc.want)
+			}
+			// The read that explains the change fails once the Session is
+			// declared Lost; the candidate finishes then.
+			waitClosed(t, l.Candidate().Done(), long, "candidate finished")
+			proxy.Heal()
+		})
+	}
+}
+
+// TestSlowEventCallbackDoesNotDelayLoss: a WithEvents callback that blocks
+// does not keep a partitioned leader leading: Done closes and the context
+// is cancelled when the Session is declared Lost.
+func TestSlowEventCallbackDoesNotDelayLoss(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	proxy := shared.NewProxy(t)
+	sess := connect(t, proxy.Servers())
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	blocked := make(chan struct{}, 1)
+	onEvent := func(ev election.Event) {
+		if ev.Type == election.EventSuspended {
+			blocked <- struct{}{}
+			<-release
+		}
+	}
+	l, err := newElection(t, sess, path, election.WithEvents(onEvent)).Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, blocked, long, "callback called with EventSuspended")
+	waitClosed(t, sess.Done(), long, "Session declared Lost")
+	waitClosed(t, l.Done(), long, "leadership ended while the callback blocks")
+	if !errors.Is(l.Err(), election.ErrLost) || l.Context().Err() == nil {
+		t.Fatalf("Err %v, context %v", l.Err(), l.Context().Err())
+	}
+	select {
+	case <-l.Candidate().Done():
+		t.Fatal("the candidate finished before its events were delivered")
+	default:
+	}
+	unblock()
+	waitClosed(t, l.Candidate().Done(), long, "candidate finished")
+	proxy.Heal()
+}
+
+// TestLeadershipContextEndsWithSession: Leadership.Context derives from
+// the Session's, so it is cancelled when the Session ends even while the
+// candidate's goroutine is busy (here held in a test hook as it reacts to
+// a change of the term node).
+func TestLeadershipContextEndsWithSession(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	sess := connect(t, shared.Servers())
+	admin := connect(t, shared.Servers())
+	e := newElection(t, sess, path)
+	held, release := make(chan struct{}, 1), make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	election.SetLeaderNotifiedForTest(e, func(string) {
+		held <- struct{}{}
+		<-release
+	})
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Set(ctx, e.TermPath(), []byte(`{"id":"usurper","node":"/x"}`), -1); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, held, long, "leader notified")
+	if err := sess.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, l.Context().Done(), long, "leadership context cancelled with the Session")
+	if cause := context.Cause(l.Context()); !errors.Is(cause, election.ErrLost) || !errors.Is(cause, zkcoord.ErrSessionClosed) {
+		t.Fatalf("context cause %v, want ErrLost wrapping the Session's end", cause)
+	}
+	unblock()
+	waitClosed(t, l.Candidate().Done(), long, "candidate finished")
 }

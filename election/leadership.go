@@ -2,6 +2,7 @@ package election
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
@@ -16,9 +17,10 @@ type Leadership struct {
 	token int64
 	term  int64
 
-	lost   chan struct{}
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	lost     chan struct{}
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	unfollow func() bool // stops following the Session's context
 
 	mu  sync.Mutex
 	err error
@@ -27,16 +29,30 @@ type Leadership struct {
 func newLeadership(c *Candidate, token int64, off office) *Leadership {
 	l := &Leadership{c: c, token: token, term: off.term, lost: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
+	// The Session's end cancels the context at once, with the loss as its
+	// cause, whatever the candidate's goroutine is doing. (A context derived
+	// from the Session's directly would carry context.Canceled instead.)
+	sess := c.el.sess
+	l.unfollow = context.AfterFunc(sess.Context(), func() {
+		l.cancel(fmt.Errorf("%w: %w", ErrLost, sess.Err()))
+	})
 	return l
 }
 
-// end is called once, by the candidate's goroutine.
+// end ends the leadership with cause. It is called by the candidate's
+// goroutine: first as soon as the leadership is over, then, when the
+// candidate finishes, with the cause it found, which Err reports from then
+// on.
 func (l *Leadership) end(cause error) {
 	l.mu.Lock()
+	first := l.err == nil
 	l.err = cause
 	l.mu.Unlock()
-	close(l.lost)
-	l.cancel(cause)
+	if first {
+		close(l.lost)
+		l.cancel(cause)
+		l.unfollow()
+	}
 }
 
 // Done is closed when leadership ends: the Session was declared Lost (or
@@ -45,15 +61,23 @@ func (l *Leadership) end(cause error) {
 // candidate's node is deleted, so before any successor can be elected.
 func (l *Leadership) Done() <-chan struct{} { return l.lost }
 
-// Err returns nil while leading, then why leadership ended.
+// Err returns nil while leading, then why leadership ended. When a
+// notification ends it (the term node or the leader's node changed), Done
+// closes before the leader asks ZooKeeper what happened, and Err first
+// says what changed (ErrDeposed or ErrNodeDeleted); once Candidate.Done is
+// closed it reports the cause found (ErrEnded after Election.End, or
+// ErrDeposed naming the new term's holder).
 func (l *Leadership) Err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
 }
 
-// Context returns a context cancelled when leadership ends, with Err as
-// its cause: run the leader's work under it.
+// Context returns a context cancelled when leadership ends, with the
+// first Err as its cause: run the leader's work under it. It follows the
+// Session's context: the Session's end cancels it at once (cause ErrLost,
+// wrapping the Session's error), whatever the candidate's goroutine is
+// doing.
 func (l *Leadership) Context() context.Context { return l.ctx }
 
 // Token returns the fencing token: the creation zxid of the leader's node.

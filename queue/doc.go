@@ -7,11 +7,22 @@
 // names its items "queue-<seq>"; a [PriorityQueue] names them
 // "queue-<ppp>-<seq>", where ppp is the priority as three digits (000 to
 // 999, lower first, as with UNIX nice values). Both carry the protected
-// prefix "_c_<uuid>-" so that a Put whose reply was lost finds its node
-// again instead of adding the item twice. Takers serve items by priority,
+// prefix "_c_<uuid>-". Takers serve items by priority,
 // then by sequence number; items put by a Queue rank as priority 0, so a
 // Queue and a PriorityQueue may share a path. Children with other names are
 // ignored, except "claims", which this package uses (see below).
+//
+// # Put: exactly once
+//
+// A Put creates its item and an ephemeral receipt "claims/_c_<uuid>-put"
+// (the item's uuid) in one multi-operation. If the reply is lost with the
+// connection, the putter syncs and looks for its receipt once connected
+// again on the same session: it exists if and only if the item was added,
+// even if a taker has taken the item meanwhile, so the item is never added
+// twice and never dropped. The putter deletes its receipt once it knows
+// the outcome (in the background, after Put returned). If the Session ends
+// while a Put is in flight, the Put fails and the item may or may not have
+// been added.
 //
 // # Sequence numbers that wrap
 //

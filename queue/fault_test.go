@@ -2,6 +2,8 @@ package queue
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -117,6 +119,7 @@ func replyLost(t *testing.T, delay time.Duration) (exercised bool) {
 		t.Fatalf("TryTake afterwards = %v; want ErrEmpty", err)
 	}
 	c, _, err := observer.Children(ctx, "/q/claims")
+	c = slices.DeleteFunc(c, isReceipt) // a Put's receipt may not be deleted yet
 	if err != nil || len(c) > 0 {
 		t.Fatalf("claim markers after the take: %v, %v", c, err)
 	}
@@ -209,4 +212,90 @@ func TestTakeOnLostSessionReportsUnknownOutcome(t *testing.T) {
 	if d, err := b.TryTake(ctx); err != nil || string(d) != "x" {
 		t.Fatalf("TryTake by another taker = %q, %v; want x", d, err)
 	}
+}
+
+// A Put whose create commits and whose reply is lost with the connection,
+// and whose item another client takes before the putter is connected
+// again: the Put must not add the item a second time.
+func TestPutWhoseReplyIsLostAndItemTakenAddsOnce(t *testing.T) {
+	n := 0
+	testkit.UntilLost(t, func(delay time.Duration) bool {
+		n++
+		return putLostThenTaken(t, fmt.Sprintf("/q%d", n), delay)
+	})
+}
+
+func putLostThenTaken(t *testing.T, path string, delay time.Duration) (exercised bool) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	putter, proxy := throughProxy(t, testkit.SessionTimeout)
+	observer := connect(t)
+	p, _ := New(putter, path)
+	taker, _ := New(observer, path)
+	if err := observer.EnsurePath(ctx, path+"/claims"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, added, err := observer.ChildrenW(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := testkit.Signal(t, &testHookPutUnknown)
+	if err := proxy.Delay(delay); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Put(ctx, []byte("once"))
+		done <- err
+	}()
+	select {
+	case <-added: // committed; the reply is still in the slowed link
+	case err := <-done:
+		proxy.Heal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	case <-ctx.Done():
+		t.Fatal("the put never reached the server")
+	}
+	// Someone takes the item before the putter hears of it.
+	if data, err := taker.TryTake(ctx); err != nil || string(data) != "once" {
+		t.Fatalf("TryTake: %q, %v", data, err)
+	}
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-unknown: // the putter saw the connection drop
+	case err := <-done: // the reply got through before the cut
+		proxy.Heal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	case <-ctx.Done():
+		t.Fatal("the putter never noticed the cut")
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Put: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Put never returned")
+	}
+	if data, err := taker.TryTake(ctx); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("the item was added twice: TryTake gave %q, %v", data, err)
+	}
+	testkit.WaitFor(t, time.Minute, "the put's receipt deleted", func() error {
+		c, _, err := observer.Children(ctx, path+"/claims")
+		if err == nil && slices.ContainsFunc(c, isReceipt) {
+			return fmt.Errorf("%w: %v", testkit.ErrNotYet, c)
+		}
+		return err
+	})
+	return true
 }

@@ -41,26 +41,6 @@ func New(sess *zkcoord.Session, path string) (*Queue, error) {
 // Path returns the queue node's path.
 func (q *Queue) Path() string { return q.path }
 
-// Put appends an item and returns the path of its node. Data larger than
-// the Session's limit is refused with an error wrapping
-// zkcoord.ErrTooLarge. A Put whose reply is lost with the connection still
-// adds the item exactly once; if ctx ends before the outcome is known, the
-// item is removed again if it was added.
-func (q *Queue) Put(ctx context.Context, data []byte) (string, error) {
-	return q.put(ctx, -1, data)
-}
-
-func (q *Queue) put(ctx context.Context, priority int, data []byte) (string, error) {
-	if data == nil {
-		data = []byte{}
-	}
-	p, err := q.sess.CreateProtected(ctx, q.path, itemName(priority), data, zkcoord.FlagSequence)
-	if err != nil {
-		return "", fmt.Errorf("queue: put to %s: %w", q.path, err)
-	}
-	return p, nil
-}
-
 // Take removes the item at the head of the queue and returns its data,
 // blocking until there is one. It returns early when ctx ends or the
 // Session ends. See the package documentation for what exactly one taker

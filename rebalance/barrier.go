@@ -23,10 +23,22 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 	// for ctx (but never beyond the Session's life).
 	settle := context.WithoutCancel(ctx)
 	created := false // a create may have succeeded
+	unknown := false // a create's reply was lost
 	for {
 		c := ctx
 		if created {
 			c = settle
+		}
+		if unknown {
+			// The reply was lost with the connection, and the Session may
+			// have reconnected to a server that has not applied the create
+			// yet: a read there would report no barrier, and this client
+			// would give up and leave its barrier behind as an orphan (or
+			// retry). A sync makes the server catch up with the leader.
+			if err := sess.Sync(settle, zkcoord.Parent(path)); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+				return 0, nil, err
+			}
+			unknown = false
 		}
 		ok, st, w, err := sess.ExistsW(c, path)
 		if err != nil {
@@ -54,8 +66,10 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 		}
 		_, err = sess.Create(settle, path, data, zkcoord.FlagEphemeral)
 		switch {
-		case err == nil, zkcoord.IsRetryable(err):
-			created = true // look at the node to learn the token (or the outcome)
+		case err == nil:
+			created = true // look at the node to learn the token
+		case zkcoord.IsRetryable(err):
+			created, unknown = true, true // look at the node to learn the outcome
 		case errors.Is(err, zkcoord.ErrNodeExists):
 		case errors.Is(err, zkcoord.ErrNoNode):
 			if err := sess.EnsurePath(ctx, zkcoord.Parent(path)); err != nil {

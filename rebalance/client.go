@@ -42,7 +42,8 @@ type Handler struct {
 	// ErrStopped, ErrBarrierLost, or the Session's or the abort's error),
 	// as soon as the resource is being taken away; Unassigned follows.
 	// If Assigned returns an error the resource counts as never started:
-	// Unassigned is not called for it.
+	// Unassigned is not called for it. Returning ctx's error (or cause)
+	// once ctx is cancelled is a normal return, as nil is.
 	Assigned func(ctx context.Context, a Assignment) error
 	// Unassigned is called when the resource is taken away, after the
 	// context given to Assigned was cancelled. When it returns, all use of

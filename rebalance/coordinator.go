@@ -108,6 +108,13 @@ func (r *role) coordinate(ctx context.Context, ownLost <-chan struct{}) error {
 				// aborted by a change: pending is set
 			case r.sess.Err() != nil:
 				return r.sess.Err()
+			case errors.Is(err, alloc.ErrTooLarge):
+				// Every coordinator would fail the same way: aborting would
+				// take the whole group down one client after another. The
+				// last allocation stays in force; the next change of
+				// clients or resources tries again.
+				failures = 0
+				r.log.Error("rebalance: new allocation too large to write; the last one stays in force until the group changes", "err", err)
 			case errors.Is(err, ErrDeposed), !recoverable(err), errors.Is(err, ErrInconsistent):
 				return err
 			default:
@@ -229,11 +236,27 @@ func noNodeInconsistent(err error) error {
 // still has version and the term node still has version term: a deposed
 // (zombie) coordinator's write always fails, with ErrDeposed.
 func writeAllocation(ctx context.Context, sess *zkcoord.Session, lay layout, term int64, version int32, rec alloc.Record) (*zkcoord.Stat, error) {
+	data, err := encodeAllocation(rec)
+	if err != nil {
+		return nil, err
+	}
+	return guardedSet(ctx, sess, lay, term, lay.resources(), data, version)
+}
+
+// maxAllocation bounds an encoded allocation (lowered by tests).
+var maxAllocation = alloc.MaxEncodedSize
+
+// encodeAllocation encodes rec, failing with alloc.ErrTooLarge beyond
+// maxAllocation.
+func encodeAllocation(rec alloc.Record) ([]byte, error) {
 	data, err := alloc.Encode(rec)
+	if err == nil && len(data) > maxAllocation {
+		err = fmt.Errorf("%w: %d bytes (limit %d)", alloc.ErrTooLarge, len(data), maxAllocation)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rebalance: encode allocation: %w", err)
 	}
-	return guardedSet(ctx, sess, lay, term, lay.resources(), data, version)
+	return data, nil
 }
 
 // guardedSet sets path's data at version, only while the term is term.

@@ -1,6 +1,8 @@
 package rebalance
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -74,6 +76,9 @@ func (e *executor) do(j job) {
 			if m.h.Assigned != nil {
 				err = m.callHandler("Assigned", s.res, func() error { return m.h.Assigned(s.ctx, s.a) })
 			}
+			if err != nil && stoppedByContext(s.ctx, err) {
+				err = nil // the Go idiom for "stopped because you asked": a normal return
+			}
 			s.run.started = err == nil
 		}
 		m.send(evAssigned{res: s.res, attempt: s.attempt, err: err})
@@ -111,4 +116,15 @@ func (m *member) callHandler(name, res string, f func() error) (err error) {
 		return fmt.Errorf("%w: %s(%s): %w", ErrHandler, name, res, err)
 	}
 	return nil
+}
+
+// stoppedByContext reports whether err, returned by a handler given ctx,
+// only says that ctx ended: ctx is cancelled and err is its error or its
+// cause.
+func stoppedByContext(ctx context.Context, err error) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, context.Cause(ctx))
 }

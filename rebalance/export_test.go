@@ -24,3 +24,11 @@ func PathsForTest(root, group string) (term, resources, barriers, clients string
 	lay, _ := newLayout(root, group)
 	return lay.term(), lay.resources(), lay.barriers(), lay.clients()
 }
+
+// SetMaxAllocationForTest lowers the size limit of an encoded allocation,
+// so that a test can outgrow it with a small group, until the test ends.
+func SetMaxAllocationForTest(t interface{ Cleanup(func()) }, n int) {
+	old := maxAllocation
+	maxAllocation = n
+	t.Cleanup(func() { maxAllocation = old })
+}

@@ -52,14 +52,19 @@ func (r *role) rebalanceGlobal(ctx context.Context, term int64) error {
 		r.log.Debug("rebalance: status", "phase", phase, "generation", gen)
 		return nil
 	}
+	// Encoded before anyone stops: an allocation too large to write must
+	// not stop the group.
+	encoded, err := encodeAllocation(alloc.Record{Term: term, Generation: gen, Assignment: next})
+	if err != nil {
+		return err
+	}
 	if err := setStatus(PhaseStopActivity); err != nil {
 		return err
 	}
 	if err := r.awaitCheckIns(ctx, ids, gen, true); err != nil {
 		return err
 	}
-	rec := alloc.Record{Term: term, Generation: gen, Assignment: next}
-	if _, err := writeAllocation(ctx, r.sess, r.lay, term, g.recordStat.Version, rec); err != nil {
+	if _, err := guardedSet(ctx, r.sess, r.lay, term, r.lay.resources(), encoded, g.recordStat.Version); err != nil {
 		return err
 	}
 	if err := setStatus(PhaseResourcesAssigned); err != nil {
