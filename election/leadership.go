@@ -94,7 +94,7 @@ func (l *Leadership) Term() int64 { return l.term }
 // and Session.GuardedSet: writes that succeed only while this leader's node
 // exists.
 func (l *Leadership) Fence() zkcoord.Fence {
-	return zkcoord.Fence{Path: l.c.node, Token: l.token, Version: 0}
+	return zkcoord.Fence{Path: l.c.node, Token: l.token, Version: 0, Unique: true}
 }
 
 // Node returns the path of the leader's node and ID its participant id.

@@ -142,7 +142,7 @@ func (l *Lease) Token() int64 {
 func (l *Lease) Fence() zkcoord.Fence {
 	l.wantWatch()
 	<-l.statReady
-	return zkcoord.Fence{Path: l.path, Token: l.token, Version: l.version}
+	return zkcoord.Fence{Path: l.path, Token: l.token, Version: l.version, Unique: true}
 }
 
 // Release gives the lease up by deleting its node. It returns nil once the
