@@ -87,6 +87,12 @@ func (f *Failover) serve(ctx context.Context, l *election.Leadership, active Act
 	f.emit(Event{Type: EventActive, Token: token, Previous: prev})
 	aerr := active(wctx, a)
 	f.lastToken = token
+	if lctx.Err() != nil && ctx.Err() == nil {
+		// The leadership's context ends with the Session a moment before
+		// the candidate closes Done: wait for it, so a loss is not taken
+		// for a clean stop.
+		<-l.Done()
+	}
 	lost := isClosed(l.Done())
 	sick := unhealthy() && ctx.Err() == nil
 	f.emit(Event{Type: EventInactive, Token: token, Err: aerr})
