@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -27,6 +28,12 @@ type Queue struct {
 	// fresh makes takers re-read the children after losing a race for an
 	// item, so that a higher-priority item put meanwhile is served first.
 	fresh bool
+
+	// pending holds the items of the last listing not yet tried, in order:
+	// a FIFO taker works through one listing before listing again, as the
+	// recipe advises, instead of listing the whole queue for every item.
+	mu      sync.Mutex
+	pending []item
 }
 
 // New returns the queue at path. It does no I/O; the queue node is created
@@ -57,16 +64,21 @@ func (q *Queue) TryTake(ctx context.Context) ([]byte, error) {
 
 func (q *Queue) take(ctx context.Context, block bool) ([]byte, error) {
 	for {
-		items, w, err := q.items(ctx, block)
-		if err != nil {
-			return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
+		items := q.popPending()
+		var w <-chan zkcoord.Event
+		if len(items) == 0 {
+			var err error
+			if items, w, err = q.items(ctx, block); err != nil {
+				return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
+			}
 		}
-		for _, it := range items {
+		for i, it := range items {
 			data, ok, err := q.claim(ctx, it)
 			if err != nil {
 				return nil, fmt.Errorf("queue: take %s: %w", zkcoord.Join(q.path, it.name), err)
 			}
 			if ok {
+				q.keepPending(items[i+1:])
 				return data, nil
 			}
 			if q.fresh {
@@ -93,7 +105,36 @@ func (q *Queue) take(ctx context.Context, block bool) ([]byte, error) {
 // and watch is set, it also returns a watch that fires when that may have
 // changed; the watch is only set in that case, so that a busy queue leaves
 // no watches behind.
+// popPending takes the items left from the last listing.
+func (q *Queue) popPending() []item {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.pending
+	q.pending = nil
+	return items
+}
+
+// keepPending keeps the untried rest of a listing for the next take. A
+// priority queue keeps nothing: an item of higher priority may come in
+// meanwhile.
+func (q *Queue) keepPending(rest []item) {
+	if q.fresh || len(rest) == 0 {
+		return
+	}
+	q.mu.Lock()
+	if q.pending == nil {
+		q.pending = rest
+	}
+	q.mu.Unlock()
+}
+
+// testHookList, if set, runs before every listing of the queue.
+var testHookList func()
+
 func (q *Queue) items(ctx context.Context, watch bool) ([]item, <-chan zkcoord.Event, error) {
+	if testHookList != nil {
+		testHookList()
+	}
 	children, _, err := q.sess.Children(ctx, q.path)
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		return nil, nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,5 +262,28 @@ func TestPutTooLarge(t *testing.T) {
 	}
 	if _, err := New(nil, "relative"); !errors.Is(err, zkcoord.ErrInvalidPath) {
 		t.Fatalf("New with a bad path = %v", err)
+	}
+}
+
+// A taker works through one listing before listing again: taking a deep
+// queue costs a listing per many items, not one per item.
+func TestTakeReusesItsListing(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	q, _ := New(connect(t), "/deep")
+	const n = 40
+	for i := range n {
+		mustPut(t, ctx, q, fmt.Sprint(i))
+	}
+	var lists atomic.Int32
+	testHookList = func() { lists.Add(1) }
+	defer func() { testHookList = nil }()
+	for i := range n {
+		data, err := q.Take(ctx)
+		if err != nil || string(data) != fmt.Sprint(i) {
+			t.Fatalf("Take %d = %q, %v", i, data, err)
+		}
+	}
+	if got := lists.Load(); got > 2 {
+		t.Fatalf("%d listings to take %d items; want at most 2", got, n)
 	}
 }
