@@ -440,14 +440,25 @@ func (s *Session) end(st State, cause error, why string) {
 }
 
 // teardown stops go-zookeeper and every goroutine the Session started.
+// closeSession is sent only when the owner closed the Session.
 func (s *Session) teardown() {
 	s.spawnMu.Lock()
 	s.stopping = true
 	s.spawnMu.Unlock()
-	// Close sends closeSession if a connection is up; the server then
-	// deletes our ephemeral nodes at once.
-	s.conn.Close()
-	s.dropLink()
+	if s.State() == Closed {
+		// Close sends closeSession if a connection is up; the server then
+		// deletes our ephemeral nodes at once, as the owner asked.
+		s.conn.Close()
+		s.dropLink()
+	} else {
+		// Lost or Expired: the owners of our ephemeral nodes have just been
+		// told to stop, and they may use the time the server still holds
+		// the session. Drop the link first (the gate is already closed, so
+		// no other opens), so that no closeSession can reach a server, not
+		// even through a handshake that completes meanwhile.
+		s.dropLink()
+		s.conn.Close()
+	}
 	<-s.zkStopped
 	s.tasks.Wait()
 }
