@@ -47,7 +47,9 @@ var (
 )
 
 // IsRetryable reports whether err is a connection loss after which an
-// idempotent operation may safely be sent again on the same session.
+// idempotent operation may safely be sent again on the same session. A
+// request whose write to the socket failed is reported as
+// ErrConnectionClosed, wrapping the network error.
 func IsRetryable(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) ||
 		errors.Is(err, zk.ErrNoServer) ||

@@ -4,10 +4,13 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // errGateClosed refuses new connections once a Session has ended, so that
@@ -65,7 +68,13 @@ func (l *link) Write(p []byte) (int, error) {
 	if !first && l.s.creates.waiting() {
 		l.s.creates.written(p)
 	}
-	return l.Conn.Write(p)
+	n, err := l.Conn.Write(p)
+	if err != nil {
+		// go-zookeeper hands this error to the request as it is: make the
+		// raw socket error read as the connection loss it is.
+		err = fmt.Errorf("%w: write to %s: %w", zk.ErrConnectionClosed, l.RemoteAddr(), err)
+	}
+	return n, err
 }
 
 func (l *link) Read(p []byte) (int, error) {
