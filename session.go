@@ -312,9 +312,11 @@ func (s *Session) run() {
 
 // heartbeat keeps the record of server contact fresh. go-zookeeper pings
 // only after T/3 without a request, so a single late ping reply would bring
-// the Session close to Lost; a cheap read every T/6 of quiet halves that.
+// the Session close to Lost; a cheap read every T/6 of quiet halves that,
+// and one every quarter of the Lost threshold keeps a small LostAfter from
+// ending a healthy Session.
 func (s *Session) heartbeat() {
-	every := max(s.Timeout()/6, 20*time.Millisecond)
+	every := heartbeatEvery(s.Timeout(), s.cfg.LostAfter)
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
@@ -329,6 +331,16 @@ func (s *Session) heartbeat() {
 		t.Reset(every)
 	}
 }
+
+// heartbeatEvery returns how much quiet makes the Session ask the server
+// for a reply, for negotiated timeout t.
+func heartbeatEvery(t time.Duration, lostAfter float64) time.Duration {
+	lost := time.Duration(float64(t) * lostAfter)
+	return max(min(t/6, lost/4), minHeartbeat)
+}
+
+// minHeartbeat bounds how often the Session asks the server for a reply.
+const minHeartbeat = 20 * time.Millisecond
 
 // thresholds returns how much silence makes the Session Suspended, Lost, and
 // how long a connection may go without a reply before it is dropped to try
