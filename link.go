@@ -36,6 +36,7 @@ type handshake struct {
 // request gets exactly one reply, in order, so send times wait in a FIFO.
 type link struct {
 	net.Conn
+	raw    net.Conn // the connection under TLS, or Conn itself
 	s      *Session
 	opened time.Duration // when it was dialled, on the Session's clock
 	closed atomic.Bool
@@ -52,10 +53,13 @@ type link struct {
 	greeted bool
 }
 
-// Close closes the connection and records that it is gone.
+// Close closes the connection and records that it is gone. Under TLS it
+// closes the raw connection: closing the tls.Conn would first write a
+// close_notify alert, which waits up to five seconds for a server that
+// stopped reading, and the server needs no alert to end the connection.
 func (l *link) Close() error {
 	l.closed.Store(true)
-	return l.Conn.Close()
+	return l.raw.Close()
 }
 
 func (l *link) Write(p []byte) (int, error) {
@@ -177,6 +181,7 @@ func (s *Session) dial(network, address string, timeout time.Duration) (net.Conn
 	if err != nil {
 		return nil, err
 	}
+	raw := c
 	if s.cfg.TLS != nil {
 		cfg := s.cfg.TLS.Clone()
 		if cfg.ServerName == "" {
@@ -193,11 +198,11 @@ func (s *Session) dial(network, address string, timeout time.Duration) (net.Conn
 		_ = tc.SetDeadline(time.Time{})
 		c = tc
 	}
-	l := &link{Conn: c, s: s, opened: s.now()}
+	l := &link{Conn: c, raw: raw, s: s, opened: s.now()}
 	s.linkMu.Lock()
 	defer s.linkMu.Unlock()
 	if s.gate.Load() { // the session ended while we dialled
-		c.Close()
+		raw.Close()
 		return nil, errGateClosed
 	}
 	s.link = l
