@@ -169,19 +169,33 @@ func (s *Session) dial(network, address string, timeout time.Duration) (net.Conn
 	if s.gate.Load() {
 		return nil, errGateClosed
 	}
-	var (
-		c   net.Conn
-		err error
-	)
+	c, raw, err := s.open(network, address, timeout)
+	if err != nil {
+		return nil, err
+	}
+	l := &link{Conn: c, raw: raw, s: s, opened: s.now()}
+	s.linkMu.Lock()
+	defer s.linkMu.Unlock()
+	if s.gate.Load() { // the session ended while we dialled
+		raw.Close()
+		return nil, errGateClosed
+	}
+	s.link = l
+	return l, nil
+}
+
+// open connects to a server through Config.Dialer and, if Config.TLS is
+// set, completes a TLS handshake. raw is the connection under TLS (or c).
+func (s *Session) open(network, address string, timeout time.Duration) (c, raw net.Conn, err error) {
 	if s.cfg.Dialer != nil {
 		c, err = s.cfg.Dialer(network, address, timeout)
 	} else {
 		c, err = net.DialTimeout(network, address, timeout)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	raw := c
+	raw = c
 	if s.cfg.TLS != nil {
 		cfg := s.cfg.TLS.Clone()
 		if cfg.ServerName == "" {
@@ -193,20 +207,12 @@ func (s *Session) dial(network, address string, timeout time.Duration) (net.Conn
 		_ = tc.SetDeadline(time.Now().Add(timeout))
 		if err := tc.Handshake(); err != nil {
 			c.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		_ = tc.SetDeadline(time.Time{})
 		c = tc
 	}
-	l := &link{Conn: c, raw: raw, s: s, opened: s.now()}
-	s.linkMu.Lock()
-	defer s.linkMu.Unlock()
-	if s.gate.Load() { // the session ended while we dialled
-		raw.Close()
-		return nil, errGateClosed
-	}
-	s.link = l
-	return l, nil
+	return c, raw, nil
 }
 
 // dropLink closes the current connection, which makes go-zookeeper

@@ -59,6 +59,11 @@ type Session struct {
 // Connect opens a ZooKeeper session and waits until it is established, the
 // credentials in cfg.Auth are added and cfg.Chroot exists. If ctx ends first,
 // everything is torn down and ctx's error returned.
+//
+// In the background it then reads the server's tickTime and syncLimit (the
+// conf four-letter word) and logs a warning if a follower cut off from the
+// ZooKeeper leader could keep the session answered until after the leader
+// expired it (see ensembleRisk); a server that refuses is not an error.
 func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -109,6 +114,8 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		s.Close(context.Background())
 		return nil, err
 	}
+	server := s.Server()
+	s.spawn(func() { s.checkEnsemble(server) })
 	return s, nil
 }
 
