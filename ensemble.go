@@ -40,6 +40,9 @@ func ensembleRisk(tick time.Duration, syncLimit int, timeout time.Duration, lost
 // expired it. Servers often refuse four-letter words; that is logged at
 // debug level and otherwise ignored.
 func (s *Session) checkEnsemble(addr string) {
+	if s.gate.Load() {
+		return // the Session has ended
+	}
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 	defer cancel()
 	conf, err := s.fourLetter(ctx, addr, "conf")
