@@ -11,7 +11,8 @@ import (
 var (
 	// ErrSessionLost: no server response for Config.LostAfter of the
 	// negotiated timeout. The server may still hold the session for a while;
-	// this side has stopped relying on it.
+	// this side has stopped relying on it, and leaves its ephemeral nodes
+	// for the server to delete when it expires the session.
 	ErrSessionLost = errors.New("zkcoord: session lost")
 	// ErrSessionExpired: the server reported the session expired.
 	ErrSessionExpired = errors.New("zkcoord: session expired")
