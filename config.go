@@ -20,6 +20,10 @@ const (
 	DefaultMaxDataSize = 1<<20 - 1<<10
 )
 
+// minLostAfter is the shortest silence after which a Session may declare
+// itself Lost: four heartbeats of the shortest interval, plus a round trip.
+const minLostAfter = 100 * time.Millisecond
+
 // Auth is one set of credentials added to the session, for example
 // Auth{Scheme: "digest", Credential: "user:password"}.
 type Auth struct {
@@ -54,7 +58,9 @@ type Config struct {
 	// LostAfter is the fraction of the negotiated session timeout without any
 	// server response after which the Session declares itself Lost. It must
 	// be in (0, 1); smaller is safer for owners and less tolerant of slow
-	// networks. Default 2/3.
+	// networks. The Session asks for a reply after a quarter of that time
+	// of quiet (or a sixth of the timeout, if shorter), so it must come to
+	// at least 100ms of the requested timeout. Default 2/3.
 	LostAfter float64
 	// MaxDataSize bounds the data of a single node write. Default just under
 	// 1 MiB, ZooKeeper's default limit.
@@ -81,6 +87,10 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if !(c.LostAfter > 0 && c.LostAfter < 1) {
 		return c, fmt.Errorf("%w: LostAfter %v must be in (0, 1)", ErrInvalidConfig, c.LostAfter)
+	}
+	if lost := time.Duration(float64(c.SessionTimeout) * c.LostAfter); lost < minLostAfter {
+		return c, fmt.Errorf("%w: LostAfter %v of a %v session timeout declares the session lost after %v of silence; "+
+			"at least %v is needed to hear from a server in time", ErrInvalidConfig, c.LostAfter, c.SessionTimeout, lost, minLostAfter)
 	}
 	if c.Chroot != "" {
 		c.Chroot = strings.TrimSuffix(c.Chroot, "/")

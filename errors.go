@@ -11,7 +11,8 @@ import (
 var (
 	// ErrSessionLost: no server response for Config.LostAfter of the
 	// negotiated timeout. The server may still hold the session for a while;
-	// this side has stopped relying on it.
+	// this side has stopped relying on it, and leaves its ephemeral nodes
+	// for the server to delete when it expires the session.
 	ErrSessionLost = errors.New("zkcoord: session lost")
 	// ErrSessionExpired: the server reported the session expired.
 	ErrSessionExpired = errors.New("zkcoord: session expired")
@@ -49,7 +50,9 @@ var (
 )
 
 // IsRetryable reports whether err is a connection loss after which an
-// idempotent operation may safely be sent again on the same session.
+// idempotent operation may safely be sent again on the same session. A
+// request whose write to the socket failed is reported as
+// ErrConnectionClosed, wrapping the network error.
 func IsRetryable(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) ||
 		errors.Is(err, zk.ErrNoServer) ||

@@ -92,10 +92,51 @@ type faultyDialer struct {
 	expired   atomic.Bool
 	lateDials atomic.Int32
 	dropped   chan struct{} // receives once per swallowed reply
+
+	holdMu sync.Mutex
+	hold   chan struct{} // while non-nil, reads wait for it to close
+	last   atomic.Pointer[faultyConn]
 }
 
 func newFaultyDialer() *faultyDialer {
 	return &faultyDialer{dropped: make(chan struct{}, 16)}
+}
+
+// stall holds back every byte servers send, on open and new connections,
+// until release; requests still reach the servers.
+func (d *faultyDialer) stall() {
+	d.holdMu.Lock()
+	defer d.holdMu.Unlock()
+	if d.hold == nil {
+		d.hold = make(chan struct{})
+	}
+}
+
+// release lets held bytes through.
+func (d *faultyDialer) release() {
+	d.holdMu.Lock()
+	defer d.holdMu.Unlock()
+	if d.hold != nil {
+		close(d.hold)
+		d.hold = nil
+	}
+}
+
+func (d *faultyDialer) held() <-chan struct{} {
+	d.holdMu.Lock()
+	defer d.holdMu.Unlock()
+	return d.hold
+}
+
+// handshakingAt reports whether at time t the newest connection was open
+// and had sent its connect request without having read the answer.
+func (d *faultyDialer) handshakingAt(t time.Time) bool {
+	c := d.last.Load()
+	if c == nil {
+		return false
+	}
+	before := func(v *atomic.Int64) bool { n := v.Load(); return n != 0 && n < t.UnixNano() }
+	return before(&c.wroteAt) && !before(&c.startedAt) && !before(&c.closedAt)
 }
 
 func (d *faultyDialer) Dial(network, addr string, timeout time.Duration) (net.Conn, error) {
@@ -109,36 +150,66 @@ func (d *faultyDialer) Dial(network, addr string, timeout time.Duration) (net.Co
 	if err != nil {
 		return nil, err
 	}
-	return &faultyConn{Conn: c, d: d}, nil
+	fc := &faultyConn{Conn: c, d: d, closed: make(chan struct{})}
+	d.last.Store(fc)
+	return fc, nil
 }
 
 type faultyConn struct {
 	net.Conn
-	d       *faultyDialer
-	mu      sync.Mutex
-	pending []byte // whole frames ready for the reader
-	started bool   // the connect response has passed
+	d         *faultyDialer
+	mu        sync.Mutex
+	pending   []byte      // whole frames ready for the reader
+	started   atomic.Bool // the connect response has passed
+	closed    chan struct{}
+	closeOnce sync.Once
+	// Unix nanoseconds of the first write, the connect response passing,
+	// and Close; 0 until then.
+	wroteAt, startedAt, closedAt atomic.Int64
 }
 
-// Read passes whole frames through, except a swallowed reply.
+func (c *faultyConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.closedAt.Store(time.Now().UnixNano())
+		close(c.closed)
+	})
+	return c.Conn.Close()
+}
+
+func (c *faultyConn) Write(p []byte) (int, error) {
+	c.wroteAt.CompareAndSwap(0, time.Now().UnixNano())
+	return c.Conn.Write(p)
+}
+
+// Read passes whole frames through, except a swallowed reply, and holds
+// them back while the dialer stalls.
 func (c *faultyConn) Read(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for len(c.pending) == 0 {
+		if h := c.d.held(); h != nil {
+			select {
+			case <-h:
+			case <-c.closed:
+				return 0, net.ErrClosed
+			}
+		}
 		frame, err := readFrame(c.Conn)
 		if err != nil {
 			return 0, err
 		}
-		if c.started && c.d.dropReply.Load() && len(frame) >= 8 && int32(binary.BigEndian.Uint32(frame[4:])) > 0 {
+		if c.started.Load() && c.d.dropReply.Load() && len(frame) >= 8 && int32(binary.BigEndian.Uint32(frame[4:])) > 0 {
 			c.d.dropReply.Store(false)
 			c.d.dropped <- struct{}{}
 			c.Conn.Close()
 			return 0, io.ErrUnexpectedEOF
 		}
-		if !c.started && len(frame) >= 20 && binary.BigEndian.Uint64(frame[12:]) == 0 {
+		if !c.started.Load() && len(frame) >= 20 && binary.BigEndian.Uint64(frame[12:]) == 0 {
 			c.d.expired.Store(true) // connect response with session id 0
 		}
-		c.started = true
+		if !c.started.Swap(true) {
+			c.startedAt.Store(time.Now().UnixNano())
+		}
 		c.pending = frame
 	}
 	n := copy(p, c.pending)

@@ -4,10 +4,13 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // errGateClosed refuses new connections once a Session has ended, so that
@@ -33,6 +36,7 @@ type handshake struct {
 // request gets exactly one reply, in order, so send times wait in a FIFO.
 type link struct {
 	net.Conn
+	raw    net.Conn // the connection under TLS, or Conn itself
 	s      *Session
 	opened time.Duration // when it was dialled, on the Session's clock
 	closed atomic.Bool
@@ -49,10 +53,13 @@ type link struct {
 	greeted bool
 }
 
-// Close closes the connection and records that it is gone.
+// Close closes the connection and records that it is gone. Under TLS it
+// closes the raw connection: closing the tls.Conn would first write a
+// close_notify alert, which waits up to five seconds for a server that
+// stopped reading, and the server needs no alert to end the connection.
 func (l *link) Close() error {
 	l.closed.Store(true)
-	return l.Conn.Close()
+	return l.raw.Close()
 }
 
 func (l *link) Write(p []byte) (int, error) {
@@ -65,7 +72,13 @@ func (l *link) Write(p []byte) (int, error) {
 	if !first && l.s.creates.waiting() {
 		l.s.creates.written(p)
 	}
-	return l.Conn.Write(p)
+	n, err := l.Conn.Write(p)
+	if err != nil {
+		// go-zookeeper hands this error to the request as it is: make the
+		// raw socket error read as the connection loss it is.
+		err = fmt.Errorf("%w: write to %s: %w", zk.ErrConnectionClosed, l.RemoteAddr(), err)
+	}
+	return n, err
 }
 
 func (l *link) Read(p []byte) (int, error) {
@@ -156,18 +169,33 @@ func (s *Session) dial(network, address string, timeout time.Duration) (net.Conn
 	if s.gate.Load() {
 		return nil, errGateClosed
 	}
-	var (
-		c   net.Conn
-		err error
-	)
+	c, raw, err := s.open(network, address, timeout)
+	if err != nil {
+		return nil, err
+	}
+	l := &link{Conn: c, raw: raw, s: s, opened: s.now()}
+	s.linkMu.Lock()
+	defer s.linkMu.Unlock()
+	if s.gate.Load() { // the session ended while we dialled
+		raw.Close()
+		return nil, errGateClosed
+	}
+	s.link = l
+	return l, nil
+}
+
+// open connects to a server through Config.Dialer and, if Config.TLS is
+// set, completes a TLS handshake. raw is the connection under TLS (or c).
+func (s *Session) open(network, address string, timeout time.Duration) (c, raw net.Conn, err error) {
 	if s.cfg.Dialer != nil {
 		c, err = s.cfg.Dialer(network, address, timeout)
 	} else {
 		c, err = net.DialTimeout(network, address, timeout)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	raw = c
 	if s.cfg.TLS != nil {
 		cfg := s.cfg.TLS.Clone()
 		if cfg.ServerName == "" {
@@ -179,20 +207,12 @@ func (s *Session) dial(network, address string, timeout time.Duration) (net.Conn
 		_ = tc.SetDeadline(time.Now().Add(timeout))
 		if err := tc.Handshake(); err != nil {
 			c.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		_ = tc.SetDeadline(time.Time{})
 		c = tc
 	}
-	l := &link{Conn: c, s: s, opened: s.now()}
-	s.linkMu.Lock()
-	defer s.linkMu.Unlock()
-	if s.gate.Load() { // the session ended while we dialled
-		c.Close()
-		return nil, errGateClosed
-	}
-	s.link = l
-	return l, nil
+	return c, raw, nil
 }
 
 // dropLink closes the current connection, which makes go-zookeeper

@@ -59,6 +59,11 @@ type Session struct {
 // Connect opens a ZooKeeper session and waits until it is established, the
 // credentials in cfg.Auth are added and cfg.Chroot exists. If ctx ends first,
 // everything is torn down and ctx's error returned.
+//
+// In the background it then reads the server's tickTime and syncLimit (the
+// conf four-letter word) and logs a warning if a follower cut off from the
+// ZooKeeper leader could keep the session answered until after the leader
+// expired it (see ensembleRisk); a server that refuses is not an error.
 func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -109,6 +114,8 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		s.Close(context.Background())
 		return nil, err
 	}
+	server := s.Server()
+	s.spawn(func() { s.checkEnsemble(server) })
 	return s, nil
 }
 
@@ -312,9 +319,11 @@ func (s *Session) run() {
 
 // heartbeat keeps the record of server contact fresh. go-zookeeper pings
 // only after T/3 without a request, so a single late ping reply would bring
-// the Session close to Lost; a cheap read every T/6 of quiet halves that.
+// the Session close to Lost; a cheap read every T/6 of quiet halves that,
+// and one every quarter of the Lost threshold keeps a small LostAfter from
+// ending a healthy Session.
 func (s *Session) heartbeat() {
-	every := max(s.Timeout()/6, 20*time.Millisecond)
+	every := heartbeatEvery(s.Timeout(), s.cfg.LostAfter)
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
@@ -329,6 +338,16 @@ func (s *Session) heartbeat() {
 		t.Reset(every)
 	}
 }
+
+// heartbeatEvery returns how much quiet makes the Session ask the server
+// for a reply, for negotiated timeout t.
+func heartbeatEvery(t time.Duration, lostAfter float64) time.Duration {
+	lost := time.Duration(float64(t) * lostAfter)
+	return max(min(t/6, lost/4), minHeartbeat)
+}
+
+// minHeartbeat bounds how often the Session asks the server for a reply.
+const minHeartbeat = 20 * time.Millisecond
 
 // thresholds returns how much silence makes the Session Suspended, Lost, and
 // how long a connection may go without a reply before it is dropped to try
@@ -440,14 +459,25 @@ func (s *Session) end(st State, cause error, why string) {
 }
 
 // teardown stops go-zookeeper and every goroutine the Session started.
+// closeSession is sent only when the owner closed the Session.
 func (s *Session) teardown() {
 	s.spawnMu.Lock()
 	s.stopping = true
 	s.spawnMu.Unlock()
-	// Close sends closeSession if a connection is up; the server then
-	// deletes our ephemeral nodes at once.
-	s.conn.Close()
-	s.dropLink()
+	if s.State() == Closed {
+		// Close sends closeSession if a connection is up; the server then
+		// deletes our ephemeral nodes at once, as the owner asked.
+		s.conn.Close()
+		s.dropLink()
+	} else {
+		// Lost or Expired: the owners of our ephemeral nodes have just been
+		// told to stop, and they may use the time the server still holds
+		// the session. Drop the link first (the gate is already closed, so
+		// no other opens), so that no closeSession can reach a server, not
+		// even through a handshake that completes meanwhile.
+		s.dropLink()
+		s.conn.Close()
+	}
 	<-s.zkStopped
 	s.tasks.Wait()
 }

@@ -21,6 +21,7 @@ func TestConfigValidation(t *testing.T) {
 		{Servers: []string{"127.0.0.1:1"}, Chroot: "relative"},
 		{Servers: []string{"127.0.0.1:1"}, Chroot: "/a//b"},
 		{Servers: []string{"127.0.0.1:1"}, SessionTimeout: time.Millisecond},
+		{Servers: []string{"127.0.0.1:1"}, SessionTimeout: time.Second, LostAfter: 0.05}, // Lost after 50ms
 		{Servers: []string{"127.0.0.1:1"}, Auth: []zkcoord.Auth{{Scheme: "digest", Credential: "nocolon"}}},
 	}
 	for _, cfg := range bad {

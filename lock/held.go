@@ -224,6 +224,11 @@ func (l *Lease) run(own <-chan ownWatch) {
 					l.end(lost(ErrNodeDeleted))
 					return
 				}
+				if err != nil {
+					// Without a watch a deletion would go unnoticed.
+					l.end(lost(l.sessErr(err)))
+					return
+				}
 			default:
 				// The watch was dropped: the Session is ending. Wait for
 				// it, or for a release.
@@ -244,8 +249,9 @@ func (l *Lease) sessErr(err error) error {
 	return err
 }
 
-// rewatch sets a new watch on the node. Errors other than ErrNoNode mean the
-// Session is ending; the caller then waits for its end with no watch.
+// rewatch sets a new watch on the node, retrying over connection loss. Any
+// error means the lease is lost: ErrNoNode that the node is gone, others
+// that the Session ended or that the node can no longer be watched.
 func (l *Lease) rewatch() (<-chan zkcoord.Event, error) {
 	// A ctx without Done: the call ends with the Session at the latest.
 	_, w, err := dataWatch(context.Background(), l.sess, l.path)

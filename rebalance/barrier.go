@@ -128,7 +128,8 @@ func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path string, tok
 
 // watchBarrier reports evBarrierLost if the barrier with token at path is
 // deleted (by someone else: the member cancels ctx before deleting its own)
-// while ctx lives.
+// while ctx lives, or if it can no longer be watched while ctx and the
+// Session live.
 func (m *member) watchBarrier(ctx context.Context, s *slot, path string, w <-chan zkcoord.Event) {
 	defer m.wg.Done()
 	for {
@@ -140,11 +141,15 @@ func (m *member) watchBarrier(ctx context.Context, s *slot, path string, w <-cha
 				return // the Session ended: the member handles that
 			}
 		}
-		ok, st, w2, err := m.sess.ExistsW(ctx, path)
+		ok, st, w2, err := m.sess.ExistsW(ctx, path) // retries over connection loss
 		if err != nil {
-			return
-		}
-		if ok && st.Czxid == s.a.Token {
+			if ctx.Err() != nil || m.sess.Err() != nil {
+				return // the slot or the Session ended: the member handles that
+			}
+			// Without a watch a deletion would go unnoticed: the barrier
+			// can no longer be vouched for.
+			m.log.Warn("rebalance: cannot watch barrier", "resource", s.res, "err", err)
+		} else if ok && st.Czxid == s.a.Token {
 			w = w2
 			continue
 		}
