@@ -100,7 +100,7 @@ func (m *model) readElection(ctx context.Context, p string) (*ElectionView, erro
 			Term  int64  `json:"term"`
 		}
 		if err == nil && json.Unmarshal(data, &ack) == nil {
-			e.Acting = ack.Node == e.Leader.Node && ack.Token == e.Leader.Token
+			e.Acting = zkcoord.Base(ack.Node) == e.Leader.Node && ack.Token == e.Leader.Token
 			if e.Acting && ack.Term > 0 {
 				e.Term = ack.Term
 			}
