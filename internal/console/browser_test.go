@@ -2,7 +2,7 @@ package console_test
 
 import (
 	"context"
-		"flag"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
