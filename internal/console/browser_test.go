@@ -103,13 +103,19 @@ func measured(t *testing.T, what string, from, to time.Time) {
 	}
 }
 
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot writes a PNG of the page, or of the element sel, to docs/ui/
+// when -console.screenshots is given.
+func screenshot(t *testing.T, ctx context.Context, name, sel string) {
 	t.Helper()
 	if !*screenshots {
 		return
 	}
 	var png []byte
-	run(t, ctx, time.Minute, chromedp.FullScreenshot(&png, 100))
+	if sel == "" {
+		run(t, ctx, time.Minute, chromedp.FullScreenshot(&png, 100))
+	} else {
+		run(t, ctx, time.Minute, chromedp.Screenshot(sel, &png, chromedp.ByQuery))
+	}
 	out := filepath.Join("..", "..", "docs", "ui", name)
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
@@ -146,7 +152,7 @@ func TestBrowserShowsChanges(t *testing.T) {
 	startWorkers(t, "/web/rebalance", "partitions", 2, "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7")
 	extras(t, ctx, s1, s2)
 
-	srv := serve(t, connect(t), console.Options{Paths: []string{"/web", "barrier:/web/deploy-gate"}, Admin: *screenshots}).URL
+	srv := serve(t, connect(t), console.Options{Paths: []string{"/web", "barrier:/web/deploy-gate"}}).URL
 	b := browser(t)
 	run(t, b, time.Minute, chromedp.Navigate(srv))
 	shown(t, b, "/web/billing-leader", `c.querySelector(".leader").textContent === "billing-a" && c.textContent.includes("acting")`)
@@ -167,6 +173,7 @@ func TestBrowserShowsChanges(t *testing.T) {
 	startWorker(t, "/web/rebalance", "partitions", "worker-2")
 	rebalanced := shown(t, b, "/web/rebalance/partitions",
 		fmt.Sprintf(`c.querySelector(".generation").textContent !== %q && c.querySelectorAll("tr[data-member]").length === 3`, gen))
+	screenshot(t, b, "group.png", `[id="card:/web/rebalance/partitions"]`)
 	measured(t, "rebalancing (from the join; the coordinator waits its minimum interval first)", t0, rebalanced)
 	// The allocation node's mtime is when the coordinator wrote the new
 	// allocation: the page's own delay is measured from there.
@@ -196,7 +203,7 @@ func TestBrowserShowsChanges(t *testing.T) {
 			t.Errorf("timeline lacks %q:\n%s", want, timeline)
 		}
 	}
-	screenshot(t, b, "console.png")
+	screenshot(t, b, "console.png", "")
 }
 
 // extras adds one of each other recipe, so that the page shows them all:

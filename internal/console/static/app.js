@@ -31,13 +31,13 @@ function kv(pairs) {
 }
 
 function contender(c, holder, path) {
-  const who = c.id ? esc(c.id) : "<i>no id</i>";
+  const who = c.id ? esc(c.id) : "session " + esc(c.session);
   let brk = "";
   if (admin && holder) {
     brk = ` <button class="danger" data-break="${esc(path)}" data-node="${esc(c.node)}">break</button>`;
   }
   return `<li><b class="who">${who}</b>${c.write ? ' <span class="badge">write</span>' : ""}` +
-    ` <span class="mono">session ${esc(c.session)} · token ${c.token} · ${since(c.since)}</span>${brk}</li>`;
+    ` <span class="mono">${c.id ? "session " + esc(c.session) + " · " : ""}token ${c.token} · ${since(c.since)}</span>${brk}</li>`;
 }
 
 function renderGroup(v) {
