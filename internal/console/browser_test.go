@@ -88,7 +88,13 @@ func shown(t *testing.T, ctx context.Context, path, test string) time.Time {
 	expr := fmt.Sprintf(`(() => { const c = document.getElementById(%q); return c && (%s) ? Number(c.dataset.rendered) : false; })()`,
 		"card:"+path, test)
 	var ms float64
-	run(t, ctx, 45*time.Second, chromedp.Poll(expr, &ms, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(40*time.Second)))
+	pctx, cancel := context.WithTimeout(ctx, 45*time.Second)
+	defer cancel()
+	if err := chromedp.Run(pctx, chromedp.Poll(expr, &ms, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(40*time.Second))); err != nil {
+		var text string
+		_ = chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`(document.getElementById(%q) || document.body).textContent.slice(0, 2000)`, "card:"+path), &text))
+		t.Fatalf("page never showed %s with %s: %v; it shows: %s", path, test, err, text)
+	}
 	return time.UnixMilli(int64(ms))
 }
 

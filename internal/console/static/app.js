@@ -125,6 +125,7 @@ const renderers = { group: renderGroup, election: renderElection, lock: renderLo
 function cardID(path) { return "card:" + path; }
 
 function render(v) {
+  const began = performance.now();
   const sec = document.getElementById("sec-" + sectionOf[v.kind]);
   let card = document.getElementById(cardID(v.path));
   if (!card) {
@@ -146,11 +147,25 @@ function render(v) {
   }
   card.innerHTML = `<h3>${esc(v.path)} <span class="badge">${esc(kind)}</span></h3>` + body;
   card.dataset.rendered = String(Date.now());
+  card.dataset.renderMs = (performance.now() - began).toFixed(1);
   sections();
+}
+
+// Views arriving faster than the page draws are coalesced: each card is
+// drawn once per frame, with its newest view.
+const due = new Set();
+function schedule(path) {
+  if (due.size === 0) requestAnimationFrame(flush);
+  due.add(path);
+}
+function flush() {
+  for (const p of due) { const v = views.get(p); if (v) render(v); }
+  due.clear();
 }
 
 function gone(path) {
   views.delete(path);
+  due.delete(path);
   const card = document.getElementById(cardID(path));
   if (card) card.remove();
   sections();
@@ -192,7 +207,7 @@ function status(s) {
 function connect() {
   const es = new EventSource("api/events");
   es.addEventListener("status", m => status(JSON.parse(m.data)));
-  es.addEventListener("view", m => { const v = JSON.parse(m.data); views.set(v.path, v); render(v); });
+  es.addEventListener("view", m => { const v = JSON.parse(m.data); views.set(v.path, v); schedule(v.path); });
   es.addEventListener("gone", m => gone(JSON.parse(m.data)));
   es.addEventListener("event", m => timeline(JSON.parse(m.data)));
   es.onerror = () => {
