@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +45,20 @@ func inBatches(t *testing.T, ctx context.Context, sess *zkcoord.Session, ops []a
 		ops = ops[n:]
 	}
 	return out
+}
+
+// rss returns the process's resident set size, from /proc.
+func rss() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
 }
 
 func heapInUse() uint64 {
@@ -122,6 +139,7 @@ func TestScale(t *testing.T) {
 
 	// The console and the page.
 	heapBefore, goBefore := heapInUse(), runtime.NumGoroutine()
+	t.Logf("test process before the console: resident %s", rss())
 	start := time.Now()
 	srv := serve(t, connect(t), console.Options{Root: "/scale"})
 	b := browser(t)
@@ -129,8 +147,13 @@ func TestScale(t *testing.T) {
 	settled := `c.querySelectorAll("tr[data-member]").length === %d && c.querySelector(".generation").textContent === "%d" && c.querySelector(".settled")`
 	loaded := shown(t, b, base, fmt.Sprintf(settled, scaleMembers, 1))
 	t.Logf("first load: page shows the group %v after the console started", loaded.Sub(start).Round(time.Millisecond))
+	if st, err := getState(t, srv); err == nil {
+		raw, _ := json.Marshal(st.Views[base])
+		t.Logf("the group's view: %d kB of JSON", len(raw)>>10)
+	}
 	heapAfter, goAfter := heapInUse(), runtime.NumGoroutine()
-	t.Logf("console heap in use: %.1f MiB; goroutines: %d (one per watch)", float64(heapAfter-heapBefore)/(1<<20), goAfter-goBefore)
+	t.Logf("console heap in use: %.1f MiB; goroutines: %d; test process resident %s",
+		float64(heapAfter-heapBefore)/(1<<20), goAfter-goBefore, rss())
 
 	// Rebalancings: scaleMoves resources move from one member to another;
 	// the allocation is written, then the barriers change hands.
@@ -163,6 +186,13 @@ func TestScale(t *testing.T) {
 		t.Logf("rebalancing %d (%d moved): generation shown %v after the allocation write; settled shown %v after the barriers moved; render %s ms",
 			round, scaleMoves, shownGen.Sub(t0).Round(time.Millisecond), done.Sub(t1).Round(time.Millisecond), renderMs)
 		a = next
+	}
+	if *screenshots { // the top of the page only: the whole grid is 1,000 rows
+		var png []byte
+		run(t, b, time.Minute, chromedp.CaptureScreenshot(&png))
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "ui", "scale.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	heapEnd := heapInUse()
 	t.Logf("console heap in use after the rebalancings: %.1f MiB", float64(heapEnd-heapBefore)/(1<<20))
