@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -203,9 +204,15 @@ func (m *model) refresh(r *recipe) {
 	defer cancel()
 	m.cache.owner = r.path
 	v, err := m.read(ctx, r)
-	if errors.Is(err, zkcoord.ErrNoNode) && !r.hinted {
-		m.forget(r)
-		return
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		if !r.hinted {
+			m.forget(r)
+			return
+		}
+		// A recipe named in Options.Paths stays, waiting for its node.
+		if ok, herr := m.cache.has(ctx, r.path); herr == nil && !ok {
+			err = fmt.Errorf("console: %s: no such node (yet)", r.path)
+		}
 	}
 	if err != nil {
 		if m.ctx.Err() != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/barrier"
 	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/console"
@@ -239,6 +240,74 @@ func TestRecipeGone(t *testing.T) {
 		}
 		if v, ok := st.Views["/a/b/lock"]; ok {
 			return fmt.Errorf("still shown: %+v", v)
+		}
+		return nil
+	})
+}
+
+// TestNamedPathsWaitForTheirNodes: a recipe named in Options.Paths before
+// its node exists is shown once it does.
+func TestNamedPathsWaitForTheirNodes(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	srv := serve(t, connect(t), console.Options{Paths: []string{"lock:/later/lock", "barrier:/later/gate"}})
+	waitView(t, srv, "/later/gate", func(v *console.View) error {
+		if v.Barrier.Set {
+			return fmt.Errorf("barrier shown set")
+		}
+		return nil
+	})
+	testkit.WaitFor(t, 30*time.Second, "lock shown missing", func() error {
+		st, err := getState(t, srv)
+		if err != nil {
+			return err
+		}
+		if v := st.Views["/later/lock"]; v == nil || v.Error == "" {
+			return fmt.Errorf("view %+v", v)
+		}
+		return nil
+	})
+	sess := connect(t)
+	m, _ := lock.NewMutex(sess, "/later/lock")
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, _ := barrier.New(sess, "/later/gate")
+	if err := gate.Set(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/later/lock", func(v *console.View) error {
+		if len(v.Lock.Holders) != 1 || v.Lock.Holders[0].Token != lease.Token() {
+			return fmt.Errorf("lock %+v", v.Lock)
+		}
+		return nil
+	})
+	waitView(t, srv, "/later/gate", func(v *console.View) error {
+		if !v.Barrier.Set {
+			return fmt.Errorf("barrier shown open")
+		}
+		return nil
+	})
+}
+
+// TestSessionEndShown: when the console's Session ends, the page is told.
+func TestSessionEndShown(t *testing.T) {
+	sess := connect(t)
+	srv := serve(t, sess, console.Options{})
+	testkit.Eventually(t, 30*time.Second, "settled", func() bool {
+		st, err := getState(t, srv)
+		return err == nil && st.Status.Settled
+	})
+	if err := cluster.ExpireSession(testkit.Ctx(t, time.Minute), sess.ID(), sess.Password()); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 60*time.Second, "failure shown", func() error {
+		st, err := getState(t, srv)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(st.Status.Failure, "session ended") {
+			return fmt.Errorf("status %+v", st.Status)
 		}
 		return nil
 	})
