@@ -1,9 +1,10 @@
+//go:build consolescale
+
 package console_test
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,8 +21,6 @@ import (
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
-
-var scale = flag.Bool("console.scale", false, "measure the console with 1,000 members x 10,000 resources in one group (docs/ui.md)")
 
 // Size of the simulated group.
 const (
@@ -72,12 +71,10 @@ func heapInUse() uint64 {
 // 10,000 resources directly (as its clients would), serves the console to
 // headless Chromium and measures the first load, the memory the console
 // holds, and how soon the page shows a rebalancing that moves a few
-// resources. It runs only with -console.scale; its figures are in
-// docs/ui.md.
+// resources. It is a measurement, built only with the tag consolescale
+// (go test -tags consolescale -run TestScale ./internal/console/); its
+// figures are in docs/ui.md.
 func TestScale(t *testing.T) {
-	if !*scale {
-		t.Skip("a measurement: run with -console.scale")
-	}
 	ctx := testkit.Ctx(t, 10*time.Minute)
 	sess := connect(t)
 	const base = "/scale/rebalance/big"
