@@ -14,11 +14,21 @@ import (
 // adminTimeout bounds one admin action.
 const adminTimeout = 30 * time.Second
 
-// admin checks that admin actions are enabled, and answers the request if
-// not.
-func (c *Console) admin(w http.ResponseWriter) bool {
+// AdminHeader must be present, with the value "1", on admin requests. A
+// browser sends such a header across origins only after a CORS preflight,
+// which the console never grants, so another site open in the operator's
+// browser cannot submit admin actions.
+const AdminHeader = "X-Zkcoord-Admin"
+
+// admin checks that admin actions are enabled and that the request carries
+// AdminHeader, and answers the request if not.
+func (c *Console) admin(w http.ResponseWriter, r *http.Request) bool {
 	if !c.opts.Admin {
-		http.Error(w, "console: read-only (admin actions are not enabled)", http.StatusForbidden)
+		reply(w, http.StatusForbidden, "console: read-only (admin actions are not enabled)")
+		return false
+	}
+	if r.Header.Get(AdminHeader) != "1" {
+		reply(w, http.StatusForbidden, "console: admin requests need the header "+AdminHeader+": 1")
 		return false
 	}
 	return true
@@ -34,7 +44,7 @@ func reply(w http.ResponseWriter, code int, msg string) {
 // lock), node (the holder's node name) and confirm, which must repeat
 // node. The node must be a current holder as the console last saw it.
 func (c *Console) breakLock(w http.ResponseWriter, r *http.Request) {
-	if !c.admin(w) {
+	if !c.admin(w, r) {
 		return
 	}
 	path, node, confirm := r.FormValue("path"), r.FormValue("node"), r.FormValue("confirm")
@@ -75,7 +85,7 @@ func (c *Console) breakLock(w http.ResponseWriter, r *http.Request) {
 // group's path), op ("add" or "remove"), id and confirm, which must repeat
 // id.
 func (c *Console) resource(w http.ResponseWriter, r *http.Request) {
-	if !c.admin(w) {
+	if !c.admin(w, r) {
 		return
 	}
 	group, op, id, confirm := r.FormValue("group"), r.FormValue("op"), r.FormValue("id"), r.FormValue("confirm")

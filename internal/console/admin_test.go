@@ -15,12 +15,21 @@ import (
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
+// post sends an admin request as the page does.
 func post(t *testing.T, srv string, path string, form url.Values) int {
+	t.Helper()
+	return postWith(t, srv, path, form, true)
+}
+
+func postWith(t *testing.T, srv string, path string, form url.Values, header bool) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv+path, nil)
 	req.URL.RawQuery = form.Encode()
+	if header {
+		req.Header.Set(console.AdminHeader, "1")
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
@@ -79,6 +88,9 @@ func TestAdminActions(t *testing.T) {
 		t.Fatalf("unconfirmed break-lock answered %d, want 400", code)
 	}
 	form.Set("confirm", node)
+	if code := postWith(t, srv.URL, "/api/admin/break-lock", form, false); code != http.StatusForbidden {
+		t.Fatalf("break-lock without %s answered %d, want 403", console.AdminHeader, code)
+	}
 	if code := post(t, srv.URL, "/api/admin/break-lock", form); code != http.StatusOK {
 		t.Fatalf("break-lock answered %d", code)
 	}

@@ -220,7 +220,7 @@ function connect() {
 }
 
 async function post(url, form) {
-  const res = await fetch(url, { method: "POST", body: new URLSearchParams(form) });
+  const res = await fetch(url, { method: "POST", body: new URLSearchParams(form), headers: { "X-Zkcoord-Admin": "1" } });
   const body = await res.json().catch(() => ({ result: res.statusText }));
   alert(body.result);
 }
