@@ -177,16 +177,19 @@ func (m *model) walk(p string) {
 // children kids (all of them when kids is nil), and p itself if kids is
 // nil.
 func (m *model) forgetUnder(p string, kids []string) {
+	prefix := strings.TrimSuffix(p, "/") + "/"
 	for rp, r := range m.recipes {
-		if r.hinted || !(rp == p && kids == nil || strings.HasPrefix(rp, strings.TrimSuffix(p, "/")+"/")) {
+		if r.hinted {
 			continue
 		}
-		if kids != nil {
-			rest := strings.TrimPrefix(rp, strings.TrimSuffix(p, "/")+"/")
-			child, _, _ := strings.Cut(rest, "/")
-			if slices.Contains(kids, child) {
-				continue
-			}
+		rest, below := strings.CutPrefix(rp, prefix)
+		child, _, _ := strings.Cut(rest, "/")
+		switch {
+		case rp == p && kids == nil: // p itself is gone
+		case !below:
+			continue
+		case kids != nil && slices.Contains(kids, child):
+			continue
 		}
 		m.forget(r)
 	}
