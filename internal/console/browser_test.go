@@ -1,0 +1,255 @@
+package console_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/counter"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/console"
+	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/lock"
+	"github.com/zkcoord/zkcoord/queue"
+)
+
+var screenshots = flag.Bool("console.screenshots", false, "write screenshots of the console to docs/ui/")
+
+// updateBound is the sanity bound on the time from a change to the page
+// showing it; the figures measured are logged (they are far lower).
+const updateBound = 5 * time.Second
+
+// browser starts a headless Chromium with a fresh profile, closed when the
+// test ends. A missing Chromium skips the test, except in CI, where it
+// fails.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		path, err = exec.LookPath("/usr/bin/chromium")
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is missing (apt-get install chromium, or make deps): %v", err)
+		}
+		t.Skipf("chromium is missing: %v", err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx)
+		cancel()
+		cancelAlloc()
+	})
+	// Start the browser now, on ctx itself: the browser lives as long as
+	// the context of the first Run.
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// run runs actions in the browser, bounded by d.
+func run(t *testing.T, ctx context.Context, d time.Duration, actions ...chromedp.Action) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+}
+
+// shown waits until the card of path satisfies the JavaScript predicate
+// test (given the card as c) and returns when the page rendered it.
+func shown(t *testing.T, ctx context.Context, path, test string) time.Time {
+	t.Helper()
+	expr := fmt.Sprintf(`(() => { const c = document.getElementById(%q); return c && (%s) ? Number(c.dataset.rendered) : false; })()`,
+		"card:"+path, test)
+	var ms float64
+	pctx, cancel := context.WithTimeout(ctx, 45*time.Second)
+	defer cancel()
+	if err := chromedp.Run(pctx, chromedp.Poll(expr, &ms, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(40*time.Second))); err != nil {
+		var text string
+		_ = chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`(document.getElementById(%q) || document.body).textContent.slice(0, 2000)`, "card:"+path), &text))
+		t.Fatalf("page never showed %s with %s: %v; it shows: %s", path, test, err, text)
+	}
+	return time.UnixMilli(int64(ms))
+}
+
+// measured logs the time from a change to the page showing it and checks
+// it against the sanity bound.
+func measured(t *testing.T, what string, from, to time.Time) {
+	t.Helper()
+	d := to.Sub(from)
+	t.Logf("%s: shown %v after the change", what, d.Round(time.Millisecond))
+	if d > updateBound {
+		t.Errorf("%s: shown %v after the change, bound %v", what, d, updateBound)
+	}
+}
+
+// screenshot writes a PNG of the page, or of the element sel, to docs/ui/
+// when -console.screenshots is given.
+func screenshot(t *testing.T, ctx context.Context, name, sel string) {
+	t.Helper()
+	if !*screenshots {
+		return
+	}
+	var png []byte
+	if sel == "" {
+		run(t, ctx, time.Minute, chromedp.FullScreenshot(&png, 100))
+	} else {
+		run(t, ctx, time.Minute, chromedp.Screenshot(sel, &png, chromedp.ByQuery))
+	}
+	out := filepath.Join("..", "..", "docs", "ui", name)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", out)
+}
+
+// TestBrowserShowsChanges drives the page in headless Chromium while real
+// workers change leader, rebalance and hand a lock over, and measures how
+// soon the page shows each change.
+func TestBrowserShowsChanges(t *testing.T) {
+	ctx := testkit.Ctx(t, 3*time.Minute)
+	s1, s2 := connect(t), connect(t)
+
+	e1, _ := election.New(s1, "/web/billing-leader", election.WithID("billing-a"))
+	e2, _ := election.New(s2, "/web/billing-leader", election.WithID("billing-b"))
+	lead, err := e1.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.Nominate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m1, _ := lock.NewMutex(s1, "/web/nightly-lock")
+	m2, _ := lock.NewMutex(s2, "/web/nightly-lock")
+	if _, err := m1.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan error, 1)
+	go func() { _, err := m2.Lock(ctx); second <- err }()
+	startWorkers(t, "/web/rebalance", "partitions", 2, "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7")
+	extras(t, ctx, s1, s2)
+
+	srv := serve(t, connect(t), console.Options{Paths: []string{"/web", "barrier:/web/deploy-gate"}}).URL
+	b := browser(t)
+	run(t, b, time.Minute, chromedp.Navigate(srv))
+	shown(t, b, "/web/billing-leader", `c.querySelector(".leader").textContent === "billing-a" && c.textContent.includes("acting")`)
+	shown(t, b, "/web/nightly-lock", fmt.Sprintf(`c.querySelector(".holders").textContent === "0x%x"`, s1.ID()))
+	shown(t, b, "/web/rebalance/partitions", `c.querySelectorAll("tr[data-member]").length === 2 && c.querySelector(".settled")`)
+
+	// A leader change.
+	t0 := time.Now()
+	if err := lead.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	measured(t, "leader change", t0, shown(t, b, "/web/billing-leader", `c.querySelector(".leader").textContent === "billing-b"`))
+
+	// A rebalancing: a third worker joins.
+	var gen string
+	run(t, b, time.Minute, chromedp.Text(`[id="card:/web/rebalance/partitions"] .generation`, &gen))
+	t0 = time.Now()
+	startWorker(t, "/web/rebalance", "partitions", "worker-2")
+	rebalanced := shown(t, b, "/web/rebalance/partitions",
+		fmt.Sprintf(`c.querySelector(".generation").textContent !== %q && c.querySelectorAll("tr[data-member]").length === 3`, gen))
+	screenshot(t, b, "group.png", `[id="card:/web/rebalance/partitions"]`)
+	measured(t, "rebalancing (from the join; the coordinator waits its minimum interval first)", t0, rebalanced)
+	// The allocation node's mtime is when the coordinator wrote the new
+	// allocation: the page's own delay is measured from there.
+	if _, st, err := s1.Get(ctx, "/web/rebalance/partitions/resources"); err == nil {
+		measured(t, "rebalancing (from the allocation write)", time.UnixMilli(st.Mtime), rebalanced)
+	}
+	measured(t, "rebalancing settled", t0, shown(t, b, "/web/rebalance/partitions",
+		`c.querySelectorAll("tr[data-member]").length === 3 && c.querySelector(".settled") && !c.querySelector(".chip.wait")`))
+
+	// A lock handoff.
+	t0 = time.Now()
+	if err := m1.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	measured(t, "lock handoff", t0, shown(t, b, "/web/nightly-lock", fmt.Sprintf(`c.querySelector(".holders").textContent === "0x%x"`, s2.ID())))
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+
+	// The timeline lists the three.
+	var timeline string
+	run(t, b, time.Minute,
+		chromedp.Poll(`document.querySelectorAll("#timeline li").length >= 3`, nil, chromedp.WithPollingTimeout(40*time.Second)),
+		chromedp.Text("#timeline", &timeline))
+	for _, want := range []string{"leader: billing-b", "rebalanced: generation", "granted to"} {
+		if !strings.Contains(timeline, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, timeline)
+		}
+	}
+	screenshot(t, b, "console.png", "")
+}
+
+// extras adds one of each other recipe, so that the page shows them all:
+// a read/write lock, a semaphore, a queue, a counter, a barrier and a
+// double barrier still gathering.
+func extras(t *testing.T, ctx context.Context, s1, s2 *zkcoord.Session) {
+	t.Helper()
+	check := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rw1, _ := lock.NewRWMutex(s1, "/web/config-rwlock")
+	rw2, _ := lock.NewRWMutex(s2, "/web/config-rwlock")
+	_, err := rw1.RLock(ctx)
+	check(err)
+	_, err = rw2.RLock(ctx)
+	check(err)
+	sem, _ := lock.NewSemaphore(s1, "/web/db-slots", 3)
+	for range 2 {
+		_, err := sem.Acquire(ctx)
+		check(err)
+	}
+	q, _ := queue.New(s2, "/web/email-jobs")
+	for i := range 5 {
+		_, err := q.Put(ctx, []byte(fmt.Sprint("job ", i)))
+		check(err)
+	}
+	cnt, _ := counter.New(s1, "/web/deploys")
+	_, err = cnt.Add(ctx, 42)
+	check(err)
+	gate, _ := barrier.New(s1, "/web/deploy-gate")
+	check(gate.Set(ctx))
+	d, _ := barrier.NewDouble(s2, "/web/batch-start", 3)
+	enterCtx, cancel := context.WithCancel(ctx)
+	entered := make(chan struct{})
+	go func() {
+		defer close(entered)
+		_ = d.Enter(enterCtx) // waits for two more members, until the test ends
+	}()
+	t.Cleanup(func() { cancel(); <-entered })
+}

@@ -1,0 +1,25 @@
+// Package console is the live web console behind `zkcoord ui`: a
+// single-page view of who leads, holds and owns what under a ZooKeeper
+// root, updated as it changes.
+//
+// The console walks the tree under a root (or a list of paths) and
+// recognises recipes by their node layouts: rebalancer groups (clients/,
+// resources/, barriers/ and term), elections (_c_<uuid>-latch-<seq>
+// children), mutexes (-lock-), read/write locks (__READ__, __WRIT__),
+// semaphores (locks/ and leases/), queues (queue-<seq> items), double
+// barriers (UUID members and ready) and counters (a leaf holding 4 bytes).
+// A simple barrier is a plain node and is shown only when named in
+// Options.Paths as "barrier:<path>".
+//
+// One goroutine owns the model. Every node it reads is read with a watch
+// and cached until that watch fires, so a change costs reads of what
+// changed, not of the whole group, and the number of watches does not grow
+// with the number of browsers: each browser subscribes to server-sent
+// events fed from the model through a coalescing queue of its own, so a
+// slow browser never holds the model up. The page itself (static/) is
+// embedded in the binary.
+//
+// The console is read-only unless Options.Admin is set; admin actions
+// (break a lock, add or remove a rebalancer resource) need a confirmation
+// parameter repeating their target and are logged.
+package console

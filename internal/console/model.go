@@ -1,0 +1,248 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// readTimeout bounds one refresh of one recipe or one walk step.
+const readTimeout = 30 * time.Second
+
+// walkPrefix marks the owner id of a walk of a path (recipes are owned by
+// their own path, which starts with "/").
+const walkPrefix = "walk:"
+
+// recipe is one recognised recipe and the last view published for it.
+type recipe struct {
+	path string
+	kind Kind
+	// hinted recipes were named in Options.Paths: they stay while their
+	// node is missing.
+	hinted bool
+	view   *View
+	raw    []byte
+}
+
+// model follows the recipes under the console's roots. Its state belongs
+// to the goroutine running run; watches report to it through fired.
+type model struct {
+	sess  *zkcoord.Session
+	log   *slog.Logger
+	hub   *hub
+	roots []string
+	hints map[string]Kind
+	now   func() time.Time
+
+	ctx   context.Context
+	fire  chan watchKey
+	wg    sync.WaitGroup
+	cache *cache
+	// recipes by path, and what is dirty: recipe paths and walk ids.
+	recipes map[string]*recipe
+	dirty   map[string]struct{}
+}
+
+func newModel(ctx context.Context, sess *zkcoord.Session, log *slog.Logger, h *hub, roots []string, hints map[string]Kind) *model {
+	m := &model{sess: sess, log: log, hub: h, roots: roots, hints: hints, now: time.Now,
+		ctx: ctx, fire: make(chan watchKey, 1024), recipes: map[string]*recipe{}, dirty: map[string]struct{}{}}
+	m.cache = newCache(m)
+	return m
+}
+
+// arm waits for one watch in a goroutine of its own and reports it.
+func (m *model) arm(k watchKey, w <-chan zkcoord.Event) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if _, err := m.sess.WaitEvent(m.ctx, w); err != nil && m.ctx.Err() != nil {
+			return
+		}
+		select {
+		case m.fire <- k:
+		case <-m.ctx.Done():
+		}
+	}()
+}
+
+// run owns the model until ctx ends.
+func (m *model) run() {
+	for p, k := range m.hints {
+		m.recipes[p] = &recipe{path: p, kind: k, hinted: true}
+		m.dirty[p] = struct{}{}
+	}
+	for _, r := range m.roots {
+		m.dirty[walkPrefix+r] = struct{}{}
+	}
+	for {
+		m.settle()
+		m.hub.ready()
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.sess.Done():
+			m.hub.fail(m.sess.Err())
+			<-m.ctx.Done()
+			return
+		case k := <-m.fire:
+			m.fired(k)
+		}
+	}
+}
+
+// fired handles one watch that fired and every other one already queued.
+func (m *model) fired(k watchKey) {
+	for {
+		for o := range m.cache.fired(k) {
+			m.dirty[o] = struct{}{}
+		}
+		select {
+		case k = <-m.fire:
+		default:
+			return
+		}
+	}
+}
+
+// settle processes what is dirty until nothing is: walks first (parents
+// before children), then recipes.
+func (m *model) settle() {
+	for len(m.dirty) > 0 && m.ctx.Err() == nil {
+		ids := make([]string, 0, len(m.dirty))
+		for id := range m.dirty {
+			ids = append(ids, id)
+		}
+		clear(m.dirty)
+		slices.Sort(ids)
+		for _, id := range ids {
+			if p, ok := strings.CutPrefix(id, walkPrefix); ok {
+				m.walk(p)
+			}
+		}
+		for _, id := range ids {
+			if r, ok := m.recipes[id]; ok {
+				m.refresh(r)
+			}
+		}
+	}
+}
+
+// walk looks for recipes at and under p.
+func (m *model) walk(p string) {
+	if _, ok := m.recipes[p]; ok || p == "/zookeeper" || m.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, readTimeout)
+	defer cancel()
+	m.cache.owner = walkPrefix + p
+	kids, err := m.cache.children(ctx, p)
+	if err != nil {
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			m.forgetUnder(p, nil)
+		} else if m.ctx.Err() == nil {
+			m.log.Warn("console: walk", "path", p, "err", err)
+		}
+		return
+	}
+	kind := classify(kids)
+	if kind == "" && len(kids) == 0 {
+		if data, _, err := m.cache.get(ctx, p); err == nil && len(data) == 4 {
+			kind = KindCounter
+		}
+	}
+	if kind != "" {
+		r := &recipe{path: p, kind: kind}
+		m.recipes[p] = r
+		m.refresh(r)
+		return
+	}
+	m.forgetUnder(p, kids)
+	sorted := slices.Clone(kids)
+	slices.Sort(sorted)
+	for _, k := range sorted {
+		m.walk(zkcoord.Join(p, k))
+	}
+}
+
+// forgetUnder forgets the recipes below p that are not under one of the
+// children kids (all of them when kids is nil), and p itself if kids is
+// nil.
+func (m *model) forgetUnder(p string, kids []string) {
+	prefix := strings.TrimSuffix(p, "/") + "/"
+	for rp, r := range m.recipes {
+		if r.hinted {
+			continue
+		}
+		rest, below := strings.CutPrefix(rp, prefix)
+		child, _, _ := strings.Cut(rest, "/")
+		switch {
+		case rp == p && kids == nil: // p itself is gone
+		case !below:
+			continue
+		case kids != nil && slices.Contains(kids, child):
+			continue
+		}
+		m.forget(r)
+	}
+}
+
+func (m *model) forget(r *recipe) {
+	delete(m.recipes, r.path)
+	m.hub.remove(r.path)
+	m.event(r.path, r.kind, "gone")
+}
+
+// refresh reads a recipe again and publishes its view if it changed.
+func (m *model) refresh(r *recipe) {
+	ctx, cancel := context.WithTimeout(m.ctx, readTimeout)
+	defer cancel()
+	m.cache.owner = r.path
+	v, err := m.read(ctx, r)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		if !r.hinted {
+			m.forget(r)
+			return
+		}
+		// A recipe named in Options.Paths stays, waiting for its node.
+		if ok, herr := m.cache.has(ctx, r.path); herr == nil && !ok {
+			err = fmt.Errorf("console: %s: no such node (yet)", r.path)
+		}
+	}
+	if err != nil {
+		if m.ctx.Err() != nil {
+			return
+		}
+		m.log.Warn("console: read", "path", r.path, "kind", r.kind, "err", err)
+		v = &View{Error: err.Error()}
+	}
+	v.Path, v.Kind = r.path, r.kind
+	raw, err := json.Marshal(v)
+	if err != nil {
+		m.log.Error("console: encode", "path", r.path, "err", err)
+		return
+	}
+	if bytes.Equal(raw, r.raw) {
+		return
+	}
+	for _, text := range changes(r.view, v) {
+		m.event(r.path, r.kind, text)
+	}
+	r.view, r.raw = v, raw
+	m.hub.set(r.path, raw)
+}
+
+func (m *model) event(p string, k Kind, text string) {
+	m.hub.event(Event{Time: m.now(), Path: p, Kind: k, Text: text})
+}
+
+// close waits for the watch goroutines; ctx must have ended.
+func (m *model) close() { m.wg.Wait() }

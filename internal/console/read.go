@@ -1,0 +1,255 @@
+package console
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// read reads the view of a recipe through the cache.
+func (m *model) read(ctx context.Context, r *recipe) (*View, error) {
+	switch r.kind {
+	case KindGroup:
+		g, err := m.readGroup(ctx, r.path)
+		return &View{Group: g}, err
+	case KindElection:
+		e, err := m.readElection(ctx, r.path)
+		return &View{Election: e}, err
+	case KindMutex:
+		l, err := m.readMutex(ctx, r.path)
+		return &View{Lock: l}, err
+	case KindRWLock:
+		l, err := m.readRWLock(ctx, r.path)
+		return &View{Lock: l}, err
+	case KindSemaphore:
+		l, err := m.readSemaphore(ctx, r.path)
+		return &View{Lock: l}, err
+	case KindQueue:
+		q, err := m.readQueue(ctx, r.path)
+		return &View{Queue: q}, err
+	case KindBarrier:
+		ok, err := m.cache.has(ctx, r.path)
+		return &View{Barrier: &BarrierView{Set: ok}}, err
+	case KindDoubleBarrier:
+		b, err := m.readDoubleBarrier(ctx, r.path)
+		return &View{Barrier: b}, err
+	case KindCounter:
+		c, err := m.readCounter(ctx, r.path)
+		return &View{Counter: c}, err
+	}
+	return nil, fmt.Errorf("console: unknown kind %q", r.kind)
+}
+
+// contenders reads the nodes names under dir, in the order given; nodes
+// gone meanwhile are left out.
+func (m *model) contenders(ctx context.Context, dir string, names []string) ([]Contender, error) {
+	out := make([]Contender, 0, len(names))
+	for _, n := range names {
+		data, st, err := m.cache.get(ctx, zkcoord.Join(dir, n))
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Contender{Node: n, ID: printable(data), Session: session(st), Token: st.Czxid,
+			Since: time.UnixMilli(st.Ctime).UTC(), Write: strings.Contains(n, writeMarker)})
+	}
+	return out, nil
+}
+
+func (m *model) readElection(ctx context.Context, p string) (*ElectionView, error) {
+	kids, err := m.cache.children(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := m.contenders(ctx, p, ordered(kids, latchMarker))
+	if err != nil {
+		return nil, err
+	}
+	e := &ElectionView{Participants: parts}
+	if len(parts) > 0 {
+		e.Leader = &parts[0]
+	}
+	if ok, err := m.cache.has(ctx, p+"-term"); err != nil {
+		return nil, err
+	} else if ok {
+		if _, st, err := m.cache.get(ctx, p+"-term"); err == nil {
+			e.Term = int64(st.Version)
+		} else if !errors.Is(err, zkcoord.ErrNoNode) {
+			return nil, err
+		}
+	}
+	if ok, err := m.cache.has(ctx, p+"-leader"); err != nil {
+		return nil, err
+	} else if ok && e.Leader != nil {
+		data, _, err := m.cache.get(ctx, p+"-leader")
+		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+			return nil, err
+		}
+		var ack struct {
+			Node  string `json:"node"`
+			Token int64  `json:"token"`
+			Term  int64  `json:"term"`
+		}
+		if err == nil && json.Unmarshal(data, &ack) == nil {
+			e.Acting = zkcoord.Base(ack.Node) == e.Leader.Node && ack.Token == e.Leader.Token
+			if e.Acting && ack.Term > 0 {
+				e.Term = ack.Term
+			}
+		}
+	}
+	return e, nil
+}
+
+func (m *model) readMutex(ctx context.Context, p string) (*LockView, error) {
+	kids, err := m.cache.children(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := m.contenders(ctx, p, ordered(kids, lockMarker))
+	if err != nil {
+		return nil, err
+	}
+	l := &LockView{Holders: []Contender{}, Waiters: []Contender{}}
+	if len(cs) > 0 {
+		l.Holders, l.Waiters = cs[:1], cs[1:]
+	}
+	return l, nil
+}
+
+// readRWLock: a writer holds the lock when it is first; readers hold it
+// while no writer is before them.
+func (m *model) readRWLock(ctx context.Context, p string) (*LockView, error) {
+	kids, err := m.cache.children(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := m.contenders(ctx, p, ordered(kids, readMarker, writeMarker))
+	if err != nil {
+		return nil, err
+	}
+	l := &LockView{Holders: []Contender{}, Waiters: []Contender{}}
+	for i, c := range cs {
+		switch {
+		case c.Write && i == 0:
+			l.Holders = append(l.Holders, c)
+		case !c.Write && len(l.Waiters) == 0 && (len(l.Holders) == 0 || !l.Holders[0].Write):
+			l.Holders = append(l.Holders, c)
+		default:
+			l.Waiters = append(l.Waiters, c)
+		}
+	}
+	return l, nil
+}
+
+// readSemaphore: leases/ holds the leases, locks/ those waiting for one.
+func (m *model) readSemaphore(ctx context.Context, p string) (*LockView, error) {
+	if _, err := m.cache.children(ctx, p); err != nil {
+		return nil, err
+	}
+	leases, err := m.cache.childrenOpt(ctx, zkcoord.Join(p, "leases"))
+	if err != nil {
+		return nil, err
+	}
+	locks, err := m.cache.childrenOpt(ctx, zkcoord.Join(p, "locks"))
+	if err != nil {
+		return nil, err
+	}
+	holders, err := m.contenders(ctx, zkcoord.Join(p, "leases"), ordered(leases, leaseMarker))
+	if err != nil {
+		return nil, err
+	}
+	waiters, err := m.contenders(ctx, zkcoord.Join(p, "locks"), ordered(locks, lockMarker))
+	if err != nil {
+		return nil, err
+	}
+	return &LockView{Holders: holders, Waiters: waiters}, nil
+}
+
+// readQueue counts the items and reads the creation time of the one
+// created first.
+func (m *model) readQueue(ctx context.Context, p string) (*QueueView, error) {
+	kids, err := m.cache.children(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	q := &QueueView{}
+	first, firstSeq := "", ""
+	for _, k := range kids {
+		name := zkcoord.StripProtected(k)
+		if !zkcoord.IsProtected(k) || !strings.HasPrefix(name, queueMarker) {
+			continue
+		}
+		q.Depth++
+		seq := name[max(0, len(name)-10):]
+		if first == "" || seq < firstSeq {
+			first, firstSeq = k, seq
+		}
+	}
+	if first != "" {
+		if _, st, err := m.cache.get(ctx, zkcoord.Join(p, first)); err == nil {
+			q.Oldest = time.UnixMilli(st.Ctime).UTC()
+		} else if !errors.Is(err, zkcoord.ErrNoNode) {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+func (m *model) readDoubleBarrier(ctx context.Context, p string) (*BarrierView, error) {
+	kids, err := m.cache.children(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	b := &BarrierView{Set: true, Members: []string{}}
+	for _, k := range kids {
+		if k == "ready" {
+			b.Ready = true
+		} else if isUUID(k) {
+			b.Members = append(b.Members, k)
+		}
+	}
+	sortStrings(b.Members)
+	return b, nil
+}
+
+func (m *model) readCounter(ctx context.Context, p string) (*CounterView, error) {
+	data, st, err := m.cache.get(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	c := &CounterView{Version: st.Version}
+	if len(data) == 4 {
+		c.Value = int32(binary.BigEndian.Uint32(data))
+	}
+	return c, nil
+}
+
+// session formats a node's ephemeral owner as the CLI does.
+func session(st *zkcoord.Stat) string {
+	if st.EphemeralOwner == 0 {
+		return ""
+	}
+	return fmt.Sprintf("0x%x", st.EphemeralOwner)
+}
+
+// printable returns data as text if it is short, printable UTF-8.
+func printable(data []byte) string {
+	if len(data) == 0 || len(data) > 200 || !utf8.Valid(data) {
+		return ""
+	}
+	for _, r := range string(data) {
+		if r < 0x20 {
+			return ""
+		}
+	}
+	return string(data)
+}

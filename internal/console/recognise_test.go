@@ -1,0 +1,314 @@
+package console_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/counter"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/console"
+	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/lock"
+	"github.com/zkcoord/zkcoord/queue"
+	"github.com/zkcoord/zkcoord/rebalance"
+)
+
+// startWorkers starts n rebalancer clients of group under root, each on a
+// Session of its own, after registering resources; they stop with the
+// test.
+func startWorkers(t *testing.T, root, group string, n int, resources ...string) []*rebalance.Client {
+	t.Helper()
+	ctx := testkit.Ctx(t, time.Minute)
+	admin := connect(t)
+	for _, r := range resources {
+		if err := rebalance.AddResource(ctx, admin, root, group, r); err != nil {
+			t.Fatalf("add resource %s: %v", r, err)
+		}
+	}
+	var out []*rebalance.Client
+	for i := range n {
+		c := startWorker(t, root, group, fmt.Sprintf("worker-%d", i))
+		out = append(out, c)
+	}
+	return out
+}
+
+func startWorker(t *testing.T, root, group, name string) *rebalance.Client {
+	t.Helper()
+	h := rebalance.Handler{
+		Assigned:   func(context.Context, rebalance.Assignment) error { return nil },
+		Unassigned: func(rebalance.Assignment, error) error { return nil },
+	}
+	c, err := rebalance.Start(testkit.Ctx(t, time.Minute), connect(t), group, h,
+		rebalance.WithRoot(root), rebalance.WithName(name))
+	if err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = c.Stop(testkit.Ctx(t, time.Minute)) })
+	return c
+}
+
+// sameGroup compares the console's view of a group with rebalance.Describe.
+func sameGroup(g *console.GroupView, d *rebalance.Description) error {
+	var ids, want []string
+	for _, m := range g.Members {
+		ids = append(ids, m.ID)
+	}
+	for _, m := range d.Members {
+		want = append(want, m.ID)
+	}
+	switch {
+	case !slices.Equal(ids, want):
+		return fmt.Errorf("members %v, Describe says %v", ids, want)
+	case g.Coordinator != d.Coordinator:
+		return fmt.Errorf("coordinator %s, Describe says %s", g.Coordinator, d.Coordinator)
+	case g.Generation != d.Generation || g.Term != d.Term:
+		return fmt.Errorf("generation/term %d/%d, Describe says %d/%d", g.Generation, g.Term, d.Generation, d.Term)
+	case g.Rebalancing != d.Rebalancing:
+		return fmt.Errorf("rebalancing %v, Describe says %v", g.Rebalancing, d.Rebalancing)
+	case !maps.EqualFunc(g.Allocation, d.Allocation, slices.Equal):
+		return fmt.Errorf("allocation %v, Describe says %v", g.Allocation, d.Allocation)
+	case len(g.Barriers) != len(d.Barriers):
+		return fmt.Errorf("%d barriers, Describe says %d", len(g.Barriers), len(d.Barriers))
+	}
+	for _, b := range d.Barriers {
+		if got := g.Barriers[b.Resource]; got.Client != b.Client || got.Token != b.Token || got.Session != b.Session {
+			return fmt.Errorf("barrier %s: %+v, Describe says %+v", b.Resource, got, b)
+		}
+	}
+	return nil
+}
+
+// TestRecognisesRecipes runs real recipes and checks that the console
+// finds each by its layout and reads its state as the recipe's own
+// packages do.
+func TestRecognisesRecipes(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	s1, s2 := connect(t), connect(t)
+
+	// An election with a leader and a follower.
+	e1, _ := election.New(s1, "/app/elect", election.WithID("alpha"))
+	e2, _ := election.New(s2, "/app/elect", election.WithID("beta"))
+	lead, err := e1.Campaign(ctx)
+	if err != nil {
+		t.Fatalf("campaign: %v", err)
+	}
+	if _, err := e2.Nominate(ctx); err != nil {
+		t.Fatalf("nominate: %v", err)
+	}
+
+	// A mutex with a holder and a waiter.
+	m1, _ := lock.NewMutex(s1, "/app/lock")
+	m2, _ := lock.NewMutex(s2, "/app/lock")
+	lease, err := m1.Lock(ctx)
+	if err != nil {
+		t.Fatalf("lock: %v", err)
+	}
+	second := make(chan error, 1)
+	go func() { _, err := m2.Lock(ctx); second <- err }()
+
+	// A queue with two items, a counter and a group of three workers.
+	q, _ := queue.New(s1, "/app/jobs")
+	for _, item := range []string{"a", "b"} {
+		if _, err := q.Put(ctx, []byte(item)); err != nil {
+			t.Fatalf("put: %v", err)
+		}
+	}
+	cnt, _ := counter.New(s1, "/app/count")
+	if _, err := cnt.Add(ctx, 7); err != nil {
+		t.Fatalf("counter: %v", err)
+	}
+	startWorkers(t, "/app/rebalance", "orders", 3, "p0", "p1", "p2", "p3", "p4", "p5", "p6")
+
+	srv := serve(t, connect(t), console.Options{})
+
+	waitView(t, srv, "/app/elect", func(v *console.View) error {
+		e := v.Election
+		if e.Leader == nil || e.Leader.ID != "alpha" || !e.Acting || len(e.Participants) != 2 || e.Participants[1].ID != "beta" {
+			return fmt.Errorf("election %+v", e)
+		}
+		if e.Leader.Token != lead.Token() || e.Term != lead.Term() || e.Leader.Session != fmt.Sprintf("0x%x", s1.ID()) {
+			return fmt.Errorf("leader %+v term %d, want token %d term %d", e.Leader, e.Term, lead.Token(), lead.Term())
+		}
+		return nil
+	})
+	waitView(t, srv, "/app/lock", func(v *console.View) error {
+		l := v.Lock
+		if v.Kind != console.KindMutex || len(l.Holders) != 1 || len(l.Waiters) != 1 {
+			return fmt.Errorf("lock %+v", l)
+		}
+		if l.Holders[0].Token != lease.Token() || l.Waiters[0].Session != fmt.Sprintf("0x%x", s2.ID()) {
+			return fmt.Errorf("holder %+v (token %d), waiter %+v", l.Holders[0], lease.Token(), l.Waiters[0])
+		}
+		return nil
+	})
+	waitView(t, srv, "/app/jobs", func(v *console.View) error {
+		if v.Queue.Depth != 2 || v.Queue.Oldest.IsZero() {
+			return fmt.Errorf("queue %+v", v.Queue)
+		}
+		return nil
+	})
+	waitView(t, srv, "/app/count", func(v *console.View) error {
+		if v.Counter == nil || v.Counter.Value != 7 {
+			return fmt.Errorf("counter %+v", v.Counter)
+		}
+		return nil
+	})
+	admin := connect(t)
+	waitView(t, srv, "/app/rebalance/orders", func(v *console.View) error {
+		d, err := rebalance.Describe(ctx, admin, "/app/rebalance", "orders")
+		if err != nil {
+			return err
+		}
+		if len(d.Members) != 3 || d.Rebalancing {
+			return fmt.Errorf("group not settled yet: %d members, rebalancing %v", len(d.Members), d.Rebalancing)
+		}
+		for _, m := range v.Group.Members {
+			if !strings.HasPrefix(m.Name, "worker-") || m.Host == "" || m.PID == 0 {
+				return fmt.Errorf("member %+v lacks name, host or pid", m)
+			}
+		}
+		return sameGroup(v.Group, d)
+	})
+
+	// Changes show: the lock passes to the waiter, the leader resigns.
+	if err := m1.Unlock(ctx); err != nil {
+		t.Fatalf("unlock: %v", err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("second lock: %v", err)
+	}
+	waitView(t, srv, "/app/lock", func(v *console.View) error {
+		if len(v.Lock.Holders) != 1 || v.Lock.Holders[0].Session != fmt.Sprintf("0x%x", s2.ID()) {
+			return fmt.Errorf("holders %+v", v.Lock.Holders)
+		}
+		return nil
+	})
+	if err := lead.Resign(ctx); err != nil {
+		t.Fatalf("resign: %v", err)
+	}
+	waitView(t, srv, "/app/elect", func(v *console.View) error {
+		if l := v.Election.Leader; l == nil || l.ID != "beta" || !v.Election.Acting {
+			return fmt.Errorf("election %+v", v.Election)
+		}
+		return nil
+	})
+	st, err := getState(t, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, e := range st.Events {
+		texts = append(texts, e.Path+": "+e.Text)
+	}
+	for _, want := range []string{"/app/lock: granted to", "/app/elect: leader: beta"} {
+		if !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("timeline lacks %q:\n%s", want, strings.Join(texts, "\n"))
+		}
+	}
+}
+
+// TestRecipeGone checks that a recipe whose node is deleted leaves the
+// console.
+func TestRecipeGone(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess := connect(t)
+	m, _ := lock.NewMutex(sess, "/a/b/lock")
+	if _, err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, connect(t), console.Options{})
+	waitView(t, srv, "/a/b/lock", func(*console.View) error { return nil })
+	if err := m.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.EnsureDeleted(ctx, "/a/b/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 30*time.Second, "lock gone", func() error {
+		st, err := getState(t, srv)
+		if err != nil {
+			return err
+		}
+		if v, ok := st.Views["/a/b/lock"]; ok {
+			return fmt.Errorf("still shown: %+v", v)
+		}
+		return nil
+	})
+}
+
+// TestNamedPathsWaitForTheirNodes: a recipe named in Options.Paths before
+// its node exists is shown once it does.
+func TestNamedPathsWaitForTheirNodes(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	srv := serve(t, connect(t), console.Options{Paths: []string{"lock:/later/lock", "barrier:/later/gate"}})
+	waitView(t, srv, "/later/gate", func(v *console.View) error {
+		if v.Barrier.Set {
+			return fmt.Errorf("barrier shown set")
+		}
+		return nil
+	})
+	testkit.WaitFor(t, 30*time.Second, "lock shown missing", func() error {
+		st, err := getState(t, srv)
+		if err != nil {
+			return err
+		}
+		if v := st.Views["/later/lock"]; v == nil || v.Error == "" {
+			return fmt.Errorf("view %+v", v)
+		}
+		return nil
+	})
+	sess := connect(t)
+	m, _ := lock.NewMutex(sess, "/later/lock")
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, _ := barrier.New(sess, "/later/gate")
+	if err := gate.Set(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/later/lock", func(v *console.View) error {
+		if len(v.Lock.Holders) != 1 || v.Lock.Holders[0].Token != lease.Token() {
+			return fmt.Errorf("lock %+v", v.Lock)
+		}
+		return nil
+	})
+	waitView(t, srv, "/later/gate", func(v *console.View) error {
+		if !v.Barrier.Set {
+			return fmt.Errorf("barrier shown open")
+		}
+		return nil
+	})
+}
+
+// TestSessionEndShown: when the console's Session ends, the page is told.
+func TestSessionEndShown(t *testing.T) {
+	sess := connect(t)
+	srv := serve(t, sess, console.Options{})
+	testkit.Eventually(t, 30*time.Second, "settled", func() bool {
+		st, err := getState(t, srv)
+		return err == nil && st.Status.Settled
+	})
+	if err := cluster.ExpireSession(testkit.Ctx(t, time.Minute), sess.ID(), sess.Password()); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 60*time.Second, "failure shown", func() error {
+		st, err := getState(t, srv)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(st.Status.Failure, "session ended") {
+			return fmt.Errorf("status %+v", st.Status)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,173 @@
+package console
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxMoves is how many moved resources one timeline entry names.
+const maxMoves = 12
+
+// changes describes what happened between two views of one recipe, for
+// the timeline: leader changes, rebalancings with what moved, locks
+// granted. prev is nil when the recipe was just found.
+func changes(prev, next *View) []string {
+	if next.Error != "" {
+		if prev == nil || prev.Error != next.Error {
+			return []string{"cannot read: " + next.Error}
+		}
+		return nil
+	}
+	if prev == nil || prev.Error != "" {
+		return []string{"found " + string(next.Kind) + describe(next)}
+	}
+	switch {
+	case next.Election != nil && prev.Election != nil:
+		return electionChanges(prev.Election, next.Election)
+	case next.Lock != nil && prev.Lock != nil:
+		return lockChanges(prev.Lock, next.Lock)
+	case next.Group != nil && prev.Group != nil:
+		return groupChanges(prev.Group, next.Group)
+	case next.Barrier != nil && prev.Barrier != nil:
+		if prev.Barrier.Set != next.Barrier.Set && next.Kind == KindBarrier {
+			return []string{map[bool]string{true: "barrier set", false: "barrier removed"}[next.Barrier.Set]}
+		}
+		if !prev.Barrier.Ready && next.Barrier.Ready {
+			return []string{fmt.Sprintf("ready with %d members", len(next.Barrier.Members))}
+		}
+	}
+	return nil
+}
+
+// describe gives a short summary of a view just found.
+func describe(v *View) string {
+	switch {
+	case v.Election != nil && v.Election.Leader != nil:
+		return ": leader " + who(*v.Election.Leader)
+	case v.Lock != nil && len(v.Lock.Holders) > 0:
+		return ": held by " + who(v.Lock.Holders[0])
+	case v.Group != nil:
+		return fmt.Sprintf(": %d members, %d resources, generation %d", len(v.Group.Members), v.Group.Resources, v.Group.Generation)
+	}
+	return ""
+}
+
+// who names a contender by its id if it has one, else by its session.
+func who(c Contender) string {
+	if c.ID != "" {
+		return fmt.Sprintf("%s (session %s, token %d)", c.ID, c.Session, c.Token)
+	}
+	return fmt.Sprintf("session %s (token %d)", c.Session, c.Token)
+}
+
+func electionChanges(prev, next *ElectionView) []string {
+	var out []string
+	switch {
+	case next.Leader == nil && prev.Leader != nil:
+		out = append(out, "no leader (was "+who(*prev.Leader)+")")
+	case next.Leader != nil && (prev.Leader == nil || prev.Leader.Node != next.Leader.Node):
+		out = append(out, "leader: "+who(*next.Leader))
+	}
+	if next.Acting && !prev.Acting && next.Leader != nil {
+		out = append(out, fmt.Sprintf("leader %s acting, term %d", next.Leader.ID, next.Term))
+	}
+	return out
+}
+
+func lockChanges(prev, next *LockView) []string {
+	held := map[string]bool{}
+	for _, h := range prev.Holders {
+		held[h.Node] = true
+	}
+	var out []string
+	for _, h := range next.Holders {
+		if !held[h.Node] {
+			out = append(out, "granted to "+who(h))
+		}
+	}
+	if len(next.Holders) == 0 && len(prev.Holders) > 0 {
+		out = append(out, "released")
+	}
+	return out
+}
+
+func groupChanges(prev, next *GroupView) []string {
+	var out []string
+	before := memberIDs(prev.Members)
+	after := memberIDs(next.Members)
+	for _, id := range after {
+		if !slices.Contains(before, id) {
+			out = append(out, "member "+id+" joined")
+		}
+	}
+	for _, id := range before {
+		if !slices.Contains(after, id) {
+			out = append(out, "member "+id+" left")
+		}
+	}
+	if next.Coordinator != prev.Coordinator && next.Coordinator != "" {
+		out = append(out, "coordinator: "+next.Coordinator)
+	}
+	if next.Generation != prev.Generation {
+		out = append(out, fmt.Sprintf("rebalanced: generation %d, %s", next.Generation, moved(prev.Allocation, next.Allocation)))
+	}
+	if next.Rebalancing != prev.Rebalancing && !next.Rebalancing {
+		out = append(out, fmt.Sprintf("settled: every resource held by its owner (generation %d)", next.Generation))
+	}
+	return out
+}
+
+func memberIDs(ms []Member) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// moved lists the resources whose owner changed between two allocations.
+func moved(prev, next map[string][]string) string {
+	owner := func(a map[string][]string) map[string]string {
+		o := map[string]string{}
+		for c, rs := range a {
+			for _, r := range rs {
+				o[r] = c
+			}
+		}
+		return o
+	}
+	was, is := owner(prev), owner(next)
+	var rs []string
+	for r := range is {
+		if was[r] != is[r] {
+			rs = append(rs, r)
+		}
+	}
+	for r := range was {
+		if _, ok := is[r]; !ok {
+			rs = append(rs, r)
+		}
+	}
+	slices.Sort(rs)
+	if len(rs) == 0 {
+		return "nothing moved"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d moved:", len(rs))
+	for i, r := range rs {
+		if i == maxMoves {
+			fmt.Fprintf(&b, " and %d more", len(rs)-maxMoves)
+			break
+		}
+		fmt.Fprintf(&b, " %s %s→%s", r, orNone(was[r]), orNone(is[r]))
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
