@@ -3,6 +3,7 @@ package zkcoord
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -76,5 +77,32 @@ func (s *Session) EnsureDeleted(ctx context.Context, path string) error {
 			return nil
 		}
 		return err
+	})
+}
+
+// EnsureNode creates the node at path with data and flags unless a node is
+// already there (whatever its data: then nothing is written), creating
+// missing parents as containers, and retrying on connection loss: a create
+// that finds the node afterwards has succeeded, whoever made it. It is the
+// one create-with-parents of the recipes, for nodes whose existence is what
+// matters (not sequential nodes, whose creates cannot be repeated).
+func (s *Session) EnsureNode(ctx context.Context, path string, data []byte, flags int32) error {
+	if flags&FlagSequence != 0 {
+		return fmt.Errorf("zkcoord: ensure %s: a sequential create cannot be repeated", path)
+	}
+	return s.Retry(ctx, func(ctx context.Context) error {
+		for {
+			_, err := s.Create(ctx, path, data, flags)
+			if errors.Is(err, zk.ErrNoNode) {
+				if err := s.EnsureContainers(ctx, Parent(path)); err != nil {
+					return err
+				}
+				continue
+			}
+			if errors.Is(err, zk.ErrNodeExists) {
+				return nil
+			}
+			return err
+		}
 	})
 }

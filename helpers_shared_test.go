@@ -136,3 +136,21 @@ func TestWatcher(t *testing.T) {
 		t.Fatalf("Err after the Session closed = %v, want ErrSessionClosed", err)
 	}
 }
+
+// EnsureNode creates a node with its parents, leaves an existing one as it
+// is and refuses a sequential create.
+func TestEnsureNode(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/ensure-node"})
+	ctx := testCtx(t, 30*time.Second)
+	for _, data := range []string{"first", "second"} {
+		if err := s.EnsureNode(ctx, "/a/b/c", []byte(data), zkcoord.FlagPersistent); err != nil {
+			t.Fatalf("EnsureNode: %v", err)
+		}
+	}
+	if data, _, err := s.Get(ctx, "/a/b/c"); err != nil || string(data) != "first" {
+		t.Fatalf("node holds %q, %v; want the first data, untouched", data, err)
+	}
+	if err := s.EnsureNode(ctx, "/a/seq-", nil, zkcoord.FlagSequence); err == nil {
+		t.Fatal("EnsureNode accepted a sequential create")
+	}
+}

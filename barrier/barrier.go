@@ -62,22 +62,7 @@ func (b *Barrier) Path() string { return b.path }
 func (b *Barrier) Set(ctx context.Context) error {
 	// A create that exists afterwards has succeeded, whoever made it, so
 	// connection losses can simply be retried.
-	err := b.sess.Retry(ctx, func(ctx context.Context) error {
-		for {
-			_, err := b.sess.Create(ctx, b.path, nil, b.opts.flags)
-			if errors.Is(err, zkcoord.ErrNoNode) {
-				if err := b.sess.EnsureContainers(ctx, zkcoord.Parent(b.path)); err != nil {
-					return err
-				}
-				continue
-			}
-			if errors.Is(err, zkcoord.ErrNodeExists) {
-				return nil
-			}
-			return err
-		}
-	})
-	if err != nil {
+	if err := b.sess.EnsureNode(ctx, b.path, nil, b.opts.flags); err != nil {
 		return fmt.Errorf("barrier: set %s: %w", b.path, err)
 	}
 	return nil

@@ -146,22 +146,7 @@ func (c *Of[T]) Get(ctx context.Context) (CountOf[T], error) {
 
 // create creates the node with the seed value; a node that exists is fine.
 func (c *Of[T]) create(ctx context.Context) error {
-	err := c.sess.Retry(ctx, func(ctx context.Context) error {
-		for {
-			_, err := c.sess.Create(ctx, c.path, encode(c.seed), zkcoord.FlagPersistent)
-			if errors.Is(err, zkcoord.ErrNoNode) {
-				if err := c.sess.EnsureContainers(ctx, zkcoord.Parent(c.path)); err != nil {
-					return err
-				}
-				continue
-			}
-			if errors.Is(err, zkcoord.ErrNodeExists) {
-				return nil
-			}
-			return err
-		}
-	})
-	if err != nil {
+	if err := c.sess.EnsureNode(ctx, c.path, encode(c.seed), zkcoord.FlagPersistent); err != nil {
 		return fmt.Errorf("counter: create %s: %w", c.path, err)
 	}
 	return nil
