@@ -154,4 +154,3 @@ func put(t *testing.T, s *zkcoord.Session, path string, data []byte) {
 		t.Fatalf("create %s: %v", path, err)
 	}
 }
-
