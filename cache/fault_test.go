@@ -1,0 +1,106 @@
+package cache
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
+)
+
+// A partition shorter than the session timeout: while the cache's Session
+// is cut off, another client updates, deletes, adds and re-creates nodes.
+// Between Suspended and Resynced the cache reports exactly those
+// differences, once each, and afterwards it still follows every node (its
+// watches are in place again).
+func TestResyncAfterPartitionReportsExactlyTheDifferences(t *testing.T) {
+	writer := connect(t)
+	mk(t, writer, "/t", "/t/same=s", "/t/upd=1", "/t/gone=g", "/t/gone/kid", "/t/again=old", "/t/deep", "/t/deep/leaf=1")
+	proxy := cluster.NewProxy(t)
+	sess := testkit.Connect(t, proxy.Servers())
+	c := started(t)(NewTree(sess, "/t"))
+	r := record(t, c)
+	i := r.until(t, 0, "Initialized")
+
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	i = r.until(t, i, "StateChanged Suspended")
+	set(t, writer, "/t/upd", "2")
+	del(t, writer, "/t/gone/kid", "/t/gone", "/t/again")
+	mk(t, writer, "/t/again=new", "/t/new=n", "/t/deep/leaf/x")
+	set(t, writer, "/t/deep/leaf", "2")
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	end := r.until(t, i, "Resynced")
+
+	var got []string
+	for _, e := range r.events()[i:end] {
+		if e != "StateChanged Reconnected" && e != "Resynced" {
+			got = append(got, e)
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"Added /t/again", "Added /t/deep/leaf/x", "Added /t/new",
+		"Removed /t/again", "Removed /t/gone", "Removed /t/gone/kid",
+		"Updated /t/deep/leaf", "Updated /t/upd",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("events during the partition and resync:\n got %q\nwant %q", got, want)
+	}
+	if data(c, "/t/again") != "new" || data(c, "/t/upd") != "2" || data(c, "/t/same") != "s" {
+		t.Errorf("after resync: again=%q upd=%q same=%q", data(c, "/t/again"), data(c, "/t/upd"), data(c, "/t/same"))
+	}
+
+	// Every node is followed again, and nothing more arrives late: the
+	// next events are exactly those of the next changes.
+	set(t, writer, "/t/same", "s2")
+	set(t, writer, "/t/again", "newer")
+	mk(t, writer, "/t/deep/leaf/x/y")
+	r.expect(t, end, "Updated /t/same", "Updated /t/again", "Added /t/deep/leaf/x/y")
+}
+
+// Close stops the cache for good: once the watches it had set fire, none
+// is set again, so the server holds no watch for it.
+func TestCloseLeavesNoWatches(t *testing.T) {
+	sess := connect(t)
+	mk(t, sess, "/w", "/w/a", "/w/a/b", "/w/c")
+	c := started(t)(NewTree(sess, "/w"))
+	r := record(t, c)
+	r.until(t, 0, "Initialized")
+	srv := cluster.Server(0)
+	ctx := testkit.Ctx(t, wait)
+	mine := func() (int, error) {
+		by, err := srv.Wchc(ctx)
+		return len(by[sess.ID()]), err
+	}
+	if n, err := mine(); err != nil || n != 4 {
+		t.Fatalf("data watches of the cache's session: %d (%v), want 4", n, err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-r.done
+	// Fire every watch: children first, then the root, which a running
+	// cache would watch for its creation again.
+	del(t, sess, "/w/a/b", "/w/a", "/w/c", "/w")
+	testkit.WaitFor(t, wait, "no watch left", func() error {
+		n, err := mine()
+		if err != nil {
+			return err
+		}
+		total, err := srv.WatchCount(ctx)
+		if err != nil {
+			return err
+		}
+		if n != 0 || total != 0 {
+			return fmt.Errorf("%w: %d data watches of the session, %d watches in all", testkit.ErrNotYet, n, total)
+		}
+		return nil
+	})
+	if n := r.len(); r.events()[n-1] != "Initialized" {
+		t.Errorf("events after Close: %q", r.events())
+	}
+}
