@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 # Debian packages the tests need: ZooKeeper itself, and the real Curator and
 # Kazoo for the interoperability tests.
-DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java
+DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java
 
 .PHONY: all deps test vet fmt chaos randomized
 all: test

@@ -1,0 +1,2 @@
+// Package discovery registers and finds service instances.
+package discovery
