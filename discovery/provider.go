@@ -160,4 +160,3 @@ func (p *Provider) Close(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
-
