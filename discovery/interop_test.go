@@ -155,4 +155,11 @@ func TestGoRegistersCuratorFinds(t *testing.T) {
 	if got := ask(t, ctx, java, "query web", "end"); len(got) != 2 || !strings.Contains(got[0], "id=g2") {
 		t.Errorf("after unregister, Curator sees %q", got)
 	}
+	// A disabled instance is read as such.
+	if _, err := d.Register(ctx, Instance{Name: "off", ID: "x", Address: "h", Disabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(t, ctx, java, "query off", "end"); !strings.Contains(got[0], "enabled=false") {
+		t.Errorf("Curator sees a disabled instance as %q", got[0])
+	}
 }
