@@ -1,10 +1,12 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
@@ -102,5 +104,26 @@ func TestCloseLeavesNoWatches(t *testing.T) {
 	})
 	if n := r.len(); r.events()[n-1] != "Initialized" {
 		t.Errorf("events after Close: %q", r.events())
+	}
+}
+
+// An expired Session ends the cache: the last event is the state, the
+// channel closes and Err says why.
+func TestSessionExpiryEndsTheCache(t *testing.T) {
+	sess := connect(t)
+	mk(t, sess, "/e", "/e/a")
+	c := started(t)(NewChildren(sess, "/e"))
+	r := record(t, c)
+	i := r.expect(t, 0, "Added /e/a", "Initialized")
+	if err := cluster.ExpireSession(testkit.Ctx(t, wait), sess.ID(), sess.Password()); err != nil {
+		t.Fatal(err)
+	}
+	<-r.done
+	if got := r.events()[i:]; len(got) == 0 || got[len(got)-1] != "StateChanged Expired" {
+		t.Errorf("last events %q, want StateChanged Expired last", got)
+	}
+	<-c.Done()
+	if !errors.Is(c.Err(), zkcoord.ErrSessionExpired) {
+		t.Errorf("Err = %v, want ErrSessionExpired", c.Err())
 	}
 }

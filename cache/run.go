@@ -8,54 +8,57 @@ import (
 )
 
 // run is the owner goroutine: it loads the tree, then applies watch events
-// and the Session's state changes, one at a time.
+// and resyncs, one at a time, until the cache is closed or the Session
+// ends.
 func (c *Cache) run(states <-chan zkcoord.StateChange) error {
-	if _, ok := <-states; !ok { // the state at the start
-		return c.ctx.Err()
-	}
+	c.wg.Add(1)
+	go c.relay(states)
 	if err := c.syncRoot(); err != nil {
-		return c.stop(states, err)
+		return c.ended(err)
 	}
 	c.emit(Event{Type: Initialized})
 	for {
 		select {
 		case <-c.ctx.Done():
 			return c.ctx.Err()
+		case <-c.sess.Done():
+			return c.sess.Err()
 		case <-c.inbox.Ready():
 			for _, f := range c.inbox.PopAll() {
 				if err := c.handle(f); err != nil {
-					return c.stop(states, err)
+					return c.ended(err)
 				}
-			}
-		case st, ok := <-states:
-			if !ok {
-				return c.ctx.Err()
-			}
-			c.emit(Event{Type: StateChanged, State: st.State, Err: st.Err})
-			if st.State.Terminal() {
-				return st.Err
-			}
-			if st.State == zkcoord.Reconnected {
-				if err := c.syncRoot(); err != nil {
-					return c.stop(states, err)
-				}
-				c.emit(Event{Type: Resynced})
 			}
 		}
 	}
 }
 
-// stop ends the run after a read failed because the cache was closed or
-// the Session ended: in the latter case it reports the terminal state.
-func (c *Cache) stop(states <-chan zkcoord.StateChange, err error) error {
+// relay reports the Session's states as they come, even while the owner
+// goroutine waits for a read, and asks the owner for a resync after each
+// reconnection. The first state, the one at the start, is not reported.
+func (c *Cache) relay(states <-chan zkcoord.StateChange) {
+	defer c.wg.Done()
+	first := true
+	for st := range states {
+		if first {
+			first = false
+			continue
+		}
+		c.out.Push(Event{Type: StateChanged, State: st.State, Err: st.Err})
+		if st.State == zkcoord.Reconnected {
+			c.inbox.Push(fired{kind: resync})
+		}
+	}
+}
+
+// ended returns why the run ends after a read failed because the cache
+// was closed or the Session ended.
+func (c *Cache) ended(err error) error {
 	if c.ctx.Err() != nil {
 		return c.ctx.Err()
 	}
-	for st := range states {
-		if st.State.Terminal() {
-			c.emit(Event{Type: StateChanged, State: st.State, Err: st.Err})
-			return st.Err
-		}
+	if s := c.sess.Err(); s != nil {
+		return s
 	}
 	return err
 }
@@ -76,6 +79,13 @@ func (c *Cache) fatal(err error) bool {
 
 // handle applies one watch event.
 func (c *Cache) handle(f fired) error {
+	if f.kind == resync {
+		if err := c.syncRoot(); err != nil {
+			return err
+		}
+		c.emit(Event{Type: Resynced})
+		return nil
+	}
 	if f.ev.Type == zkcoord.EventNotWatching {
 		return nil // the Session is ending; its state change follows
 	}

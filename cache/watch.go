@@ -9,9 +9,11 @@ const (
 	dataWatch   watchKind = iota + 1 // on a cached node's data (and deletion)
 	kidsWatch                        // on a cached node's children
 	existsWatch                      // on the missing root's creation
+	resync                           // not a watch: the Session reconnected
 )
 
-// fired is a watch event handed to the owner goroutine.
+// fired is a watch event, or a request to resync, handed to the owner
+// goroutine.
 type fired struct {
 	path string
 	kind watchKind
