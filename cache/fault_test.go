@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/zkcoord/zkcoord"
@@ -127,3 +129,44 @@ func TestSessionExpiryEndsTheCache(t *testing.T) {
 		t.Errorf("Err = %v, want ErrSessionExpired", c.Err())
 	}
 }
+
+// The Session's states reach the reader at once, even while the cache
+// waits for a read that a disconnection interrupted: Suspended arrives
+// while the Session is still Suspended, long before it would be Lost.
+func TestStatesArriveWhileAReadWaits(t *testing.T) {
+	writer := connect(t)
+	mk(t, writer, "/t", "/t/a")
+	proxy := cluster.NewProxy(t)
+	sess := testkit.Connect(t, proxy.Servers())
+	reading, cut := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	readHook = func(path string) {
+		if path == "/t/a" && loaded.Load() {
+			once.Do(func() { close(reading); <-cut })
+		}
+	}
+	t.Cleanup(func() { readHook = nil })
+	c := started(t)(NewTree(sess, "/t"))
+	r := record(t, c)
+	i := r.until(t, 0, "Initialized")
+	loaded.Store(true)
+	t.Cleanup(func() { loaded.Store(false) })
+
+	set(t, writer, "/t/a", "x")
+	<-reading // the cache is about to read /t/a
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	close(cut)
+	i = r.until(t, i, "StateChanged Suspended")
+	if st := sess.State(); st != zkcoord.Suspended {
+		t.Fatalf("Suspended reported only when the Session was %v", st)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	r.until(t, i, "Updated /t/a")
+}
+
+// loaded tells the read hook that the initial load is over.
+var loaded atomic.Bool

@@ -55,7 +55,14 @@ func (c *Cache) fetch(ctx context.Context, reads []read) []result {
 	return res
 }
 
+// readHook, when set by a test before a cache starts, runs before each
+// node's read.
+var readHook func(path string)
+
 func (c *Cache) readOne(ctx context.Context, r read) result {
+	if readHook != nil {
+		readHook(r.path)
+	}
 	res := result{read: r}
 	switch {
 	case !r.readData:
