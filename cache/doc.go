@@ -14,9 +14,11 @@
 // every node of the initial load (parents before children) and
 // [Initialized], then [Added], [Updated] (the data changed: its
 // modification zxid moved) and [Removed] (descendants before their parent)
-// as they happen, and [StateChanged] for each state of the Session. The
-// local copy is updated before an event is queued, so reads may be ahead
-// of the events received.
+// as they happen, and [StateChanged] for each state of the Session. States
+// are reported as soon as the Session reports them, even while the cache
+// waits for a read that a disconnection interrupted. The local copy is
+// updated before an event is queued, so reads may be ahead of the events
+// received.
 //
 // Events are never dropped: they wait in an unbounded queue until read,
 // and the goroutine that owns the cache never waits for the reader. A
