@@ -51,15 +51,17 @@ func CompileJava(t testing.TB, src string, jars ...string) *Program {
 	requireTools(t, "javac", "java")
 	for _, j := range append(append([]string(nil), curatorJars...), jars...) {
 		if _, err := os.Stat(filepath.Join(JavaDir, j)); err != nil {
-			missing(t, "Curator/ZooKeeper jar "+j+" (Debian package libcurator-recipes-java)")
+			missing(t, "Java jar "+j+" (Debian packages libcurator-recipes-java, libcurator-discovery-java: make deps)")
 		}
 	}
 	body, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatalf("interop: %v", err)
 	}
-	sum := sha256.Sum256(append(body, strings.Join(jars, ",")...))
-	key := hex.EncodeToString(sum[:8])
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte(strings.Join(jars, ",")))
+	key := hex.EncodeToString(h.Sum(nil)[:8])
 	compileMu.Lock()
 	defer compileMu.Unlock()
 	if p, ok := compiled[key]; ok {
