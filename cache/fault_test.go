@@ -170,3 +170,42 @@ func TestStatesArriveWhileAReadWaits(t *testing.T) {
 
 // loaded tells the read hook that the initial load is over.
 var loaded atomic.Bool
+
+// The root deleted and created again while the cache is cut off: the
+// resync reports the old subtree removed and the new one added, within the
+// depth limit.
+func TestResyncOfARootCreatedAgain(t *testing.T) {
+	writer := connect(t)
+	mk(t, writer, "/r=old", "/r/x", "/r/x/deep")
+	proxy := cluster.NewProxy(t)
+	sess := testkit.Connect(t, proxy.Servers())
+	c := started(t)(NewTree(sess, "/r", WithMaxDepth(1)))
+	r := record(t, c)
+	i := r.expect(t, 0, "Added /r", "Added /r/x", "Initialized")
+
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	i = r.until(t, i, "StateChanged Suspended")
+	del(t, writer, "/r/x/deep", "/r/x", "/r")
+	mk(t, writer, "/r=new", "/r/y", "/r/y/deep")
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	end := r.until(t, i, "Resynced")
+	var got []string
+	for _, e := range r.events()[i:end] {
+		if e != "StateChanged Reconnected" && e != "Resynced" {
+			got = append(got, e)
+		}
+	}
+	want := []string{"Removed /r/x", "Removed /r", "Added /r", "Added /r/y"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+	if data(c, "/r") != "new" || c.Len() != 2 {
+		t.Errorf("after resync: /r=%q, %d nodes", data(c, "/r"), c.Len())
+	}
+	set(t, writer, "/r/y", "z")
+	r.expect(t, end, "Updated /r/y")
+}
