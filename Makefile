@@ -2,9 +2,9 @@
 GO      ?= go
 PKGS    ?= ./...
 # Debian packages the tests need: ZooKeeper itself, and the real Curator and
-# Kazoo for the interoperability tests, and Chromium for the console's
-# browser tests.
-DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java chromium
+# Kazoo for the interoperability tests (curator-x-discovery for service
+# discovery), and Chromium for the console's browser tests.
+DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java chromium
 
 .PHONY: all deps test vet fmt chaos randomized cross
 all: test

@@ -31,6 +31,8 @@ var allowedImports = func() map[string][]string {
 		"twophase":        recipe,
 		"lease":           recipe,
 		"node":            recipe,
+		"cache":           recipe,
+		"discovery":       append(slices.Clone(recipe), "cache"),
 		"metrics":         {""},
 		"metrics/prom":    {"", "metrics"},
 		"zktest":          {"zktest/zkserver"},

@@ -35,6 +35,7 @@ func Classpath() string {
 type Program struct {
 	dir   string
 	class string
+	jars  []string // extra jars in JavaDir, beyond Curator's
 }
 
 var (
@@ -43,21 +44,24 @@ var (
 )
 
 // CompileJava compiles a single-file Java program (its public class named
-// after the file) once per test binary and content.
-func CompileJava(t testing.TB, src string) *Program {
+// after the file) once per test binary and content. jars names further
+// jars in JavaDir that the program needs beyond Curator's.
+func CompileJava(t testing.TB, src string, jars ...string) *Program {
 	t.Helper()
 	requireTools(t, "javac", "java")
-	for _, j := range curatorJars {
+	for _, j := range append(append([]string(nil), curatorJars...), jars...) {
 		if _, err := os.Stat(filepath.Join(JavaDir, j)); err != nil {
-			missing(t, "Curator/ZooKeeper jar "+j+" (Debian package libcurator-recipes-java)")
+			missing(t, "Java jar "+j+" (Debian packages libcurator-recipes-java, libcurator-discovery-java: make deps)")
 		}
 	}
 	body, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatalf("interop: %v", err)
 	}
-	sum := sha256.Sum256(body)
-	key := hex.EncodeToString(sum[:8])
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte(strings.Join(jars, ",")))
+	key := hex.EncodeToString(h.Sum(nil)[:8])
 	compileMu.Lock()
 	defer compileMu.Unlock()
 	if p, ok := compiled[key]; ok {
@@ -71,20 +75,29 @@ func CompileJava(t testing.TB, src string) *Program {
 	if err := os.WriteFile(filepath.Join(dir, class+".java"), body, 0o644); err != nil {
 		t.Fatalf("interop: %v", err)
 	}
-	cmd := exec.Command("javac", "-nowarn", "-cp", Classpath(), "-d", dir, filepath.Join(dir, class+".java"))
+	p := &Program{dir: dir, class: class, jars: jars}
+	cmd := exec.Command("javac", "-nowarn", "-cp", p.classpath(), "-d", dir, filepath.Join(dir, class+".java"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("interop: javac %s: %v\n%s", src, err, out)
 	}
-	p := &Program{dir: dir, class: class}
 	compiled[key] = p
 	return p
+}
+
+// classpath is Curator's classpath and the program's extra jars.
+func (p *Program) classpath() string {
+	cp := Classpath()
+	for _, j := range p.jars {
+		cp += string(os.PathListSeparator) + filepath.Join(JavaDir, j)
+	}
+	return cp
 }
 
 // Start runs the program with args. The process is killed when the test
 // ends.
 func (p *Program) Start(t testing.TB, args ...string) *Proc {
 	t.Helper()
-	cp := p.dir + string(os.PathListSeparator) + Classpath()
+	cp := p.dir + string(os.PathListSeparator) + p.classpath()
 	jargs := append([]string{"-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, p.class}, args...)
 	return start(t, fmt.Sprintf("java %s", p.class), "java", jargs...)
 }

@@ -1,0 +1,216 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/fifo"
+)
+
+// ErrInvalid wraps the errors of constructors given a nil Session or an
+// invalid path.
+var ErrInvalid = errors.New("cache: invalid argument")
+
+// Cache keeps a local copy of a node, of a node's children or of a subtree,
+// current through watches. Build it with NewNode, NewChildren or NewTree;
+// it is safe for concurrent use. One goroutine owns its state; reads take a
+// short lock and never wait for ZooKeeper.
+type Cache struct {
+	sess     *zkcoord.Session
+	root     string
+	maxDepth int
+	hideRoot bool // a children cache reports the root's children, not the root
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	events chan Event
+	out    *fifo.Queue[Event]
+	inbox  *fifo.Queue[fired]
+	done   chan struct{} // closed when the owner goroutine has ended
+	wg     sync.WaitGroup
+
+	mu    sync.RWMutex
+	nodes map[string]*entry // written only by the owner goroutine
+
+	// Owned by the owner goroutine.
+	nextWatch uint64
+	rootWatch uint64 // id of the watch on the missing root's creation
+
+	errMu sync.Mutex
+	err   error
+}
+
+// entry is one cached node.
+type entry struct {
+	node  Node
+	depth int
+	// kids holds the names of the children, for nodes above the depth
+	// limit; nil below it.
+	kids map[string]struct{}
+	// ids of the outstanding watches on the node's data and children; 0
+	// when none is set. A watch event whose id is not the current one
+	// belongs to an earlier incarnation of the node and is ignored.
+	dataWatch, kidsWatch uint64
+}
+
+// NewNode caches one node: its data and stat, and whether it exists. It is
+// Curator's NodeCache and Kazoo's DataWatch.
+func NewNode(sess *zkcoord.Session, path string) (*Cache, error) {
+	return start(sess, path, 0, false)
+}
+
+// NewChildren caches the children of a node, with their data and stats:
+// Curator's PathChildrenCache and Kazoo's ChildrenWatch. Events and
+// Snapshot concern the children only; Children(path) lists them. The
+// parent need not exist; its children are reported once it does.
+func NewChildren(sess *zkcoord.Session, path string) (*Cache, error) {
+	return start(sess, path, 1, true)
+}
+
+// NewTree caches a node and its descendants, down to WithMaxDepth levels:
+// Curator's TreeCache and CuratorCache, Kazoo's TreeCache. The root need
+// not exist; it is reported once it does.
+func NewTree(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error) {
+	o := options{maxDepth: -1}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.maxDepth < 0 {
+		o.maxDepth = math.MaxInt
+	}
+	return start(sess, path, o.maxDepth, false)
+}
+
+func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Cache, error) {
+	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Cache{
+		sess: sess, root: path, maxDepth: maxDepth, hideRoot: hideRoot,
+		ctx: ctx, cancel: cancel,
+		events: make(chan Event),
+		out:    fifo.New[Event](),
+		inbox:  fifo.New[fired](),
+		done:   make(chan struct{}),
+		nodes:  map[string]*entry{},
+	}
+	states := sess.Watch(ctx)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.out.Forward(ctx, c.events, Event.last, func() {})
+	}()
+	go func() {
+		defer close(c.done)
+		c.setErr(c.run(states))
+	}()
+	return c, nil
+}
+
+// Events returns the cache's events, in order, none dropped: the Added
+// events of the initial load, Initialized, then every change and every
+// state change of the Session. It is closed after a terminal state of the
+// Session, or when Close is called. Events queue without limit while
+// nobody reads.
+func (c *Cache) Events() <-chan Event { return c.events }
+
+// Get returns the cached node at path, if the cache holds it.
+func (c *Cache) Get(path string) (Node, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e, ok := c.nodes[path]
+	if !ok || (c.hideRoot && path == c.root) {
+		return Node{}, false
+	}
+	return e.node, true
+}
+
+// Children returns the sorted names of the cached children of path: nil if
+// the node is not cached or is at the depth limit.
+func (c *Cache) Children(path string) []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e, ok := c.nodes[path]
+	if !ok || len(e.kids) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(e.kids))
+	for k := range e.kids {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Snapshot returns a copy of the whole cache, by path, taken at one moment.
+func (c *Cache) Snapshot() map[string]Node {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	snap := make(map[string]Node, len(c.nodes))
+	for p, e := range c.nodes {
+		if c.hideRoot && p == c.root {
+			continue
+		}
+		snap[p] = e.node
+	}
+	return snap
+}
+
+// Len returns the number of cached nodes.
+func (c *Cache) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n := len(c.nodes)
+	if _, ok := c.nodes[c.root]; ok && c.hideRoot {
+		n--
+	}
+	return n
+}
+
+// Done is closed when the cache has stopped: after Close, or when the
+// Session ended. Err then says why.
+func (c *Cache) Done() <-chan struct{} { return c.done }
+
+// Err returns nil while the cache runs and after Close; otherwise why it
+// stopped (the Session's end).
+func (c *Cache) Err() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.err
+}
+
+func (c *Cache) setErr(err error) {
+	if errors.Is(err, context.Canceled) && c.ctx.Err() != nil {
+		err = nil
+	}
+	c.errMu.Lock()
+	c.err = err
+	c.errMu.Unlock()
+}
+
+// Close stops the cache and waits, bounded by ctx, until its goroutines
+// have ended; Events is then closed. Watches already set on the server stay
+// there until they fire or the Session ends (go-zookeeper cannot remove
+// them), but nothing re-arms them: each costs the server one notification
+// at most.
+func (c *Cache) Close(ctx context.Context) error {
+	c.cancel()
+	finished := make(chan struct{})
+	go func() {
+		<-c.done
+		c.wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,88 @@
+package cache_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cache"
+)
+
+func connect(ctx context.Context) *zkcoord.Session {
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{
+		Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ","),
+		Chroot:  "/examples-cache",
+	})
+	if err != nil {
+		panic(err)
+	}
+	return sess
+}
+
+// A tree cache follows a subtree: an initial snapshot, then each change.
+func ExampleNewTree() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+	_ = sess.EnsurePath(ctx, "/routes/eu")
+	_, _ = sess.Create(ctx, "/routes/eu/db", []byte("10.0.0.7"), 0)
+
+	c, err := cache.NewTree(sess, "/routes", cache.WithMaxDepth(2))
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close(ctx)
+	for ev := range c.Events() {
+		fmt.Println(ev)
+		if ev.Type == cache.Initialized {
+			break
+		}
+	}
+
+	_, _ = sess.Set(ctx, "/routes/eu/db", []byte("10.0.0.8"), -1)
+	fmt.Println(<-c.Events())
+	n, _ := c.Get("/routes/eu/db")
+	fmt.Printf("db is at %s (version %d)\n", n.Data, n.Stat.Version)
+
+	_ = sess.EnsureDeleted(ctx, "/routes/eu/db")
+	fmt.Println(<-c.Events())
+	fmt.Println(c.Children("/routes"), c.Children("/routes/eu"))
+	_ = sess.EnsureDeleted(ctx, "/routes/eu")
+	_ = sess.EnsureDeleted(ctx, "/routes")
+	// Output:
+	// Added /routes
+	// Added /routes/eu
+	// Added /routes/eu/db
+	// Initialized
+	// Updated /routes/eu/db
+	// db is at 10.0.0.8 (version 1)
+	// Removed /routes/eu/db
+	// [eu] []
+}
+
+// A node cache follows one node, which need not exist yet.
+func ExampleNewNode() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+
+	c, err := cache.NewNode(sess, "/motd")
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close(ctx)
+	fmt.Println(<-c.Events())
+	_, _ = sess.Create(ctx, "/motd", []byte("hello"), 0)
+	fmt.Println(<-c.Events())
+	n, ok := c.Get("/motd")
+	fmt.Printf("%s %v\n", n.Data, ok)
+	_ = sess.EnsureDeleted(ctx, "/motd")
+	fmt.Println(<-c.Events())
+	// Output:
+	// Initialized
+	// Added /motd
+	// hello true
+	// Removed /motd
+}

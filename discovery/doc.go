@@ -1,0 +1,43 @@
+// Package discovery is service discovery on ZooKeeper, compatible with
+// Apache Curator's curator-x-discovery: Java services registered through
+// Curator are found by Go services and the other way round.
+//
+// # Layout
+//
+// A [Discovery] works under a base path (Curator's basePath). Each service
+// is a node named after it, and each instance of the service a child named
+// by the instance's id:
+//
+//	<base>/<service name>/<instance id>
+//
+// The instance node holds the JSON that Curator's JsonInstanceSerializer
+// writes and reads ([Instance] marshals to it): name, id, address, port,
+// sslPort, payload, registrationTimeUTC, serviceType and uriSpec, with
+// absent values as null. Service nodes are containers; instance nodes are
+// ephemeral for [Dynamic] instances (the default) and persistent for
+// [Static] and [Permanent] ones.
+//
+// # Registering
+//
+// [Discovery.Register] creates an instance's node; the [Registration] it
+// returns updates ([Registration.Update]) and removes
+// ([Registration.Unregister]) it. A Dynamic instance lives as long as the
+// Session: zkcoord never continues a Session on a new ZooKeeper session,
+// so after the Session ends, open a new one and call
+// [Registration.Reregister] with a Discovery on it.
+//
+// # Finding
+//
+// [Discovery.Names], [Discovery.Instances] and [Discovery.Instance] read
+// the registry. A [Provider] ([Discovery.NewProvider]) follows one service
+// through a children cache (package cache) and hands out its instances
+// with a [Strategy]: [RoundRobin] (the default), [Random] or [Sticky].
+// [Provider.MarkDown] stops handing out an instance for a while, for
+// example after a call to it failed; instances whose JSON says
+// "enabled": false are not handed out either. Nodes whose data is not an
+// instance's JSON are skipped and logged through the Session's logger.
+//
+// # Concurrency
+//
+// All types are safe for concurrent use.
+package discovery

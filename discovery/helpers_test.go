@@ -1,0 +1,19 @@
+package discovery
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+func newDiscovery(t *testing.T, sess *zkcoord.Session, base string) *Discovery {
+	t.Helper()
+	d, err := New(sess, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,164 @@
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// Registration is an instance this process registered. It is safe for
+// concurrent use.
+type Registration struct {
+	mu   sync.Mutex
+	d    *Discovery
+	in   Instance
+	path string // the node, which differs from the id's for DynamicSequential
+}
+
+// Register creates the instance's node: ephemeral for Dynamic instances
+// (the default), so that it disappears with the Session, persistent for
+// Static and Permanent ones. The service's node is created as a container
+// if missing. A node already at the instance's path that this Session
+// does not own is replaced, as Curator does: an instance id names one
+// instance. An empty ID gets a random UUID, a zero RegistrationTimeUTC the
+// current time.
+func (d *Discovery) Register(ctx context.Context, in Instance) (*Registration, error) {
+	in = complete(in)
+	r := &Registration{d: d, in: in}
+	if err := r.create(ctx, d); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Instance returns the instance as last registered or updated.
+func (r *Registration) Instance() Instance {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.in
+}
+
+// Path returns the instance's node.
+func (r *Registration) Path() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.path
+}
+
+// Reregister registers the instance again through another discovery
+// service, typically one on a new Session after the old one ended (its
+// ephemeral node went with it). Later calls use the new service.
+func (r *Registration) Reregister(ctx context.Context, d *Discovery) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.create(ctx, d); err != nil {
+		return err
+	}
+	r.d = d
+	return nil
+}
+
+// Update replaces the registered instance's data. Its name and id cannot
+// change.
+func (r *Registration) Update(ctx context.Context, in Instance) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if in.Name != r.in.Name || in.ID != r.in.ID {
+		return fmt.Errorf("%w: an update cannot change the name or id of %s", ErrInvalid, r.in)
+	}
+	if in.RegistrationTimeUTC == 0 {
+		in.RegistrationTimeUTC = r.in.RegistrationTimeUTC
+	}
+	if in.ServiceType == "" {
+		in.ServiceType = r.in.ServiceType
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("discovery: %w", err)
+	}
+	if _, err := r.d.sess.Set(ctx, r.path, data, -1); err != nil {
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			return fmt.Errorf("%w: %s", ErrNotFound, r.path)
+		}
+		return fmt.Errorf("discovery: update %s: %w", r.in, err)
+	}
+	r.in = in
+	return nil
+}
+
+// Unregister deletes the instance's node; a node already gone is success.
+func (r *Registration) Unregister(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.d.sess.EnsureDeleted(ctx, r.path); err != nil {
+		return fmt.Errorf("discovery: unregister %s: %w", r.in, err)
+	}
+	return nil
+}
+
+// create writes the node through d; r.mu is held or r is not shared yet.
+func (r *Registration) create(ctx context.Context, d *Discovery) error {
+	path, err := d.path(r.in.Name, r.in.ID)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(r.in)
+	if err != nil {
+		return fmt.Errorf("discovery: %w", err)
+	}
+	var flags int32
+	switch r.in.ServiceType {
+	case Dynamic:
+		flags = zkcoord.FlagEphemeral
+	case DynamicSequential:
+		flags = zkcoord.FlagEphemeral | zkcoord.FlagSequence
+	case Static, Permanent:
+	default:
+		return fmt.Errorf("%w: service type %q", ErrInvalid, r.in.ServiceType)
+	}
+	s := d.sess
+	// A create of a fixed path can be repeated: a node found at the path
+	// is ours (a create whose reply was lost) or is replaced.
+	err = s.Retry(ctx, func(ctx context.Context) error {
+		for {
+			created, err := s.Create(ctx, path, data, flags)
+			switch {
+			case err == nil:
+				r.path = created
+				return nil
+			case errors.Is(err, zkcoord.ErrNoNode):
+				if err := s.EnsureContainers(ctx, zkcoord.Parent(path)); err != nil {
+					return err
+				}
+			case errors.Is(err, zkcoord.ErrNodeExists):
+				ok, st, err := s.Exists(ctx, path)
+				if err != nil {
+					return err
+				}
+				if ok && flags&zkcoord.FlagEphemeral != 0 && st.EphemeralOwner == s.ID() {
+					if _, err := s.Set(ctx, path, data, -1); err != nil {
+						return err
+					}
+					r.path = path
+					return nil
+				}
+				if ok {
+					err := s.Delete(ctx, path, st.Version)
+					if err != nil && !errors.Is(err, zkcoord.ErrNoNode) && !errors.Is(err, zkcoord.ErrBadVersion) {
+						return err
+					}
+				}
+			default:
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("discovery: register %s: %w", r.in, err)
+	}
+	return nil
+}
