@@ -43,6 +43,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 // node: the node's stat (for the fencing token) and the watch, which tells
 // a waiter or a holder that the node was deleted.
 type ownWatch struct {
+	data []byte
 	stat *zkcoord.Stat
 	w    <-chan zkcoord.Event
 	err  error
@@ -53,8 +54,8 @@ type ownWatch struct {
 func watchOwn(ctx context.Context, sess *zkcoord.Session, path string) <-chan ownWatch {
 	res := make(chan ownWatch, 1)
 	go func() {
-		st, w, err := dataWatch(context.WithoutCancel(ctx), sess, path)
-		res <- ownWatch{st, w, err}
+		data, st, w, err := dataWatch(context.WithoutCancel(ctx), sess, path)
+		res <- ownWatch{data, st, w, err}
 	}()
 	return res
 }
@@ -132,7 +133,7 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		s.watchFrom(ctx, c.sess)
 		// Curator reads the predecessor's data rather than calling exists,
 		// so that a predecessor already gone leaves no watch behind.
-		_, pw, err := dataWatch(ctx, c.sess, zkcoord.Join(c.dir, pred))
+		_, _, pw, err := dataWatch(ctx, c.sess, zkcoord.Join(c.dir, pred))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -165,11 +166,11 @@ func (c contention) block(ctx context.Context, pw <-chan zkcoord.Event, s *self,
 			}
 			// Data changed, or the Session is ending (then GetW fails):
 			// watch again.
-			st, w, err := dataWatch(ctx, c.sess, s.node)
+			data, st, w, err := dataWatch(ctx, c.sess, s.node)
 			if err != nil {
 				return ownErr(s.node, err)
 			}
-			s.own = &ownWatch{stat: st, w: w}
+			s.own = &ownWatch{data: data, stat: st, w: w}
 		case <-ctx.Done():
 			return fmt.Errorf("lock: %s: %w", c.dir, ctx.Err())
 		case <-c.sess.Done():

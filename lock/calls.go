@@ -24,10 +24,9 @@ func listChildrenW(ctx context.Context, sess *zkcoord.Session, dir string) ([]st
 	return c, w, err
 }
 
-// dataWatch sets a data watch on path and returns the node's stat.
-func dataWatch(ctx context.Context, sess *zkcoord.Session, path string) (*zkcoord.Stat, <-chan zkcoord.Event, error) {
-	_, st, w, err := sess.GetW(ctx, path)
-	return st, w, err
+// dataWatch sets a data watch on path and returns the node's data and stat.
+func dataWatch(ctx context.Context, sess *zkcoord.Session, path string) ([]byte, *zkcoord.Stat, <-chan zkcoord.Event, error) {
+	return sess.GetW(ctx, path)
 }
 
 // createNode creates a protected ephemeral sequential node. If ctx ends

@@ -103,6 +103,14 @@
 // Mutex.Break deletes the holder's node: the holder's Lease closes Done
 // with ErrNodeDeleted and the next waiter takes the lock.
 //
+// # Revocation
+//
+// Revoke and Mutex.Revoke ask a holder to give its lock up, in Curator's
+// layout: they write "__REVOKE__" into the holder's node. A Lease sees the
+// request on Revoked (a Curator holder made revocable sees it too, and
+// Curator's Revoker reaches a Lease); the holder decides, and the lease
+// stays held, its guarded writes working, until it is released.
+//
 // # Several locks at once
 //
 // A [MultiLock] takes several Mutexes all or nothing, like Curator's

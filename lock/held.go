@@ -68,6 +68,8 @@ type Lease struct {
 	relOnce  sync.Once
 	watch    chan struct{} // closed once the node's stat and watch are wanted
 	watchOne sync.Once
+	revoked  chan struct{} // closed when revocation is requested (Revoke)
+	revOnce  sync.Once
 
 	mu     sync.Mutex
 	err    error // why the lease ended; nil while held
@@ -89,6 +91,7 @@ func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
 		finished:  make(chan struct{}),
 		release:   make(chan struct{}),
 		watch:     make(chan struct{}),
+		revoked:   make(chan struct{}),
 	}
 	if own != nil {
 		l.wantWatch()
@@ -142,7 +145,10 @@ func (l *Lease) Token() int64 {
 func (l *Lease) Fence() zkcoord.Fence {
 	l.wantWatch()
 	<-l.statReady
-	return zkcoord.Fence{Path: l.path, Token: l.token, Version: l.version, Unique: true}
+	// The node's name is unique, so its existence alone proves ownership;
+	// checking any version (-1) keeps a revocation request, which writes the
+	// node's data, from failing the holder's guarded writes.
+	return zkcoord.Fence{Path: l.path, Token: l.token, Version: -1, Unique: true}
 }
 
 // Release gives the lease up by deleting its node. It returns nil once the
@@ -208,6 +214,7 @@ func (l *Lease) run(own <-chan ownWatch) {
 			l.token, l.version, w = r.stat.Czxid, r.stat.Version, r.w
 			statSet = true
 			close(l.statReady)
+			l.checkRevoked(r.data)
 		case <-sessDone:
 			l.end(lost(l.sess.Err()))
 			return
@@ -218,8 +225,12 @@ func (l *Lease) run(own <-chan ownWatch) {
 				return
 			case ok && ev.Type != zkcoord.EventNotWatching:
 				// The node's data changed: watch again.
-				var err error
-				w, err = l.rewatch()
+				var (
+					data []byte
+					err  error
+				)
+				data, w, err = l.rewatch()
+				l.checkRevoked(data)
 				if errors.Is(err, zkcoord.ErrNoNode) {
 					l.end(lost(ErrNodeDeleted))
 					return
@@ -252,13 +263,13 @@ func (l *Lease) sessErr(err error) error {
 // rewatch sets a new watch on the node, retrying over connection loss. Any
 // error means the lease is lost: ErrNoNode that the node is gone, others
 // that the Session ended or that the node can no longer be watched.
-func (l *Lease) rewatch() (<-chan zkcoord.Event, error) {
+func (l *Lease) rewatch() ([]byte, <-chan zkcoord.Event, error) {
 	// A ctx without Done: the call ends with the Session at the latest.
-	_, w, err := dataWatch(context.Background(), l.sess, l.path)
+	data, _, w, err := dataWatch(context.Background(), l.sess, l.path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return w, nil
+	return data, w, nil
 }
 
 // releaseNode deletes the node, retrying over connection loss for as long

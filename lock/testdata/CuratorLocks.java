@@ -17,6 +17,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
@@ -35,6 +36,9 @@ import org.apache.zookeeper.data.Stat;
  *   T try KIND PATH MAX                          -> T tried true|false
  *   T sort LOCKNAME NAME...                      -> T sorted NAME...
  *   T sortrw NAME...                             -> T sorted NAME...
+ *   T holdrevocable PATH                         -> T held NODE, then
+ *                                                   T revoked when asked
+ *   T revoke NODEPATH                            -> T revokesent
  *
  * KIND is mutex, read, write or sem (MAX matters for sem only). Every holder
  * in a loop records its entry and exit in the CHECKER node with
@@ -218,6 +222,24 @@ public class CuratorLocks {
                 release.await();
                 h.release();
                 out(tag + " released");
+                break;
+            }
+            case "holdrevocable": {
+                InterProcessMutex m = new InterProcessMutex(client, f[2]);
+                m.makeRevocable(lock -> out(tag + " revoked"));
+                Holder h = mutexHolder(m);
+                CountDownLatch release = new CountDownLatch(1);
+                releases.put(tag, release);
+                h.acquire();
+                out(tag + " held " + h.node());
+                release.await();
+                h.release();
+                out(tag + " released");
+                break;
+            }
+            case "revoke": {
+                Revoker.attemptRevoke(client, f[2]);
+                out(tag + " revokesent");
                 break;
             }
             case "try": {
