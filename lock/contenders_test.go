@@ -231,7 +231,15 @@ func FuzzRecognise(f *testing.F) {
 			}
 		}
 		if c, ok := rwContender(name); ok {
-			if c.Key != curatorKey(curatorKey(name, "__READ__"), "__WRIT__") || c.writer != strings.Contains(name, "__WRIT__") {
+			key, writer := curatorKey(curatorKey(name, "__READ__"), "__WRIT__"), strings.Contains(name, "__WRIT__")
+			if !strings.Contains(name, "__READ__") && !writer { // Kazoo's read/write lock nodes
+				if strings.Contains(name, "__rlock__") {
+					key, writer = curatorKey(name, "__rlock__"), false
+				} else {
+					key, writer = curatorKey(name, "__lock__"), true
+				}
+			}
+			if c.Key != key || c.writer != writer {
 				t.Fatalf("rw contender %+v of %q", c, name)
 			}
 		}

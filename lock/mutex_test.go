@@ -53,7 +53,7 @@ func TestMutexLockUnlock(t *testing.T) {
 		t.Errorf("Token %d, want czxid %d", l.Token(), st.Czxid)
 	}
 	f, err := sess.FenceOf(ctx, l.Path())
-	if err != nil || f != l.Fence() {
+	if err != nil || f.Path != l.Fence().Path || f.Token != l.Fence().Token || !l.Fence().Unique {
 		t.Errorf("Fence %+v, FenceOf %+v (%v)", l.Fence(), f, err)
 	}
 	if l.Err() != nil || closed(l.Done()) {
