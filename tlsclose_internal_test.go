@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/wait"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -30,10 +31,13 @@ func TestDropTLSLinkDoesNotWaitForTheServer(t *testing.T) {
 		return under, nil
 	}
 	s := &Session{cfg: cfg, epoch: time.Now()}
-	l, err := s.dial("tcp", c.SecureServers()[0], 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var l net.Conn
+	// The secure port may open a moment after the plain one answers.
+	wait.For(t, 30*time.Second, "the secure port", func() error {
+		var err error
+		l, err = s.dial("tcp", c.SecureServers()[0], 5*time.Second)
+		return err
+	})
 	defer l.Close()
 	under.fill()
 	start := time.Now()
