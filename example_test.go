@@ -80,3 +80,24 @@ func ExampleSession_Watch() {
 	// Connected
 	// Closed true
 }
+
+// Keep a leadership going across Sessions: when a Session is Lost or
+// Expired, Supervise opens a new one and campaigns again, a new leadership
+// with a new token each time.
+func ExampleSupervise() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := zkcoord.Config{Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ",")}
+	var events []zkcoord.RecoveryKind // delivered by the time Supervise returns
+	err := zkcoord.Supervise(ctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
+		// Campaign, lock or join here; this example only checks in.
+		fmt.Println("working on a session:", sess.ID() != 0)
+		return nil // done: Supervise returns nil
+	}, zkcoord.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) {
+		events = append(events, ev.Kind)
+	}))
+	fmt.Println("done:", err, events)
+	// Output:
+	// working on a session: true
+	// done: <nil> [session started]
+}

@@ -161,3 +161,58 @@ func ExampleSemaphore() {
 	// third lease: true
 	// after a release: <nil>
 }
+
+func ExampleMultiLock() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	// Move money between two accounts: hold both accounts' locks.
+	from, _ := lock.NewMutex(sess, "/example/accounts/b")
+	to, _ := lock.NewMutex(sess, "/example/accounts/a")
+	both, err := lock.NewMultiLock(from, to)
+	if err != nil {
+		log.Fatal(err)
+	}
+	held, err := both.Lock(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, l := range held.Leases() { // in path order, whatever order given
+		fmt.Println(zkcoord.Parent(l.Path()))
+	}
+	if err := held.Release(ctx); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// /example/accounts/a
+	// /example/accounts/b
+}
+
+func ExampleMutex_Contenders() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	m, _ := lock.NewMutex(sess, "/example/inspected", lock.WithData([]byte("report-job")))
+	lease, err := m.Lock(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer lease.Release(ctx)
+	cs, err := m.Contenders(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range cs {
+		fmt.Println(string(c.Data), "holds:", c.Holds, "token matches:", c.Token == lease.Token())
+	}
+	// Output:
+	// report-job holds: true token matches: true
+}

@@ -78,3 +78,32 @@ func ExamplePriorityQueue() {
 	// disk 80% full
 	// disk 85% full
 }
+
+func ExampleWorkQueue() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+
+	work, err := queue.NewWork(sess, "/examples/work")
+	if err != nil {
+		panic(err)
+	}
+	if err := work.Put(ctx, []byte("resize image 7"), queue.DefaultWorkPriority); err != nil {
+		panic(err)
+	}
+	// A consumer claims the item, processes it, then acknowledges it. Had
+	// it crashed before Ack, another consumer would have got the item.
+	claim, err := work.Take(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("processing:", string(claim.Data()))
+	if err := claim.Ack(ctx); err != nil {
+		panic(err)
+	}
+	n, _ := work.Len(ctx)
+	fmt.Println("left:", n)
+	// Output:
+	// processing: resize image 7
+	// left: 0
+}
