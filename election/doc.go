@@ -37,7 +37,8 @@
 // Done, Err, Context, a fencing Token and Resign. Nominate joins without
 // blocking and returns a Candidate that reports its Role and State and
 // streams every change through Watch. Leader and Observe tell anyone,
-// candidate or not, who leads. WithEvents reports every transition (offer,
+// candidate or not, who leads; Participants lists every participant in
+// order with its id, session, token and creation time. WithEvents reports every transition (offer,
 // determine, following whom, elected, lost, failed ...) in order; the same
 // transitions are logged through slog. End ends the election for everyone.
 //
