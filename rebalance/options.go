@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // Mode selects how a rebalancing hands resources over. Every client of a
@@ -63,6 +65,7 @@ type options struct {
 	logger       *slog.Logger
 	maxBackoff   time.Duration
 	recheck      time.Duration
+	hooks        *elect.Hooks // test hooks of the election engine
 }
 
 func defaultOptions() options {

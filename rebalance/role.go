@@ -45,7 +45,7 @@ func (r *role) run(ctx context.Context) {
 // becomes coordinator.
 func (r *role) elect(ctx context.Context) error {
 	lay := r.lay.election()
-	con := elect.New(r.sess, &lay, r.reg.path, elect.Config{Recheck: r.opts.recheck, WatchOwn: true})
+	con := elect.New(r.sess, &lay, r.reg.path, elect.Config{Recheck: r.opts.recheck, WatchOwn: true, Hooks: r.opts.hooks})
 	for {
 		p, err := con.Determine(ctx)
 		if err != nil {
