@@ -215,20 +215,9 @@ func (c *Candidate) offer(ctx context.Context) error {
 	c.update(func(s *State) { s.Node = node })
 	c.emit(Event{Type: EventOffered})
 	// End marks the term before it deletes participants: a node created
-	// after that must see the mark, and withdraw.
-	err = elect.Detach(ctx, func(ctx context.Context) (err error) {
-		ended, err = e.isEnded(ctx)
-		return err
-	})
-	if err != nil || ended {
-		if derr := elect.DeleteNode(bg, e.sess, node); derr != nil {
-			e.opts.logger.Warn("election: could not delete node", "node", node, "err", derr)
-		}
-		if err != nil {
-			return c.wrap("nominate", err)
-		}
-		return ErrEnded
-	}
+	// after that must see the mark, and withdraw. The candidate's first
+	// look (elect.Contender.Determine) reads the term after the create,
+	// together with the participants, and finishes with ErrEnded.
 	return nil
 }
 

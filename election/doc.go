@@ -14,7 +14,9 @@
 // leads. Every other candidate watches only its predecessor, so a leader
 // change wakes one candidate, not all of them. On every notification a
 // candidate reads all children again rather than trusting a cached view:
-// any number of candidates before it may have gone at once.
+// any number of candidates before it may have gone at once. A follower
+// also re-reads the children periodically (WithRecheck), so a lost
+// notification delays it by one interval, not forever.
 //
 // Before acting, the candidate holding the lowest node checks that the
 // node's ephemeral owner is its own session, then in one transaction

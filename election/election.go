@@ -111,6 +111,9 @@ func (e *Election) Nominate(ctx context.Context) (*Candidate, error) {
 	go c.run()
 	select {
 	case <-c.placed:
+		if err := c.Err(); errors.Is(err, ErrEnded) {
+			return nil, err // its first look saw the election ended
+		}
 		return c, nil
 	case <-c.done:
 		return nil, c.Err()

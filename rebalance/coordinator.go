@@ -16,25 +16,33 @@ import (
 // (a concurrent write); the rebalancing is retried with fresh data.
 var errConflict = errors.New("rebalance: concurrent write to the group")
 
-// coordinate is the coordinator state. It takes office (bumps the term),
-// watches the clients, the resources and the term, and runs a rebalancing
+// coordinate is the coordinator state. It takes office (bumps the term)
+// through the election engine, watches the clients, the resources and the
+// term, and runs a rebalancing
 // after every change, at most one at a time and no two starts closer than
 // the minimum interval; a change during a rebalancing aborts it and a new
 // one follows.
 func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Place) error {
 	r.c.setState(Coordinator)
-	term, termW, err := r.takeOffice(ctx, con, p)
+	off, err := con.TakeOffice(ctx, p)
 	if err != nil {
-		return err
+		return r.classify(ctx, err)
 	}
-	r.log.Info("rebalance: coordinator", "term", term)
+	term := off.Term
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The watches of the clients and resources go out with the term's,
+	// in the same round trip.
 	clientsCh := watchChildren(ctx, &wg, r.sess, r.lay.clients())
 	resourcesCh := watchChildren(ctx, &wg, r.sess, r.lay.resources())
+	termW, err := r.watchTerm(ctx, con, off)
+	if err != nil {
+		return err
+	}
+	r.log.Info("rebalance: coordinator", "term", term)
 	s := &schedule{r: r, ctx: ctx, wg: &wg, term: term, results: make(chan error, 1), timer: time.NewTimer(time.Hour)}
 	defer s.timer.Stop()
 	for {
@@ -80,21 +88,17 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 	}
 }
 
-// takeOffice makes this client the coordinator through the election
-// engine and watches the term; it returns the term.
-func (r *role) takeOffice(ctx context.Context, con *elect.Contender, p elect.Place) (int64, <-chan zkcoord.Event, error) {
-	off, err := con.TakeOffice(ctx, p)
-	if err != nil {
-		return 0, nil, r.classify(ctx, err)
-	}
+// watchTerm watches the term this client took office in: any change
+// deposes it.
+func (r *role) watchTerm(ctx context.Context, con *elect.Contender, off elect.Office) (<-chan zkcoord.Event, error) {
 	termW, _, err := con.WatchTerm(ctx, off)
 	switch {
 	case errors.Is(err, elect.ErrTermGone), errors.Is(err, elect.ErrTermChanged):
-		return 0, nil, fmt.Errorf("%w: term %d: %w", ErrDeposed, off.Term, err)
+		return nil, fmt.Errorf("%w: term %d: %w", ErrDeposed, off.Term, err)
 	case err != nil:
-		return 0, nil, r.classify(ctx, err)
+		return nil, r.classify(ctx, err)
 	}
-	return off.Term, termW, nil
+	return termW, nil
 }
 
 // schedule runs the coordinator's rebalancings: one at a time, spaced by

@@ -138,11 +138,12 @@ func (p Place) Leads() bool { return p.Index == 0 }
 // officeRead is what taking office needs to know about the term and
 // leader nodes.
 type officeRead struct {
-	termData []byte
-	term     *zkcoord.Stat
-	termErr  error
-	leader   *zkcoord.Stat // nil when missing or not used
-	ackErr   error
+	termData   []byte
+	term       *zkcoord.Stat
+	termErr    error
+	leaderRead bool          // the leader node was read
+	leader     *zkcoord.Stat // nil when missing or not read
+	ackErr     error
 }
 
 // bg bounds the engine's ZooKeeper calls by the Session's life only: the
@@ -154,8 +155,9 @@ func bg(ctx context.Context) context.Context { return context.WithoutCancel(ctx)
 // them may have gone, and, after the sequence counter wrapped, a newer node
 // may sort first) and finds the contender's place, watching its
 // predecessor unless it leads. When the contender is likely to lead (its
-// first look, or it was next in line), the reads that taking office needs
-// travel with the listing, in the same round trip. It fails with
+// first look, or it was next in line), the term read that taking office
+// needs (and, on the first look, the own node's stat) travel with the
+// listing, in the same round trip. It fails with
 // ErrMissing when the node is gone, and with the layout's Refuse error.
 func (c *Contender) Determine(ctx context.Context) (Place, error) {
 	for {
@@ -174,7 +176,7 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 		}
 		if c.index <= 1 {
 			rd = new(officeRead)
-			reads = append(reads, func() { *rd = c.readOffice(bg(ctx)) })
+			reads = append(reads, func() { *rd = c.readOffice(bg(ctx), false) })
 		}
 		Parallel(reads...)
 		switch {

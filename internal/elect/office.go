@@ -34,12 +34,12 @@ func Over(opErr error) bool {
 	return errors.Is(opErr, zkcoord.ErrBadVersion) || errors.Is(opErr, zkcoord.ErrNoNode)
 }
 
-// readOffice reads the term node and, if the layout has one, the leader
-// node, in one round trip.
-func (c *Contender) readOffice(ctx context.Context) officeRead {
-	var r officeRead
+// readOffice reads the term node and, if asked and the layout has one,
+// the leader node, in one round trip.
+func (c *Contender) readOffice(ctx context.Context, withLeader bool) officeRead {
+	r := officeRead{leaderRead: withLeader && c.lay.LeaderPath != ""}
 	reads := []func(){func() { r.termData, r.term, r.termErr = c.sess.Get(ctx, c.lay.TermPath) }}
-	if c.lay.LeaderPath != "" {
+	if r.leaderRead {
 		reads = append(reads, func() {
 			var ok bool
 			ok, r.leader, r.ackErr = c.sess.Exists(ctx, c.lay.LeaderPath)
@@ -54,10 +54,13 @@ func (c *Contender) readOffice(ctx context.Context) officeRead {
 
 // TakeOffice makes the contender, found first by Determine, the leader: it
 // checks that its node belongs to this Session, then bumps the term node
-// (and replaces the leader node) in one transaction that also checks that
-// its node still exists. With the reads taken by Determine, that is one
-// round trip. Errors: ErrMissing, zkcoord.ErrNotOwner, the layout's Refuse
-// error, or a ZooKeeper error.
+// (and creates the leader node) in one transaction that also checks that
+// its node still exists. With the term read taken by Determine, that is
+// one round trip. The leader node is not read first: its last holder
+// deletes it when it resigns and ZooKeeper when its session ends, so it is
+// almost always gone; when the create finds it, it is read and replaced in
+// a second attempt. Errors: ErrMissing, zkcoord.ErrNotOwner, the layout's
+// Refuse error, or a ZooKeeper error.
 func (c *Contender) TakeOffice(ctx context.Context, p Place) (Office, error) {
 	if c.own.EphemeralOwner != c.sess.ID() {
 		return Office{}, fmt.Errorf("elect: %w: lowest node %s belongs to session 0x%x, not 0x%x",
@@ -65,12 +68,13 @@ func (c *Contender) TakeOffice(ctx context.Context, p Place) (Office, error) {
 	}
 	termData := c.lay.TermData(c.node, c.own.Czxid)
 	rd := p.office
+	withLeader := false
 	for {
 		if cause := context.Cause(ctx); cause != nil {
 			return Office{}, cause
 		}
 		if rd == nil {
-			r := c.readOffice(bg(ctx))
+			r := c.readOffice(bg(ctx), withLeader)
 			rd = &r
 		}
 		if err := c.checkOffice(bg(ctx), rd); err != nil {
@@ -81,13 +85,20 @@ func (c *Contender) TakeOffice(ctx context.Context, p Place) (Office, error) {
 			return Office{}, err
 		}
 		off, err := c.bump(bg(ctx), rd, termData)
-		if errors.Is(err, errAgain) {
+		switch {
+		case errors.Is(err, errLeaderExists):
+			withLeader = true
+			fallthrough
+		case errors.Is(err, errAgain):
 			rd = nil
 			continue
 		}
 		return off, err
 	}
 }
+
+// errLeaderExists: the leader node exists; read it and replace it.
+var errLeaderExists = errors.New("elect: leader node exists")
 
 // errAgain: the reads are stale (a node changed or was just created):
 // read again and retry.
@@ -123,7 +134,7 @@ func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (
 		zkcoord.SetOp(c.lay.TermPath, termData, rd.term.Version),
 	}
 	if c.lay.LeaderPath != "" {
-		if rd.leader != nil {
+		if rd.leaderRead && rd.leader != nil {
 			ops = append(ops, zkcoord.DeleteOp(c.lay.LeaderPath, rd.leader.Version))
 		}
 		ack := c.lay.LeaderData(c.node, token, int64(rd.term.Version)+1)
@@ -152,6 +163,8 @@ func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (
 			return Office{}, err
 		}
 		return Office{}, errAgain
+	case errors.Is(err, zkcoord.ErrNodeExists) && !rd.leaderRead:
+		return Office{}, errLeaderExists
 	case errors.Is(err, zkcoord.ErrBadVersion) || errors.Is(err, zkcoord.ErrNodeExists):
 		// Someone changed the term or leader node in between.
 		return Office{}, errAgain
