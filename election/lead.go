@@ -19,7 +19,7 @@ func (c *Candidate) lead(p elect.Place, states *elect.StateFeed) error {
 	if err != nil {
 		return err
 	}
-	return c.hold(c.begin(off), termW, states)
+	return c.hold(c.begin(off), off, termW, states)
 }
 
 // takeOffice bumps the term and writes the leader node (see
@@ -73,10 +73,16 @@ func (c *Candidate) begin(off elect.Office) *Leadership {
 	return l
 }
 
-// hold keeps the leadership until a notification, the Session's end or a
-// stop.
-func (c *Candidate) hold(l *Leadership, termW <-chan zkcoord.Event, states *elect.StateFeed) error {
+// hold keeps the leadership until a notification, the periodic re-check
+// (which catches a lost notification), the Session's end or a stop.
+func (c *Candidate) hold(l *Leadership, off elect.Office, termW <-chan zkcoord.Event, states *elect.StateFeed) error {
 	e := c.el
+	nodeW := c.eng.NodeChanged()
+	rc := elect.NewRecheck(bg, c.eng.Recheck(), func(ctx context.Context) error {
+		_, err := c.eng.CheckOffice(ctx, off)
+		return err
+	})
+	defer rc.Stop()
 	for {
 		select {
 		// A notification ends the leadership at once, before anything is
@@ -87,24 +93,32 @@ func (c *Candidate) hold(l *Leadership, termW <-chan zkcoord.Event, states *elec
 			if e.sess.Err() != nil {
 				return c.lostErr()
 			}
-			if h := e.leaderNotified; h != nil {
-				h(c.node)
+			if c.eng.Dropped() {
+				termW = nil // as if the notification never came
+				continue
 			}
-			l.end(fmt.Errorf("%w: the term node changed", ErrDeposed))
-			data, _, err := e.sess.Get(bg, e.opts.termPath)
-			if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-				return fmt.Errorf("%w: term changed (%v)", ErrDeposed, err)
-			}
-			return termChanged(data)
-		case <-c.eng.NodeChanged():
+			return c.deposed(l)
+		case <-nodeW:
 			if e.sess.Err() != nil {
 				return c.lostErr()
 			}
-			if h := e.leaderNotified; h != nil {
-				h(c.node)
+			if c.eng.Dropped() {
+				nodeW = nil
+				continue
 			}
-			l.end(fmt.Errorf("%w: %s", ErrNodeDeleted, c.node))
-			return c.missing()
+			return c.nodeDeleted(l)
+		case <-rc.Tick():
+			rc.Start()
+		case err := <-rc.Result():
+			rc.Done()
+			switch {
+			case errors.Is(err, elect.ErrTermGone), errors.Is(err, elect.ErrTermChanged):
+				return c.deposed(l)
+			case errors.Is(err, elect.ErrMissing):
+				return c.nodeDeleted(l)
+			}
+			// Any other failure is a read that did not get through; the
+			// Session's end, if that is why, is reported below.
 		case sc, ok := <-states.C:
 			states.Handle(sc, ok)
 		case <-e.sess.Done():
@@ -113,6 +127,30 @@ func (c *Candidate) hold(l *Leadership, termW <-chan zkcoord.Event, states *elec
 			return context.Cause(c.runCtx)
 		}
 	}
+}
+
+// deposed ends the leadership because the term changed, then reads the
+// term node to say why.
+func (c *Candidate) deposed(l *Leadership) error {
+	e := c.el
+	if h := e.leaderNotified; h != nil {
+		h(c.node)
+	}
+	l.end(fmt.Errorf("%w: the term node changed", ErrDeposed))
+	data, _, err := e.sess.Get(bg, e.opts.termPath)
+	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return fmt.Errorf("%w: term changed (%v)", ErrDeposed, err)
+	}
+	return termChanged(data)
+}
+
+// nodeDeleted ends the leadership because the candidate's node is gone.
+func (c *Candidate) nodeDeleted(l *Leadership) error {
+	if h := c.el.leaderNotified; h != nil {
+		h(c.node)
+	}
+	l.end(fmt.Errorf("%w: %s", ErrNodeDeleted, c.node))
+	return c.missing()
 }
 
 // termChanged explains a change of the term node seen by a leader.

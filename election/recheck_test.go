@@ -1,6 +1,7 @@
 package election_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -36,4 +37,30 @@ func TestRecheckCatchesLostNotification(t *testing.T) {
 		t.Fatalf("no notification was dropped: the test proved nothing")
 	}
 	next.Resign(ctx)
+}
+
+// TestRecheckCatchesLostDeposition: a leader whose notification of a term
+// bump is lost still steps down, through its periodic re-check of the term.
+func TestRecheckCatchesLostDeposition(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	sess := connect(t, shared.Servers())
+	e := newElection(t, sess, path, election.WithRecheck(time.Second))
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	election.DropNextNotificationForTest(e)
+	// Someone else takes the term, as a second leader would.
+	if _, err := connect(t, shared.Servers()).Set(ctx, e.TermPath(), []byte(`{"id":"usurper","node":"/x"}`), -1); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, l.Done(), long, "deposed leader's Done without its notification")
+	if !errors.Is(l.Err(), election.ErrDeposed) {
+		t.Fatalf("Err = %v, want ErrDeposed", l.Err())
+	}
+	if !election.NotificationDroppedForTest(e) {
+		t.Fatalf("no notification was dropped: the test proved nothing")
+	}
+	l.Resign(ctx)
 }

@@ -45,6 +45,14 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 	r.log.Info("rebalance: coordinator", "term", term)
 	s := &schedule{r: r, ctx: ctx, wg: &wg, term: term, results: make(chan error, 1), timer: time.NewTimer(time.Hour)}
 	defer s.timer.Stop()
+	// The periodic re-check of the term and the own node, in case a
+	// notification was lost.
+	rc := elect.NewRecheck(ctx, con.Recheck(), func(ctx context.Context) error {
+		_, err := con.CheckOffice(ctx, off)
+		return err
+	})
+	defer rc.Stop()
+	nodeW := con.NodeChanged()
 	for {
 		select {
 		case snap := <-clientsCh:
@@ -66,7 +74,23 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 			if r.sess.Err() != nil {
 				return r.sess.Err()
 			}
+			if con.Dropped() {
+				termW = nil // as if the notification never came
+				continue
+			}
 			return fmt.Errorf("%w: term %d changed", ErrDeposed, term)
+		case <-rc.Tick():
+			rc.Start()
+		case err := <-rc.Result():
+			rc.Done()
+			switch {
+			case errors.Is(err, elect.ErrTermGone), errors.Is(err, elect.ErrTermChanged):
+				return fmt.Errorf("%w: term %d: %w", ErrDeposed, term, err)
+			case errors.Is(err, elect.ErrMissing):
+				return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
+			}
+			// Any other failure is a read that did not get through; the
+			// Session's end, if that is why, is reported below.
 		case err := <-s.results:
 			if err := s.finished(err); err != nil {
 				return err
@@ -74,9 +98,13 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 			s.kick()
 		case <-s.timer.C:
 			s.kick()
-		case <-con.NodeChanged():
+		case <-nodeW:
 			if r.sess.Err() != nil {
 				return r.sess.Err()
+			}
+			if con.Dropped() {
+				nodeW = nil
+				continue
 			}
 			return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
 		case <-ctx.Done():

@@ -66,7 +66,8 @@ type Hooks struct {
 }
 
 // DropNextNotification makes the next notification from a predecessor's
-// watch be swallowed, as if ZooKeeper had lost it.
+// watch, or from a leader's term or node watch, be swallowed, as if
+// ZooKeeper had lost it.
 func (h *Hooks) DropNextNotification() { h.dropNext.Store(true) }
 
 // Dropped reports whether a notification has been swallowed.
@@ -240,8 +241,8 @@ func (c *Contender) readOwn(ctx context.Context, watch bool) error {
 // the contender's node is deleted, with the Session's error when the
 // Session ends, and with ctx's cause when ctx ends.
 func (c *Contender) Wait(ctx context.Context, p Place) (notified bool, err error) {
-	tick := time.NewTicker(c.recheck)
-	defer tick.Stop()
+	rc := NewRecheck(bg(ctx), c.recheck, func(ctx context.Context) error { return c.moved(ctx, p) })
+	defer rc.Stop()
 	predW := p.predW
 	for {
 		select {
@@ -259,9 +260,14 @@ func (c *Contender) Wait(ctx context.Context, p Place) (notified bool, err error
 				return false, err
 			}
 			return false, ErrMissing
-		case <-tick.C:
-			moved, err := c.moved(ctx, p)
-			if err != nil || moved {
+		case <-rc.Tick():
+			rc.Start()
+		case err := <-rc.Result():
+			rc.Done()
+			switch {
+			case errors.Is(err, errMoved):
+				return false, nil
+			case err != nil && c.sess.Err() == nil && ctx.Err() == nil:
 				return false, err
 			}
 		case sc, ok := <-c.states.C:
@@ -274,16 +280,22 @@ func (c *Contender) Wait(ctx context.Context, p Place) (notified bool, err error
 	}
 }
 
-// moved is the periodic re-check: it reports whether the participants no
+// errMoved: the re-check found the contender's place changed.
+var errMoved = errors.New("elect: place changed")
+
+// moved is the periodic re-check: errMoved when the participants no
 // longer have the contender right behind p's predecessor.
-func (c *Contender) moved(ctx context.Context, p Place) (bool, error) {
-	children, _, err := c.sess.Children(bg(ctx), c.lay.Dir)
+func (c *Contender) moved(ctx context.Context, p Place) error {
+	children, _, err := c.sess.Children(ctx, c.lay.Dir)
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-		return false, err
+		return err
 	}
 	sorted := c.lay.Order(children)
 	i := Position(sorted, c.name)
-	return i <= 0 || zkcoord.Join(c.lay.Dir, sorted[i-1]) != p.Pred, nil
+	if i <= 0 || zkcoord.Join(c.lay.Dir, sorted[i-1]) != p.Pred {
+		return errMoved
+	}
+	return nil
 }
 
 // Position returns the index of name in sorted, or -1.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -215,6 +216,43 @@ func (c *Contender) WatchTerm(ctx context.Context, off Office) (<-chan zkcoord.E
 	}
 	return w, data, nil
 }
+
+// CheckOffice is a leader's periodic re-check, in case the notification of
+// its deposition or of its node's deletion was lost: it reads the term and
+// the contender's node in one round trip. It fails as WatchTerm does.
+func (c *Contender) CheckOffice(ctx context.Context, off Office) ([]byte, error) {
+	var (
+		data            []byte
+		st              *zkcoord.Stat
+		err             error
+		ok              bool
+		ownErr, termErr error
+	)
+	Parallel(
+		func() { data, st, termErr = c.sess.Get(bg(ctx), c.lay.TermPath) },
+		func() { ok, _, ownErr = c.sess.Exists(bg(ctx), c.node) },
+	)
+	switch {
+	case errors.Is(termErr, zkcoord.ErrNoNode):
+		err = ErrTermGone
+	case termErr != nil:
+		err = termErr
+	case st.Version != off.Version:
+		err = ErrTermChanged
+	case ownErr != nil:
+		err = ownErr
+	case !ok:
+		err = ErrMissing
+	}
+	return data, err
+}
+
+// Dropped reports whether a leader should swallow the notification it
+// just received (a test hook; see Hooks).
+func (c *Contender) Dropped() bool { return c.hooks.swallow() }
+
+// Recheck returns the contender's re-check interval.
+func (c *Contender) Recheck() time.Duration { return c.recheck }
 
 // Leave deletes the leader node, if the leader's term is still the current
 // one, together with the contender's node. The term check is the guard:
