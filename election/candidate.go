@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/zkcoord/zkcoord/internal/elect"
 	"github.com/zkcoord/zkcoord/internal/fifo"
 
 	"github.com/zkcoord/zkcoord"
@@ -35,10 +36,12 @@ type Candidate struct {
 	events      *fifo.Queue[func()]
 	deliverOnce sync.Once
 
-	// office is set once the candidate took office (it wrote the leader
-	// node), even if it failed before its leadership began. Owned by the
-	// state machine's goroutine.
-	office *office
+	// eng runs the election engine on the candidate's node; office is set
+	// once the candidate took office (it wrote the leader node), even if
+	// it failed before its leadership began. Both are owned by the state
+	// machine's goroutine.
+	eng    *elect.Contender
+	office *elect.Office
 
 	mu         sync.Mutex
 	state      State
@@ -151,7 +154,7 @@ func (c *Candidate) Resign(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("election: resign %s: %w", c.node, ctx.Err())
 	}
-	return detach(ctx, func(context.Context) error {
+	return elect.Detach(ctx, func(context.Context) error {
 		c.delMu.Lock()
 		defer c.delMu.Unlock()
 		c.mu.Lock()
@@ -161,7 +164,7 @@ func (c *Candidate) Resign(ctx context.Context) error {
 			return nil
 		}
 		if c.el.sess.Err() == nil {
-			nodeErr = c.deleteNode(bg)
+			nodeErr = elect.DeleteNode(bg, c.el.sess, c.node)
 			c.mu.Lock()
 			c.nodeGone, c.nodeErr = nodeErr == nil, nodeErr
 			c.mu.Unlock()
@@ -195,7 +198,7 @@ func (c *Candidate) offer(ctx context.Context) error {
 	e := c.el
 	c.emit(Event{Type: EventOffer})
 	var ended bool
-	err := detach(ctx, func(ctx context.Context) (err error) {
+	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
 		ended, err = e.isEnded(ctx)
 		return err
 	})
@@ -212,20 +215,9 @@ func (c *Candidate) offer(ctx context.Context) error {
 	c.update(func(s *State) { s.Node = node })
 	c.emit(Event{Type: EventOffered})
 	// End marks the term before it deletes participants: a node created
-	// after that must see the mark, and withdraw.
-	err = detach(ctx, func(ctx context.Context) (err error) {
-		ended, err = e.isEnded(ctx)
-		return err
-	})
-	if err != nil || ended {
-		if derr := c.deleteNode(bg); derr != nil {
-			e.opts.logger.Warn("election: could not delete node", "node", node, "err", derr)
-		}
-		if err != nil {
-			return c.wrap("nominate", err)
-		}
-		return ErrEnded
-	}
+	// after that must see the mark, and withdraw. The candidate's first
+	// look (elect.Contender.Determine) reads the term after the create,
+	// together with the participants, and finishes with ErrEnded.
 	return nil
 }
 
@@ -261,241 +253,6 @@ func (c *Candidate) lostErr() error {
 // abandoned half-way through by a cancelled context.
 var bg = context.Background()
 
-// detach runs f with a context that does not end with ctx, and returns
-// early, with ctx's error, when ctx ends. f must not write anything the
-// caller reads after an early return.
-func detach(ctx context.Context, f func(ctx context.Context) error) error {
-	if ctx.Done() == nil {
-		return f(ctx)
-	}
-	done := make(chan error, 1)
-	go func() { done <- f(context.WithoutCancel(ctx)) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// run is the candidate's state machine.
-func (c *Candidate) run() {
-	states := c.el.sess.Watch(c.runCtx)
-	cause := c.loop(states)
-	c.finish(cause)
-}
-
-func (c *Candidate) loop(states <-chan zkcoord.StateChange) error {
-	notified := false
-	for {
-		c.emit(Event{Type: EventDetermine, Notified: notified})
-		pred, predID, w, err := c.determine()
-		if err != nil {
-			return err
-		}
-		if pred == "" {
-			return c.lead(states)
-		}
-		c.update(func(s *State) { s.Role, s.Following, s.FollowingID = Following, pred, predID })
-		c.emit(Event{Type: EventFollowing, Following: pred, FollowingID: predID})
-		c.place()
-	wait:
-		for {
-			select {
-			case <-w:
-				if c.el.sess.Err() != nil {
-					return c.lostErr()
-				}
-				notified = true
-				break wait
-			case sc, ok := <-states:
-				if !ok {
-					states = nil
-					continue
-				}
-				c.sessionEvent(sc)
-			case <-c.el.sess.Done():
-				return c.lostErr()
-			case <-c.runCtx.Done():
-				return context.Cause(c.runCtx)
-			}
-		}
-	}
-}
-
-// determine reads every participant (never a cached view: any number of
-// them may have gone, and, after the sequence counter wrapped, a newer node
-// may sort first) and either reports that the candidate's node is the
-// lowest (pred == "") or watches the predecessor.
-func (c *Candidate) determine() (pred, predID string, w <-chan zkcoord.Event, err error) {
-	e := c.el
-	for {
-		if cause := context.Cause(c.runCtx); cause != nil {
-			return "", "", nil, cause
-		}
-		children, _, err := e.sess.Children(bg, e.path)
-		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-			return "", "", nil, c.wrap("read participants of", err)
-		}
-		sorted, ignored := participants(children)
-		if len(ignored) > 0 {
-			e.opts.logger.Debug("election: ignoring children that are not participants", "path", e.path, "names", ignored)
-		}
-		i := position(sorted, c.name)
-		switch {
-		case i < 0:
-			return "", "", nil, c.missing()
-		case i == 0:
-			return "", "", nil, nil
-		}
-		pred = zkcoord.Join(e.path, sorted[i-1])
-		data, _, w, err := e.sess.GetW(bg, pred)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			continue // gone before we could watch it: look again
-		}
-		if err != nil {
-			return "", "", nil, c.wrap("watch predecessor in", err)
-		}
-		return pred, string(data), w, nil
-	}
-}
-
-// missing explains why the candidate's node is gone.
-func (c *Candidate) missing() error {
-	if c.el.sess.Err() != nil {
-		return c.lostErr()
-	}
-	if ended, err := c.el.isEnded(bg); err == nil && ended {
-		return ErrEnded
-	}
-	if cause := context.Cause(c.runCtx); cause != nil {
-		return cause
-	}
-	return fmt.Errorf("%w: %s", ErrNodeDeleted, c.node)
-}
-
-// lead takes office and holds it until loss.
-func (c *Candidate) lead(states <-chan zkcoord.StateChange) error {
-	e := c.el
-	off, err := c.takeOffice(bg)
-	switch {
-	case errors.Is(err, errNodeMissing):
-		return c.missing()
-	case errors.Is(err, ErrEnded), errors.Is(err, zkcoord.ErrNotOwner):
-		return err
-	case err != nil:
-		return c.wrap("take office in", err)
-	}
-	// From here on, finish deletes the leader node with the candidate's
-	// node, guarded by the term, even if the checks below fail.
-	c.office = &off
-	if h := e.afterTakeOffice; h != nil {
-		h(c.node)
-	}
-	token := off.token
-	// Watch the term (a bump by anyone else deposes this leader) and the
-	// own node (deleted by someone else), with both requests in flight at
-	// once.
-	var (
-		data             []byte
-		tst              *zkcoord.Stat
-		termW, nodeW     <-chan zkcoord.Event
-		termErr, nodeErr error
-	)
-	parallel(
-		func() { data, tst, termW, termErr = e.sess.GetW(bg, e.opts.termPath) },
-		func() { _, _, nodeW, nodeErr = e.sess.GetW(bg, c.node) },
-	)
-	switch {
-	case errors.Is(termErr, zkcoord.ErrNoNode):
-		// The leader node cannot be deleted under a term guard now; it
-		// stays until the session ends but names a node that finish
-		// deletes, so observers do not see it as Acting.
-		return fmt.Errorf("%w: term node deleted", ErrDeposed)
-	case termErr != nil:
-		return c.wrap("watch term in", termErr)
-	case tst.Version != off.version:
-		return termChanged(data)
-	case errors.Is(nodeErr, zkcoord.ErrNoNode):
-		return c.missing()
-	case nodeErr != nil:
-		return c.wrap("watch own node in", nodeErr)
-	}
-
-	l := newLeadership(c, token, off)
-	c.mu.Lock()
-	c.leadership = l
-	c.mu.Unlock()
-	c.update(func(s *State) {
-		s.Role, s.Following, s.FollowingID, s.Token, s.Term = Leading, "", "", token, off.term
-	})
-	c.emit(Event{Type: EventElected, Token: token, Term: off.term})
-	c.after(func() { close(c.elected) })
-	c.place()
-
-	for {
-		select {
-		// A notification ends the leadership at once, before anything is
-		// asked of ZooKeeper: a successor may act as soon as the change
-		// that fired it is committed, and a read may take until the
-		// Session is declared Lost. The read only explains why (Err).
-		case <-termW:
-			if e.sess.Err() != nil {
-				return c.lostErr()
-			}
-			if h := e.leaderNotified; h != nil {
-				h(c.node)
-			}
-			l.end(fmt.Errorf("%w: the term node changed", ErrDeposed))
-			data, _, err := e.sess.Get(bg, e.opts.termPath)
-			if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-				return fmt.Errorf("%w: term changed (%v)", ErrDeposed, err)
-			}
-			return termChanged(data)
-		case <-nodeW:
-			if e.sess.Err() != nil {
-				return c.lostErr()
-			}
-			if h := e.leaderNotified; h != nil {
-				h(c.node)
-			}
-			l.end(fmt.Errorf("%w: %s", ErrNodeDeleted, c.node))
-			return c.missing()
-		case sc, ok := <-states:
-			if !ok {
-				states = nil
-				continue
-			}
-			c.sessionEvent(sc)
-		case <-e.sess.Done():
-			return c.lostErr()
-		case <-c.runCtx.Done():
-			return context.Cause(c.runCtx)
-		}
-	}
-}
-
-// termChanged explains a change of the term node seen by a leader.
-func termChanged(data []byte) error {
-	r, err := decodeTerm(data)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%w: term node rewritten with data this package cannot read", ErrDeposed)
-	case r.Ended:
-		return ErrEnded
-	}
-	return fmt.Errorf("%w: term taken by %q (%s)", ErrDeposed, r.ID, r.Node)
-}
-
-func (c *Candidate) sessionEvent(sc zkcoord.StateChange) {
-	switch sc.State {
-	case zkcoord.Suspended:
-		c.emit(Event{Type: EventSuspended})
-	case zkcoord.Reconnected:
-		c.emit(Event{Type: EventReconnected})
-	}
-}
-
 // finish ends leadership first, then deletes the node, then reports.
 func (c *Candidate) finish(cause error) {
 	c.cancelRun(cause) // ends the state subscription too
@@ -517,9 +274,9 @@ func (c *Candidate) finish(cause error) {
 		nodeErr = cause
 	case serr == nil:
 		if c.office != nil && !errors.Is(cause, ErrDeposed) && !errors.Is(cause, ErrEnded) {
-			nodeErr = c.leaveOffice(bg, c.office.version)
+			nodeErr = c.eng.Leave(bg, *c.office)
 		} else {
-			nodeErr = c.deleteNode(bg)
+			nodeErr = elect.DeleteNode(bg, c.el.sess, c.node)
 		}
 	case errors.Is(serr, zkcoord.ErrSessionExpired):
 		// The server deleted it.

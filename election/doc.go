@@ -14,7 +14,9 @@
 // leads. Every other candidate watches only its predecessor, so a leader
 // change wakes one candidate, not all of them. On every notification a
 // candidate reads all children again rather than trusting a cached view:
-// any number of candidates before it may have gone at once.
+// any number of candidates before it may have gone at once. A follower
+// also re-reads the children periodically (WithRecheck), so a lost
+// notification delays it by one interval, not forever.
 //
 // Before acting, the candidate holding the lowest node checks that the
 // node's ephemeral owner is its own session, then in one transaction
@@ -37,7 +39,8 @@
 // Done, Err, Context, a fencing Token and Resign. Nominate joins without
 // blocking and returns a Candidate that reports its Role and State and
 // streams every change through Watch. Leader and Observe tell anyone,
-// candidate or not, who leads. WithEvents reports every transition (offer,
+// candidate or not, who leads; Participants lists every participant in
+// order with its id, session, token and creation time. WithEvents reports every transition (offer,
 // determine, following whom, elected, lost, failed ...) in order; the same
 // transitions are logged through slog. End ends the election for everyone.
 //

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // Election is one election path on one Session. It is cheap: it holds no
@@ -14,9 +15,11 @@ import (
 // share one Election (and one Session); each holds its own node. An
 // Election is safe for concurrent use.
 type Election struct {
-	sess *zkcoord.Session
-	path string
-	opts options
+	sess  *zkcoord.Session
+	path  string
+	opts  options
+	lay   elect.Layout // the engine's view of this election's nodes
+	hooks elect.Hooks  // test hooks of the engine
 
 	// afterTakeOffice, if set, runs in a candidate's goroutine right after
 	// it took office (tests only).
@@ -44,7 +47,9 @@ func New(sess *zkcoord.Session, path string, opts ...Option) (*Election, error) 
 	if err := o.validate(sess, path); err != nil {
 		return nil, err
 	}
-	return &Election{sess: sess, path: path, opts: o, candidates: map[*Candidate]struct{}{}}, nil
+	e := &Election{sess: sess, path: path, opts: o, candidates: map[*Candidate]struct{}{}}
+	e.lay = e.layout()
+	return e, nil
 }
 
 // Path returns the election path.
@@ -106,6 +111,9 @@ func (e *Election) Nominate(ctx context.Context) (*Candidate, error) {
 	go c.run()
 	select {
 	case <-c.placed:
+		if err := c.Err(); errors.Is(err, ErrEnded) {
+			return nil, err // its first look saw the election ended
+		}
 		return c, nil
 	case <-c.done:
 		return nil, c.Err()
@@ -154,7 +162,7 @@ func (e *Election) unregister(c *Candidate) {
 // Election stays usable. If it fails later (deleting nodes, or waiting for
 // local candidates), the election is ended; call End again to finish.
 func (e *Election) End(ctx context.Context) error {
-	return detach(ctx, func(ctx context.Context) error { return e.end(ctx) })
+	return elect.Detach(ctx, func(ctx context.Context) error { return e.end(ctx) })
 }
 
 func (e *Election) end(ctx context.Context) error {

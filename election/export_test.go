@@ -39,3 +39,16 @@ func SetAfterTakeOfficeForTest(e *Election, f func(node string)) {
 func SetLeaderNotifiedForTest(e *Election, f func(node string)) {
 	e.leaderNotified = f
 }
+
+// DropNextNotificationForTest makes the next notification a follower of e
+// receives from its predecessor's watch be swallowed, as if ZooKeeper had
+// lost it: only the periodic re-check can then move the follower on.
+func DropNextNotificationForTest(e *Election) {
+	e.hooks.DropNextNotification()
+}
+
+// NotificationDroppedForTest reports whether a notification asked to be
+// dropped by DropNextNotificationForTest has been dropped.
+func NotificationDroppedForTest(e *Election) bool {
+	return e.hooks.Dropped()
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // Leadership is a candidate's term as leader. Act as leader only while
@@ -26,8 +27,8 @@ type Leadership struct {
 	err error
 }
 
-func newLeadership(c *Candidate, token int64, off office) *Leadership {
-	l := &Leadership{c: c, token: token, term: off.term, lost: make(chan struct{})}
+func newLeadership(c *Candidate, token int64, off elect.Office) *Leadership {
+	l := &Leadership{c: c, token: token, term: off.Term, lost: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	// The Session's end cancels the context at once, with the loss as its
 	// cause, whatever the candidate's goroutine is doing. (A context derived

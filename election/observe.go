@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // Leader describes the current leader as anyone can see it, candidate or
@@ -35,7 +36,7 @@ type Leader struct {
 // With no participant it returns ErrNoLeader.
 func (e *Election) Leader(ctx context.Context) (Leader, error) {
 	var l Leader
-	err := detach(ctx, func(ctx context.Context) (err error) {
+	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
 		l, _, _, err = e.lookup(ctx, false, false)
 		return err
 	})

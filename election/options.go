@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/zkcoord/zkcoord"
@@ -26,6 +27,14 @@ type options struct {
 	events   func(Event)
 	termPath string
 	ackPath  string
+	recheck  time.Duration
+}
+
+// WithRecheck sets how often a follower reads the participants again in
+// case a notification was lost. Default: the Session's timeout, at most
+// 10 seconds.
+func WithRecheck(d time.Duration) Option {
+	return func(o *options) { o.recheck = d }
 }
 
 // WithID sets the participant id written as the data of every candidate

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zkcoord/zkcoord/internal/elect"
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
@@ -47,11 +48,4 @@ func participants(children []string) (sorted, ignored []string) {
 }
 
 // position returns the index of name in sorted, or -1.
-func position(sorted []string, name string) int {
-	for i, s := range sorted {
-		if s == name {
-			return i
-		}
-	}
-	return -1
-}
+var position = elect.Position

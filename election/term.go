@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // The term node (persistent) counts leaderships: every new leader bumps its
@@ -71,175 +71,34 @@ func (e *Election) isEnded(ctx context.Context) (bool, error) {
 	return err == nil && r.Ended, nil
 }
 
-// office is what a leader learns when it takes office.
-type office struct {
-	token   int64 // creation zxid of the candidate's node
-	term    int64 // version of the term node after our bump
-	version int32 // same, as ZooKeeper reports it
-}
-
-// takeOffice checks that the candidate's node is owned by this session,
-// then bumps the term node and writes the leader node in one transaction
-// that also checks that the node still exists. Independent reads are sent
-// together, so that taking office costs three round trips.
-func (c *Candidate) takeOffice(ctx context.Context) (office, error) {
-	e := c.el
-	var (
-		own      *zkcoord.Stat
-		ownOK    bool
-		ownErr   error
-		termData []byte
-	)
-	for first := true; ; first = false {
-		if cause := context.Cause(c.runCtx); cause != nil {
-			return office{}, cause
-		}
-		var (
-			data            []byte
-			stat, ackStat   *zkcoord.Stat
-			ackOK           bool
-			termErr, ackErr error
-		)
-		parallel(
-			func() { data, stat, termErr = e.sess.Get(ctx, e.opts.termPath) },
-			func() { ackOK, ackStat, ackErr = e.sess.Exists(ctx, e.opts.ackPath) },
-			func() {
-				if first {
-					ownOK, own, ownErr = e.sess.Exists(ctx, c.node)
-				}
-			},
-		)
-		if first {
-			switch {
-			case ownErr != nil:
-				return office{}, ownErr
-			case !ownOK:
-				return office{}, errNodeMissing
-			case own.EphemeralOwner != e.sess.ID():
-				return office{}, fmt.Errorf("election: %w: lowest node %s belongs to session 0x%x, not 0x%x",
-					zkcoord.ErrNotOwner, c.node, own.EphemeralOwner, e.sess.ID())
+// layout is the election's layout for the engine: Curator's LeaderLatch
+// participants, ordered as Curator orders them, a term node holding a
+// termRecord and a leader node holding an ackRecord.
+func (e *Election) layout() elect.Layout {
+	return elect.Layout{
+		Dir: e.path,
+		Order: func(children []string) []string {
+			sorted, ignored := participants(children)
+			if len(ignored) > 0 {
+				e.opts.logger.Debug("election: ignoring children that are not participants", "path", e.path, "names", ignored)
 			}
-			rec := termRecord{ID: e.opts.id, Node: c.node, Token: own.Czxid, Session: fmt.Sprintf("0x%x", e.sess.ID())}
-			termData, _ = json.Marshal(rec)
-		}
-		switch {
-		case errors.Is(termErr, zkcoord.ErrNoNode):
-			if err := c.ensureParents(ctx); err != nil {
-				return office{}, err
+			return sorted
+		},
+		TermPath:   e.opts.termPath,
+		LeaderPath: e.opts.ackPath,
+		TermData: func(node string, token int64) []byte {
+			data, _ := json.Marshal(termRecord{ID: e.opts.id, Node: node, Token: token, Session: fmt.Sprintf("0x%x", e.sess.ID())})
+			return data
+		},
+		LeaderData: func(node string, token, term int64) []byte {
+			data, _ := json.Marshal(ackRecord{ID: e.opts.id, Node: node, Token: token, Term: term})
+			return data
+		},
+		Refuse: func(data []byte) error {
+			if r, err := decodeTerm(data); err == nil && r.Ended {
+				return ErrEnded
 			}
-			_, err := e.sess.Create(ctx, e.opts.termPath, nil, zkcoord.FlagPersistent)
-			if err != nil && !errors.Is(err, zkcoord.ErrNodeExists) && !zkcoord.IsRetryable(err) {
-				return office{}, err
-			}
-			continue
-		case termErr != nil:
-			return office{}, termErr
-		case ackErr != nil:
-			return office{}, ackErr
-		}
-		if r, err := decodeTerm(data); err == nil && r.Ended {
-			return office{}, ErrEnded
-		}
-		term := int64(stat.Version) + 1
-		ack, _ := json.Marshal(ackRecord{ID: e.opts.id, Node: c.node, Token: own.Czxid, Term: term})
-		ops := []any{
-			zkcoord.CheckOp(c.node, -1),
-			zkcoord.SetOp(e.opts.termPath, termData, stat.Version),
-		}
-		if ackOK {
-			ops = append(ops, zkcoord.DeleteOp(e.opts.ackPath, ackStat.Version))
-		}
-		ops = append(ops, zkcoord.CreateOp(e.opts.ackPath, ack, zkcoord.FlagEphemeral))
-		res, err := e.sess.Multi(ctx, ops...)
-		switch {
-		case err == nil:
-			v := res[1].Stat.Version
-			return office{token: own.Czxid, term: int64(v), version: v}, nil
-		case zkcoord.IsRetryable(err):
-			// The outcome is unknown: the term node's data tells.
-			data, stat, gerr := e.sess.Get(ctx, e.opts.termPath)
-			if gerr == nil && string(data) == string(termData) {
-				return office{token: own.Czxid, term: int64(stat.Version), version: stat.Version}, nil
-			}
-			if gerr != nil && !errors.Is(gerr, zkcoord.ErrNoNode) {
-				return office{}, gerr
-			}
-		case len(res) > 0 && res[0].Error != nil && errors.Is(res[0].Error, zkcoord.ErrNoNode):
-			return office{}, errNodeMissing
-		case errors.Is(err, zkcoord.ErrNoNode):
-			// The term node vanished, or the leader node's parent is missing.
-			if err := c.ensureParents(ctx); err != nil {
-				return office{}, err
-			}
-		case errors.Is(err, zkcoord.ErrBadVersion) || errors.Is(err, zkcoord.ErrNodeExists):
-			// Someone changed the term or leader node in between: look again.
-		default:
-			return office{}, err
-		}
-	}
-}
-
-// parallel runs fs concurrently and waits for all of them.
-func parallel(fs ...func()) {
-	var wg sync.WaitGroup
-	wg.Add(len(fs) - 1)
-	for _, f := range fs[1:] {
-		go func() {
-			defer wg.Done()
-			f()
-		}()
-	}
-	fs[0]()
-	wg.Wait()
-}
-
-// ensureParents creates the parents of the term and leader nodes.
-func (c *Candidate) ensureParents(ctx context.Context) error {
-	e := c.el
-	for _, p := range []string{e.opts.termPath, e.opts.ackPath} {
-		if err := e.sess.EnsurePath(ctx, zkcoord.Parent(p)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// errNodeMissing: the candidate's own node is gone; missing() tells why.
-var errNodeMissing = errors.New("election: own node missing")
-
-// leaveOffice deletes the leader node, if this leader's term is still the
-// current one, together with the candidate's node. The term check is the
-// guard: every later leader replaces the leader node in the transaction
-// that bumps the term, so while the term is unchanged the leader node is
-// this candidate's.
-func (c *Candidate) leaveOffice(ctx context.Context, termVersion int32) error {
-	e := c.el
-	leave := func(ops ...any) error {
-		return e.sess.Retry(ctx, func(ctx context.Context) error {
-			_, err := e.sess.Multi(ctx, ops...)
-			return err
-		})
-	}
-	check, delAck := zkcoord.CheckOp(e.opts.termPath, termVersion), zkcoord.DeleteOp(e.opts.ackPath, -1)
-	if leave(check, delAck, zkcoord.DeleteOp(c.node, -1)) == nil {
-		return nil
-	}
-	// A later term, or the leader node or the candidate's node already
-	// gone (possibly by the attempt above, its reply lost): delete the
-	// leader node if the term is still ours, then the candidate's node.
-	if err := leave(check, delAck); err != nil && e.sess.Err() == nil {
-		e.opts.logger.Debug("election: leader node not deleted", "path", e.opts.ackPath, "err", err)
-	}
-	return c.deleteNode(ctx)
-}
-
-// deleteNode deletes the candidate's node; a node already gone is fine.
-func (c *Candidate) deleteNode(ctx context.Context) error {
-	return c.el.sess.Retry(ctx, func(ctx context.Context) error {
-		err := c.el.sess.Delete(ctx, c.node, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
 			return nil
-		}
-		return err
-	})
+		},
+	}
 }

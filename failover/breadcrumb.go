@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // Breadcrumb names the last active instance. It is written when an instance
@@ -55,7 +56,7 @@ func decodeBreadcrumb(data []byte, version int32) Breadcrumb {
 // stopped cleanly (or none ever ran).
 func (f *Failover) Breadcrumb(ctx context.Context) (*Breadcrumb, error) {
 	var b *Breadcrumb
-	err := detach(ctx, func(ctx context.Context) (err error) {
+	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
 		b, err = f.readBreadcrumb(ctx)
 		return err
 	})
@@ -75,21 +76,4 @@ func (f *Failover) readBreadcrumb(ctx context.Context) (*Breadcrumb, error) {
 	}
 	b := decodeBreadcrumb(data, st.Version)
 	return &b, nil
-}
-
-// detach runs f with a context that does not end with ctx, and returns
-// early, with ctx's error, when ctx ends (see bg). f must not write
-// anything the caller reads after an early return.
-func detach(ctx context.Context, f func(ctx context.Context) error) error {
-	if ctx.Done() == nil {
-		return f(ctx)
-	}
-	done := make(chan error, 1)
-	go func() { done <- f(context.WithoutCancel(ctx)) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

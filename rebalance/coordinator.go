@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
@@ -15,124 +16,99 @@ import (
 // (a concurrent write); the rebalancing is retried with fresh data.
 var errConflict = errors.New("rebalance: concurrent write to the group")
 
-// coordinate is the coordinator state. It bumps the term, watches the
-// clients, the resources and the term, and runs a rebalancing after every
-// change, at most one at a time and no two starts closer than the minimum
-// interval; a change during a rebalancing aborts it and a new one follows.
-func (r *role) coordinate(ctx context.Context, ownLost <-chan struct{}) error {
+// coordinate is the coordinator state. It takes office (bumps the term)
+// through the election engine, watches the clients, the resources and the
+// term, and runs a rebalancing
+// after every change, at most one at a time and no two starts closer than
+// the minimum interval; a change during a rebalancing aborts it and a new
+// one follows.
+func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Place) error {
 	r.c.setState(Coordinator)
-	term, err := r.bumpTerm(ctx)
+	off, err := con.TakeOffice(ctx, p)
 	if err != nil {
 		return r.classify(ctx, err)
 	}
-	r.log.Info("rebalance: coordinator", "term", term)
+	term := off.Term
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The watches of the clients and resources go out with the term's,
+	// in the same round trip.
 	clientsCh := watchChildren(ctx, &wg, r.sess, r.lay.clients())
 	resourcesCh := watchChildren(ctx, &wg, r.sess, r.lay.resources())
-	termCh := watchData(ctx, &wg, r.sess, r.lay.term())
-
-	var (
-		results   = make(chan error, 1)
-		abort     context.CancelFunc // of the running rebalancing, if any
-		pending   bool               // a rebalancing is due
-		seen      int                // first snapshots of clients and resources seen
-		lastStart time.Time
-		notBefore time.Time // after a failed attempt
-		failures  int
-		timer     = time.NewTimer(time.Hour)
-	)
-	defer timer.Stop()
-	kick := func() {
-		if abort != nil || !pending || seen < 2 {
-			return
-		}
-		at := lastStart.Add(r.opts.minInterval)
-		if notBefore.After(at) {
-			at = notBefore
-		}
-		if wait := time.Until(at); wait > 0 {
-			timer.Reset(wait)
-			return
-		}
-		pending, lastStart = false, time.Now()
-		var rctx context.Context
-		rctx, abort = context.WithCancel(ctx)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results <- r.rebalance(rctx, term)
-		}()
+	termW, err := r.watchTerm(ctx, con, off)
+	if err != nil {
+		return err
 	}
-	trigger := func() {
-		pending = true
-		if abort != nil {
-			abort() // its view is stale; it reports back, then the next starts
-		}
-		kick()
-	}
+	r.log.Info("rebalance: coordinator", "term", term)
+	s := &schedule{r: r, ctx: ctx, wg: &wg, term: term, results: make(chan error, 1), timer: time.NewTimer(time.Hour)}
+	defer s.timer.Stop()
+	// The periodic re-check of the term and the own node, in case a
+	// notification was lost.
+	rc := elect.NewRecheck(ctx, con.Recheck(), func(ctx context.Context) error {
+		_, err := con.CheckOffice(ctx, off)
+		return err
+	})
+	defer rc.Stop()
+	nodeW := con.NodeChanged()
 	for {
 		select {
-		case s := <-clientsCh:
-			if s.err != nil {
-				return r.classify(ctx, s.err)
+		case snap := <-clientsCh:
+			if snap.err != nil {
+				return r.classify(ctx, snap.err)
 			}
-			if indexOf(parseClients(s.children), r.reg.id) < 0 {
+			if indexOf(parseClients(snap.children), r.reg.id) < 0 {
 				return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
 			}
-			seen = min(seen+1, 2)
-			trigger()
-		case s := <-resourcesCh:
-			if s.err != nil {
-				return r.classify(ctx, s.err)
+			s.seen = min(s.seen+1, 2)
+			s.trigger()
+		case snap := <-resourcesCh:
+			if snap.err != nil {
+				return r.classify(ctx, snap.err)
 			}
-			seen = min(seen+1, 2)
-			trigger()
-		case s := <-termCh:
-			if s.err != nil {
-				return r.classify(ctx, s.err)
-			}
-			if int64(s.stat.Version) != term {
-				return fmt.Errorf("%w: term %d, now %d", ErrDeposed, term, s.stat.Version)
-			}
-		case err := <-results:
-			abort()
-			abort = nil
-			switch {
-			case err == nil:
-				failures = 0
-			case errors.Is(err, context.Canceled) && ctx.Err() == nil:
-				// aborted by a change: pending is set
-			case r.sess.Err() != nil:
+			s.seen = min(s.seen+1, 2)
+			s.trigger()
+		case <-termW:
+			if r.sess.Err() != nil {
 				return r.sess.Err()
-			case errors.Is(err, alloc.ErrTooLarge):
-				// Every coordinator would fail the same way: aborting would
-				// take the whole group down one client after another. The
-				// last allocation stays in force; the next change of
-				// clients or resources tries again.
-				failures = 0
-				r.log.Error("rebalance: new allocation too large to write; the last one stays in force until the group changes", "err", err)
-			case errors.Is(err, ErrDeposed), !recoverable(err), errors.Is(err, ErrInconsistent):
-				return err
-			default:
-				failures++
-				notBefore = time.Now().Add(retryDelay(failures))
-				pending = true
-				r.log.Info("rebalance: rebalancing failed, retrying", "err", err, "attempt", failures)
 			}
-			kick()
-		case <-timer.C:
-			kick()
-		case <-ownLost:
+			if con.Dropped() {
+				termW = nil // as if the notification never came
+				continue
+			}
+			return fmt.Errorf("%w: term %d changed", ErrDeposed, term)
+		case <-rc.Tick():
+			rc.Start()
+		case err := <-rc.Result():
+			rc.Done()
+			switch {
+			case errors.Is(err, elect.ErrTermGone), errors.Is(err, elect.ErrTermChanged):
+				return fmt.Errorf("%w: term %d: %w", ErrDeposed, term, err)
+			case errors.Is(err, elect.ErrMissing):
+				return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
+			}
+			// Any other failure is a read that did not get through; the
+			// Session's end, if that is why, is reported below.
+		case err := <-s.results:
+			if err := s.finished(err); err != nil {
+				return err
+			}
+			s.kick()
+		case <-s.timer.C:
+			s.kick()
+		case <-nodeW:
+			if r.sess.Err() != nil {
+				return r.sess.Err()
+			}
+			if con.Dropped() {
+				nodeW = nil
+				continue
+			}
 			return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
 		case <-ctx.Done():
-			if abort != nil {
-				abort()
-				<-results
-			}
+			s.stop()
 			return ctx.Err()
 		case <-r.sess.Done():
 			return r.sess.Err()
@@ -140,26 +116,113 @@ func (r *role) coordinate(ctx context.Context, ownLost <-chan struct{}) error {
 	}
 }
 
-func retryDelay(failures int) time.Duration {
-	return min(25*time.Millisecond<<min(failures, 6), time.Second)
+// watchTerm watches the term this client took office in: any change
+// deposes it.
+func (r *role) watchTerm(ctx context.Context, con *elect.Contender, off elect.Office) (<-chan zkcoord.Event, error) {
+	termW, _, err := con.WatchTerm(ctx, off)
+	switch {
+	case errors.Is(err, elect.ErrTermGone), errors.Is(err, elect.ErrTermChanged):
+		return nil, fmt.Errorf("%w: term %d: %w", ErrDeposed, off.Term, err)
+	case err != nil:
+		return nil, r.classify(ctx, err)
+	}
+	return termW, nil
 }
 
-// bumpTerm writes the term node, making its version this coordinator's
-// term. Any later write by another coordinator changes the version, which
-// this coordinator's watch sees, and makes every write of this coordinator
-// fail (they are all conditional on the term's version).
-func (r *role) bumpTerm(ctx context.Context) (int64, error) {
-	data := mustJSON(termInfo{Coordinator: r.reg.id})
-	var st *zkcoord.Stat
-	err := r.sess.Retry(ctx, func(ctx context.Context) error {
-		var err error
-		st, err = r.sess.Set(ctx, r.lay.term(), data, -1)
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("rebalance: bump term: %w", err)
+// schedule runs the coordinator's rebalancings: one at a time, spaced by
+// the minimum interval, retried with backoff after a failure. It is owned
+// by the coordinator's goroutine.
+type schedule struct {
+	r       *role
+	ctx     context.Context
+	wg      *sync.WaitGroup
+	term    int64
+	results chan error
+
+	abort     context.CancelFunc // of the running rebalancing, if any
+	pending   bool               // a rebalancing is due
+	seen      int                // first snapshots of clients and resources seen
+	lastStart time.Time
+	notBefore time.Time // after a failed attempt
+	failures  int
+	timer     *time.Timer
+}
+
+// kick starts the due rebalancing if nothing runs and the spacing allows,
+// or sets the timer for when it will.
+func (s *schedule) kick() {
+	if s.abort != nil || !s.pending || s.seen < 2 {
+		return
 	}
-	return int64(st.Version), nil
+	at := s.lastStart.Add(s.r.opts.minInterval)
+	if s.notBefore.After(at) {
+		at = s.notBefore
+	}
+	if wait := time.Until(at); wait > 0 {
+		s.timer.Reset(wait)
+		return
+	}
+	s.pending, s.lastStart = false, time.Now()
+	var rctx context.Context
+	rctx, s.abort = context.WithCancel(s.ctx)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.results <- s.r.rebalance(rctx, s.term)
+	}()
+}
+
+// trigger makes a rebalancing due after a change, aborting a running one
+// (its view is stale; it reports back, then the next starts).
+func (s *schedule) trigger() {
+	s.pending = true
+	if s.abort != nil {
+		s.abort()
+	}
+	s.kick()
+}
+
+// finished takes a rebalancing's result; an error it returns ends the
+// coordinator.
+func (s *schedule) finished(err error) error {
+	r := s.r
+	s.abort()
+	s.abort = nil
+	switch {
+	case err == nil:
+		s.failures = 0
+	case errors.Is(err, context.Canceled) && s.ctx.Err() == nil:
+		// aborted by a change: pending is set
+	case r.sess.Err() != nil:
+		return r.sess.Err()
+	case errors.Is(err, alloc.ErrTooLarge):
+		// Every coordinator would fail the same way: aborting would
+		// take the whole group down one client after another. The
+		// last allocation stays in force; the next change of
+		// clients or resources tries again.
+		s.failures = 0
+		r.log.Error("rebalance: new allocation too large to write; the last one stays in force until the group changes", "err", err)
+	case errors.Is(err, ErrDeposed), !recoverable(err), errors.Is(err, ErrInconsistent):
+		return err
+	default:
+		s.failures++
+		s.notBefore = time.Now().Add(retryDelay(s.failures))
+		s.pending = true
+		r.log.Info("rebalance: rebalancing failed, retrying", "err", err, "attempt", s.failures)
+	}
+	return nil
+}
+
+// stop aborts a running rebalancing and waits for its result.
+func (s *schedule) stop() {
+	if s.abort != nil {
+		s.abort()
+		<-s.results
+	}
+}
+
+func retryDelay(failures int) time.Duration {
+	return min(25*time.Millisecond<<min(failures, 6), time.Second)
 }
 
 // rebalance runs one rebalancing in the client's mode.
@@ -261,12 +324,12 @@ func encodeAllocation(rec alloc.Record) ([]byte, error) {
 
 // guardedSet sets path's data at version, only while the term is term.
 func guardedSet(ctx context.Context, sess *zkcoord.Session, lay layout, term int64, path string, data []byte, version int32) (*zkcoord.Stat, error) {
-	res, err := sess.Multi(ctx, zkcoord.CheckOp(lay.term(), int32(term)), zkcoord.SetOp(path, data, version))
+	res, err := sess.Multi(ctx, elect.Guard(lay.term(), term), zkcoord.SetOp(path, data, version))
 	if err == nil {
 		return res[1].Stat, nil
 	}
 	if len(res) == 2 {
-		if e := res[0].Error; errors.Is(e, zkcoord.ErrBadVersion) || errors.Is(e, zkcoord.ErrNoNode) {
+		if e := res[0].Error; elect.Over(e) {
 			return nil, fmt.Errorf("%w: term %d is over: %w", ErrDeposed, term, e)
 		}
 		if e := res[1].Error; errors.Is(e, zkcoord.ErrBadVersion) {

@@ -97,140 +97,184 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 	if err != nil {
 		return nil, err
 	}
-	d := &Description{Root: root, Group: group, Path: lay.base, Allocation: map[string][]string{},
-		Members: []MemberInfo{}, Resources: []string{}, Barriers: []BarrierHolder{}}
 	if ok, _, err := sess.Exists(ctx, lay.base); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrNoGroup, lay.base)
 	}
-
-	// Members, in election order.
-	kids, _, err := sess.Children(ctx, lay.clients())
-	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-		return nil, err
+	ds := &describer{sess: sess, lay: lay, index: map[string]int{}, holder: map[string]string{},
+		d: &Description{Root: root, Group: group, Path: lay.base, Allocation: map[string][]string{},
+			Members: []MemberInfo{}, Resources: []string{}, Barriers: []BarrierHolder{}}}
+	for _, step := range []func(context.Context) error{
+		ds.members, ds.term, ds.allocation, ds.barriers, ds.status,
+	} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
 	}
-	index := map[string]int{}
-	for i, m := range parseClients(kids) {
-		info := MemberInfo{ID: m.id, Node: m.node, Coordinator: i == 0, Allocated: []string{}, Holding: []string{}}
-		data, st, err := sess.Get(ctx, lay.client(m.node))
+	ds.progress()
+	return ds.d, ds.allocErr
+}
+
+// describer assembles a Description, one step per part of the group.
+type describer struct {
+	sess     *zkcoord.Session
+	lay      layout
+	d        *Description
+	index    map[string]int    // member id -> index in d.Members
+	holder   map[string]string // resource -> client holding its barrier
+	rec      alloc.Record
+	allocErr error
+}
+
+// members reads the client nodes, in election order.
+func (ds *describer) members(ctx context.Context) error {
+	kids, _, err := ds.sess.Children(ctx, ds.lay.clients())
+	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return err
+	}
+	for _, m := range parseClients(kids) {
+		info := MemberInfo{ID: m.id, Node: m.node, Allocated: []string{}, Holding: []string{}}
+		data, st, err := ds.sess.Get(ctx, ds.lay.client(m.node))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue // left meanwhile
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var ci clientInfo
 		if json.Unmarshal(data, &ci) == nil {
 			info.Name, info.Host, info.PID, info.Mode = ci.Name, ci.Host, ci.PID, ci.Mode
 		}
 		info.Session = fmt.Sprintf("0x%x", st.EphemeralOwner)
-		index[m.id] = len(d.Members)
-		d.Members = append(d.Members, info)
+		ds.index[m.id] = len(ds.d.Members)
+		ds.d.Members = append(ds.d.Members, info)
 	}
-	if len(d.Members) > 0 {
-		d.Members[0].Coordinator = true
-		d.Coordinator = d.Members[0].ID
+	if len(ds.d.Members) > 0 {
+		ds.d.Members[0].Coordinator = true
+		ds.d.Coordinator = ds.d.Members[0].ID
 	}
+	return nil
+}
 
-	// Term.
-	if data, st, err := sess.Get(ctx, lay.term()); err == nil {
-		d.Term = int64(st.Version)
-		var ti termInfo
-		if json.Unmarshal(data, &ti) == nil {
-			d.TermHolder = ti.Coordinator
-		}
-	} else if !errors.Is(err, zkcoord.ErrNoNode) {
-		return nil, err
+// term reads the term node.
+func (ds *describer) term(ctx context.Context) error {
+	data, st, err := ds.sess.Get(ctx, ds.lay.term())
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return nil
+	} else if err != nil {
+		return err
 	}
+	ds.d.Term = int64(st.Version)
+	var ti termInfo
+	if json.Unmarshal(data, &ti) == nil {
+		ds.d.TermHolder = ti.Coordinator
+	}
+	return nil
+}
 
-	// Resources and allocation.
-	res, _, err := sess.Children(ctx, lay.resources())
+// allocation reads the resources and the allocation record; unreadable
+// allocation data is kept in allocErr, not failed on.
+func (ds *describer) allocation(ctx context.Context) error {
+	d := ds.d
+	res, _, err := ds.sess.Children(ctx, ds.lay.resources())
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-		return nil, err
+		return err
 	}
 	d.Resources = parseResources(res)
-	var rec alloc.Record
-	var allocErr error
-	if data, _, err := sess.Get(ctx, lay.resources()); err == nil {
-		rec, allocErr = alloc.Decode(data)
-		if allocErr != nil {
-			allocErr = fmt.Errorf("rebalance: allocation in %s: %w", lay.resources(), allocErr)
-			d.AllocationError = allocErr.Error()
+	if data, _, err := ds.sess.Get(ctx, ds.lay.resources()); err == nil {
+		ds.rec, ds.allocErr = alloc.Decode(data)
+		if ds.allocErr != nil {
+			ds.allocErr = fmt.Errorf("rebalance: allocation in %s: %w", ds.lay.resources(), ds.allocErr)
+			d.AllocationError = ds.allocErr.Error()
 		}
 	} else if !errors.Is(err, zkcoord.ErrNoNode) {
-		return nil, err
+		return err
 	}
-	d.Generation, d.AllocationTerm = rec.Generation, rec.Term
-	for c, rs := range rec.Assignment {
+	d.Generation, d.AllocationTerm = ds.rec.Generation, ds.rec.Term
+	for c, rs := range ds.rec.Assignment {
 		d.Allocation[c] = append([]string{}, rs...)
-		if i, ok := index[c]; ok {
+		if i, ok := ds.index[c]; ok {
 			d.Members[i].Allocated = append([]string{}, rs...)
 		}
 	}
+	return nil
+}
 
-	// Barriers.
-	bars, _, err := sess.Children(ctx, lay.barriers())
+// barriers reads the resource barriers and who holds them.
+func (ds *describer) barriers(ctx context.Context) error {
+	bars, _, err := ds.sess.Children(ctx, ds.lay.barriers())
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-		return nil, err
+		return err
 	}
 	slices.Sort(bars)
-	holder := map[string]string{}
 	for _, b := range bars {
-		data, st, err := sess.Get(ctx, lay.barrier(b))
+		data, st, err := ds.sess.Get(ctx, ds.lay.barrier(b))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var bi barrierInfo
 		_ = json.Unmarshal(data, &bi) // foreign data: the holder stays unknown
-		d.Barriers = append(d.Barriers, BarrierHolder{Resource: b, Client: bi.Client, Token: st.Czxid,
+		ds.d.Barriers = append(ds.d.Barriers, BarrierHolder{Resource: b, Client: bi.Client, Token: st.Czxid,
 			Session: fmt.Sprintf("0x%x", st.EphemeralOwner), Generation: bi.Generation})
-		holder[b] = bi.Client
-		if i, ok := index[bi.Client]; ok {
-			d.Members[i].Holding = append(d.Members[i].Holding, b)
+		ds.holder[b] = bi.Client
+		if i, ok := ds.index[bi.Client]; ok {
+			ds.d.Members[i].Holding = append(ds.d.Members[i].Holding, b)
 		}
 	}
+	return nil
+}
 
-	// Global-barrier status.
-	if data, _, err := sess.Get(ctx, lay.status()); err == nil && len(data) > 0 {
-		st, err := decodeStatus(data)
-		if err != nil {
-			return nil, err
+// status reads the global-barrier status and check-ins, if any.
+func (ds *describer) status(ctx context.Context) error {
+	data, _, err := ds.sess.Get(ctx, ds.lay.status())
+	if err != nil {
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			return nil
 		}
-		gs := &GlobalStatus{Phase: st.Phase, Generation: st.Generation, Term: st.Term}
-		if kids, _, err := sess.Children(ctx, lay.stopped()); err == nil {
-			for _, k := range kids {
-				if id, g, ok := parseCheckIn(k); ok && g == st.Generation {
-					gs.CheckedIn = append(gs.CheckedIn, id)
-				}
+		return err
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	st, err := decodeStatus(data)
+	if err != nil {
+		return err
+	}
+	gs := &GlobalStatus{Phase: st.Phase, Generation: st.Generation, Term: st.Term}
+	if kids, _, err := ds.sess.Children(ctx, ds.lay.stopped()); err == nil {
+		for _, k := range kids {
+			if id, g, ok := parseCheckIn(k); ok && g == st.Generation {
+				gs.CheckedIn = append(gs.CheckedIn, id)
 			}
-			slices.Sort(gs.CheckedIn)
 		}
-		d.Status = gs
-	} else if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-		return nil, err
+		slices.Sort(gs.CheckedIn)
 	}
+	ds.d.Status = gs
+	return nil
+}
 
-	// Progress.
-	owners := rec.Assignment.Owners()
+// progress derives what is still moving from what was read.
+func (ds *describer) progress() {
+	d := ds.d
+	owners := ds.rec.Assignment.Owners()
 	for _, r := range d.Resources {
 		to, ok := owners[r]
 		if !ok {
 			d.Unallocated = append(d.Unallocated, r)
 			continue
 		}
-		if holder[r] != to {
-			d.Pending = append(d.Pending, Move{Resource: r, From: holder[r], To: to})
+		if ds.holder[r] != to {
+			d.Pending = append(d.Pending, Move{Resource: r, From: ds.holder[r], To: to})
 		}
 	}
 	ids := make([]string, len(d.Members))
 	for i, m := range d.Members {
 		ids[i] = m.ID
 	}
-	d.Rebalancing = allocErr == nil && (rec.Assignment.Check(ids, d.Resources) != nil ||
+	d.Rebalancing = ds.allocErr == nil && (ds.rec.Assignment.Check(ids, d.Resources) != nil ||
 		len(d.Pending) > 0 || (d.Status != nil && d.Status.Phase != PhaseStartConfirmed))
-	return d, allocErr
 }

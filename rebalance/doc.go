@@ -30,7 +30,10 @@
 //
 // Under /<root>/<group> (root defaults to DefaultRoot) each client owns an
 // ephemeral sequential node under clients/; the oldest is the coordinator,
-// and every other client watches only its predecessor. Clients are ordered
+// and every other client watches only its predecessor and re-lists
+// clients/ periodically (WithRecheck) in case a notification is lost. The
+// coordinator is elected by the same engine as package election, on this
+// package's own layout. Clients are ordered
 // by the wrap-aware serial order of zkcoord's sequence-node module, not by
 // Curator's text order: no other library shares this layout, so a client
 // that joins after ZooKeeper's sequence counter wrapped to -2147483648

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
@@ -31,4 +32,14 @@ func SetMaxAllocationForTest(t interface{ Cleanup(func()) }, n int) {
 	old := maxAllocation
 	maxAllocation = n
 	t.Cleanup(func() { maxAllocation = old })
+}
+
+// DropNextNotificationForTest returns an option that makes the client
+// swallow the next notification of its predecessor's departure, as if
+// ZooKeeper had lost it, and a function that reports whether one was
+// swallowed.
+func DropNextNotificationForTest() (Option, func() bool) {
+	h := new(elect.Hooks)
+	h.DropNextNotification()
+	return func(o *options) { o.hooks = h }, h.Dropped
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
@@ -57,6 +58,27 @@ func (l layout) term() string               { return zkcoord.Join(l.base, termNo
 func (l layout) status() string             { return zkcoord.Join(l.base, statusNode) }
 func (l layout) stopped() string            { return zkcoord.Join(l.base, stoppedNode) }
 func (l layout) checkIn(name string) string { return zkcoord.Join(l.base, stoppedNode, name) }
+
+// election is the layout the election engine runs the coordinator's
+// election on: client nodes in serial order of their sequence numbers, the
+// term node holding the coordinator's id, no leader node.
+func (l layout) election() elect.Layout {
+	return elect.Layout{
+		Dir: l.clients(),
+		Order: func(children []string) []string {
+			ms := parseClients(children)
+			names := make([]string, len(ms))
+			for i, m := range ms {
+				names[i] = m.node
+			}
+			return names
+		},
+		TermPath: l.term(),
+		TermData: func(node string, _ int64) []byte {
+			return mustJSON(termInfo{Coordinator: zkcoord.StripProtected(zkcoord.Base(node))})
+		},
+	}
+}
 
 // ensure creates the group's persistent nodes that are missing.
 func (l layout) ensure(ctx context.Context, sess *zkcoord.Session) error {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // Mode selects how a rebalancing hands resources over. Every client of a
@@ -62,6 +64,8 @@ type options struct {
 	name         string
 	logger       *slog.Logger
 	maxBackoff   time.Duration
+	recheck      time.Duration
+	hooks        *elect.Hooks // test hooks of the election engine
 }
 
 func defaultOptions() options {
@@ -78,6 +82,8 @@ func (o options) validate() error {
 		return fmt.Errorf("%w: negative start delay", ErrInvalidOption)
 	case o.selfExpiry != 0 && !(o.selfExpiry > 0 && o.selfExpiry < 1):
 		return fmt.Errorf("%w: self-expiry fraction %v must be in (0, 1)", ErrInvalidOption, o.selfExpiry)
+	case o.recheck < 0:
+		return fmt.Errorf("%w: negative re-check interval", ErrInvalidOption)
 	case o.maxBackoff <= 0:
 		return fmt.Errorf("%w: recovery backoff must be positive", ErrInvalidOption)
 	}
@@ -129,3 +135,8 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // WithMaxRecoveryBackoff bounds the wait between two recovery attempts
 // (default 5s; attempts back off exponentially from 50ms).
 func WithMaxRecoveryBackoff(d time.Duration) Option { return func(o *options) { o.maxBackoff = d } }
+
+// WithRecheck sets how often a client that is not the coordinator reads
+// the client nodes again in case the notification of its predecessor's
+// departure was lost. Default: the Session's timeout, at most 10 seconds.
+func WithRecheck(d time.Duration) Option { return func(o *options) { o.recheck = d } }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
 // role runs the election and, on the elected client, the coordinator. One
@@ -38,72 +38,27 @@ func (r *role) run(ctx context.Context) {
 	}
 }
 
-// elect is the follower state: it finds this client's place among the
-// client nodes and watches only its predecessor, re-reading all children
-// whenever that one changes, until this client is the lowest and becomes
-// coordinator.
+// elect is the follower state: the election engine (internal/elect) finds
+// this client's place among the client nodes and watches only its
+// predecessor, re-reading all children whenever that one changes or the
+// periodic re-check finds it gone, until this client is the first and
+// becomes coordinator.
 func (r *role) elect(ctx context.Context) error {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ownLost := r.watchOwn(ctx, &wg)
+	lay := r.lay.election()
+	con := elect.New(r.sess, &lay, r.reg.path, elect.Config{Recheck: r.opts.recheck, WatchOwn: true, Hooks: r.opts.hooks})
 	for {
-		kids, _, err := r.sess.Children(ctx, r.lay.clients())
+		p, err := con.Determine(ctx)
 		if err != nil {
 			return r.classify(ctx, err)
 		}
-		ms := parseClients(kids)
-		i := indexOf(ms, r.reg.id)
-		if i < 0 {
-			return fmt.Errorf("%w: %s is not under %s", ErrMembershipLost, r.reg.id, r.lay.clients())
-		}
-		if i == 0 {
-			return r.coordinate(ctx, ownLost)
+		if p.Leads() {
+			return r.coordinate(ctx, con, p)
 		}
 		r.c.setState(Follower)
-		ok, _, w, err := r.sess.ExistsW(ctx, r.lay.client(ms[i-1].node))
-		if err != nil {
+		if _, err := con.Wait(ctx, p); err != nil {
 			return r.classify(ctx, err)
 		}
-		if !ok {
-			continue
-		}
-		select {
-		case <-w:
-		case <-ownLost:
-			return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-r.sess.Done():
-			return r.sess.Err()
-		}
 	}
-}
-
-// watchOwn returns a channel closed when this client's node is deleted
-// while the Session lives (someone removed it: the client must treat that
-// as the loss of its membership).
-func (r *role) watchOwn(ctx context.Context, wg *sync.WaitGroup) <-chan struct{} {
-	lost := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			ok, _, w, err := r.sess.ExistsW(ctx, r.reg.path)
-			if err != nil {
-				return // ctx or Session ended: reported elsewhere
-			}
-			if !ok {
-				close(lost)
-				return
-			}
-			if waitEvent(ctx, r.sess, w) != nil {
-				return
-			}
-		}
-	}()
-	return lost
 }
 
 // classify turns a failed read into the role's exit error.
@@ -113,6 +68,8 @@ func (r *role) classify(ctx context.Context, err error) error {
 		return ctx.Err()
 	case r.sess.Err() != nil:
 		return r.sess.Err()
+	case errors.Is(err, elect.ErrMissing):
+		return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
 	case errors.Is(err, zkcoord.ErrNoNode):
 		return fmt.Errorf("%w: %w", ErrInconsistent, err)
 	}

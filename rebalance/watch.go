@@ -7,10 +7,9 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// snapshot is one reading of a watched node: its children or its data.
+// snapshot is one reading of a watched node's children.
 type snapshot struct {
 	children []string
-	data     []byte
 	stat     *zkcoord.Stat
 	err      error
 }
@@ -23,14 +22,6 @@ func watchChildren(ctx context.Context, wg *sync.WaitGroup, sess *zkcoord.Sessio
 	return watchLoop(ctx, wg, func() (snapshot, <-chan zkcoord.Event) {
 		kids, st, w, err := sess.ChildrenW(ctx, path)
 		return snapshot{children: kids, stat: st, err: err}, w
-	})
-}
-
-// watchData is watchChildren for a node's data.
-func watchData(ctx context.Context, wg *sync.WaitGroup, sess *zkcoord.Session, path string) <-chan snapshot {
-	return watchLoop(ctx, wg, func() (snapshot, <-chan zkcoord.Event) {
-		data, st, w, err := sess.GetW(ctx, path)
-		return snapshot{data: data, stat: st, err: err}, w
 	})
 }
 

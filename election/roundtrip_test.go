@@ -1,0 +1,101 @@
+package election_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+)
+
+// oneWay is the delay the round-trip tests add in each direction: large
+// against the CPU cost of a request, so that round trips dominate.
+const oneWay = 500 * time.Millisecond
+
+// measureRoundTrip times a read through a delayed Session.
+func measureRoundTrip(t *testing.T, sess *zkcoord.Session) time.Duration {
+	t.Helper()
+	ctx := testCtx(t, long)
+	best := time.Duration(1 << 62)
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		if _, _, err := sess.Exists(ctx, "/"); err != nil {
+			t.Fatal(err)
+		}
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// TestFailoverRoundTrips: after a graceful resignation, the successor leads
+// one notification plus three round trips later (the listing with the term
+// read, the transaction, the term watch), not four. The delay is large
+// against the CPU cost of the requests, so the count holds on a busy
+// machine.
+func TestFailoverRoundTrips(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	proxy := shared.NewProxy(t)
+	first, err := newElection(t, connect(t, shared.Servers()), path, election.WithID("first")).Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := connect(t, proxy.Servers())
+	e := newElection(t, sess, path, election.WithID("next"))
+	next, err := e.Nominate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proxy.Delay(oneWay); err != nil {
+		t.Fatal(err)
+	}
+	rt := measureRoundTrip(t, sess)
+	if err := first.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The clock starts once the predecessor's node is deleted; the
+	// notification is then on its way (half a round trip, counted below).
+	start := time.Now()
+	waitClosed(t, next.Elected(), long, "next elected")
+	took := time.Since(start)
+	rts := float64(took) / float64(rt)
+	t.Logf("round trip %v; failover %v after the resignation = %.2f round trips (notification included)", rt, took, rts)
+	if rts > 4 {
+		t.Fatalf("failover took %.2f round trips, want half a round trip for the notification + 3", rts)
+	}
+	next.Resign(ctx)
+}
+
+// TestFirstElectionRoundTrips: a lone candidate in an election whose
+// nodes exist (all earlier candidates left) leads five round trips after
+// Campaign starts (ended check, create, listing with the node's stat and
+// the term, transaction, term and node watches), not seven.
+func TestFirstElectionRoundTrips(t *testing.T) {
+	ctx := testCtx(t, long)
+	proxy := shared.NewProxy(t)
+	sess := connect(t, proxy.Servers())
+	e := newElection(t, sess, uniquePath(t))
+	earlier, err := e.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := earlier.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := proxy.Delay(oneWay); err != nil {
+		t.Fatal(err)
+	}
+	rt := measureRoundTrip(t, sess)
+	start := time.Now()
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	rts := float64(took) / float64(rt)
+	t.Logf("round trip %v; first election %v = %.2f round trips", rt, took, rts)
+	if rts > 5.5 {
+		t.Fatalf("first election took %.2f round trips, want 5", rts)
+	}
+	l.Resign(ctx)
+}

@@ -1,0 +1,33 @@
+package elect
+
+// Layout says how one election lays out its nodes.
+type Layout struct {
+	// Dir holds the participant nodes.
+	Dir string
+	// Order returns the participant names among Dir's children, the
+	// leader first; names it leaves out are not participants.
+	Order func(children []string) []string
+	// TermPath is the term node, created when missing: its version counts
+	// leaderships, and its data names the leader that bumped it last.
+	TermPath string
+	// LeaderPath, when not empty, is an ephemeral node a new leader
+	// replaces in the transaction that bumps the term, so that observers
+	// can tell that it took office.
+	LeaderPath string
+	// TermData returns what a leader whose node is node (a path) and whose
+	// fencing token is token writes to the term node.
+	TermData func(node string, token int64) []byte
+	// LeaderData returns the leader node's data (used with LeaderPath).
+	LeaderData func(node string, token, term int64) []byte
+	// Refuse, if set, returns an error when the term node's data forbids
+	// taking office or following (an election that was ended).
+	Refuse func(termData []byte) error
+}
+
+// refuse applies Refuse to data.
+func (l *Layout) refuse(data []byte) error {
+	if l.Refuse == nil {
+		return nil
+	}
+	return l.Refuse(data)
+}

@@ -1,0 +1,39 @@
+package elect
+
+import (
+	"context"
+	"sync"
+)
+
+// Parallel runs fs concurrently and waits for all of them. Requests that
+// go-zookeeper receives from several goroutines at once share one round
+// trip on the connection.
+func Parallel(fs ...func()) {
+	var wg sync.WaitGroup
+	wg.Add(len(fs) - 1)
+	for _, f := range fs[1:] {
+		go func() {
+			defer wg.Done()
+			f()
+		}()
+	}
+	fs[0]()
+	wg.Wait()
+}
+
+// Detach runs f with a context that does not end with ctx, and returns
+// early, with ctx's error, when ctx ends. f must not write anything the
+// caller reads after an early return.
+func Detach(ctx context.Context, f func(ctx context.Context) error) error {
+	if ctx.Done() == nil {
+		return f(ctx)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f(context.WithoutCancel(ctx)) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
