@@ -27,6 +27,14 @@ type Fence struct {
 	Unique bool
 }
 
+// Check returns the operation that fails a transaction unless the fenced
+// node is still there at the fenced version: put it into a transaction of
+// your own (Multi) to make every write of it conditional on ownership, as
+// GuardedMulti does. Exact for a unique fence (a lock's or a leader's
+// node); for a fixed name it cannot tell the node from one re-created at
+// the same version, which GuardedMulti's read catches.
+func (f Fence) Check() Op { return CheckOp(f.Path, f.Version) }
+
 // FenceOf reads the fence of a node this Session owns. A node that is
 // ephemeral but owned by another session gives ErrNotOwner.
 func (s *Session) FenceOf(ctx context.Context, path string) (Fence, error) {
@@ -62,7 +70,7 @@ func (s *Session) FenceOf(ctx context.Context, path string) (Fence, error) {
 // nodes: locks, leaders; Fence.Unique) are exact whatever happens, since a
 // re-created node would need the same sequence number, and for them the
 // read is skipped: one round trip.
-func (s *Session) GuardedMulti(ctx context.Context, f Fence, ops ...any) ([]MultiResponse, error) {
+func (s *Session) GuardedMulti(ctx context.Context, f Fence, ops ...Op) ([]MultiResponse, error) {
 	if !f.Unique {
 		ok, st, err := s.Exists(ctx, f.Path)
 		switch {
@@ -74,7 +82,7 @@ func (s *Session) GuardedMulti(ctx context.Context, f Fence, ops ...any) ([]Mult
 			return nil, fmt.Errorf("%w: %s was re-created (token %d, fenced %d)", ErrNotOwner, f.Path, st.Czxid, f.Token)
 		}
 	}
-	all := append([]any{CheckOp(f.Path, f.Version)}, ops...)
+	all := append([]Op{f.Check()}, ops...)
 	res, err := s.Multi(ctx, all...)
 	if err != nil && len(res) > 0 && res[0].Error != nil &&
 		(errors.Is(res[0].Error, zk.ErrNoNode) || errors.Is(res[0].Error, zk.ErrBadVersion)) {

@@ -54,3 +54,33 @@ func TestGuardRefusesRecreatedNode(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A fence's Check makes a caller's own transaction conditional on the
+// ownership; an empty operation is refused before anything is sent.
+func TestFenceCheckInOwnTransaction(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/fence-check"})
+	ctx := testCtx(t, 30*time.Second)
+	owner, err := s.Create(ctx, "/owner-", nil, zkcoord.FlagEphemeralSequential)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.FenceOf(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Multi(ctx, f.Check(), zkcoord.CreateOp("/written", nil, zkcoord.FlagPersistent)); err != nil {
+		t.Fatalf("a transaction under a held fence: %v", err)
+	}
+	if err := s.Delete(ctx, owner, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Multi(ctx, f.Check(), zkcoord.CreateOp("/stale", nil, zkcoord.FlagPersistent)); err == nil {
+		t.Fatal("a transaction under a lost fence succeeded")
+	}
+	if ok, _, _ := s.Exists(ctx, "/stale"); ok {
+		t.Fatal("the stale transaction wrote")
+	}
+	if _, err := s.Multi(ctx, zkcoord.Op{}); err == nil {
+		t.Fatal("an empty operation was accepted")
+	}
+}

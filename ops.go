@@ -193,15 +193,20 @@ func (s *Session) Delete(ctx context.Context, path string, version int32) error 
 	return wrapPath(err, "delete", path)
 }
 
-// Multi runs operations atomically. Ops are *zk.CreateRequest,
-// *zk.SetDataRequest, *zk.DeleteRequest and *zk.CheckVersionRequest; build
-// them with CreateOp, SetOp, DeleteOp and CheckOp. Paths in the responses are
-// relative to the chroot.
-func (s *Session) Multi(ctx context.Context, ops ...any) ([]MultiResponse, error) {
+// Op is one operation of a transaction (Multi, GuardedMulti). Build it with
+// CreateOp, SetOp, DeleteOp or CheckOp, or take a fence's Check; the zero Op
+// is refused. Paths are relative to the chroot.
+type Op struct {
+	req any // *zk.CreateRequest, *zk.SetDataRequest, *zk.DeleteRequest or *zk.CheckVersionRequest
+}
+
+// Multi runs operations atomically. Paths in the responses are relative to
+// the chroot.
+func (s *Session) Multi(ctx context.Context, ops ...Op) ([]MultiResponse, error) {
 	rooted := make([]any, len(ops))
 	for i, op := range ops {
 		var path string
-		switch o := op.(type) {
+		switch o := op.req.(type) {
 		case *zk.CreateRequest:
 			if err := s.checkCreate(o.Path, o.Data, o.Flags); err != nil {
 				return nil, err
@@ -229,7 +234,7 @@ func (s *Session) Multi(ctx context.Context, ops ...any) ([]MultiResponse, error
 			path, c.Path = o.Path, s.root.add(o.Path)
 			rooted[i] = &c
 		default:
-			return nil, fmt.Errorf("zkcoord: multi: unsupported operation %T", op)
+			return nil, fmt.Errorf("zkcoord: multi: operation %d is empty; build it with CreateOp, SetOp, DeleteOp or CheckOp", i)
 		}
 		if err := ValidatePath(path); err != nil {
 			return nil, err
@@ -249,24 +254,24 @@ func (s *Session) Multi(ctx context.Context, ops ...any) ([]MultiResponse, error
 	return res, nil
 }
 
-// CreateOp builds a create operation for Multi (nil ACL: the Session's).
-func CreateOp(path string, data []byte, flags int32) *zk.CreateRequest {
-	return &zk.CreateRequest{Path: path, Data: data, Flags: flags}
+// CreateOp builds a create operation for Multi (with the Session's ACL).
+func CreateOp(path string, data []byte, flags int32) Op {
+	return Op{&zk.CreateRequest{Path: path, Data: data, Flags: flags}}
 }
 
 // SetOp builds a set-data operation for Multi.
-func SetOp(path string, data []byte, version int32) *zk.SetDataRequest {
-	return &zk.SetDataRequest{Path: path, Data: data, Version: version}
+func SetOp(path string, data []byte, version int32) Op {
+	return Op{&zk.SetDataRequest{Path: path, Data: data, Version: version}}
 }
 
 // DeleteOp builds a delete operation for Multi.
-func DeleteOp(path string, version int32) *zk.DeleteRequest {
-	return &zk.DeleteRequest{Path: path, Version: version}
+func DeleteOp(path string, version int32) Op {
+	return Op{&zk.DeleteRequest{Path: path, Version: version}}
 }
 
 // CheckOp builds a version check for Multi (-1: the node must exist).
-func CheckOp(path string, version int32) *zk.CheckVersionRequest {
-	return &zk.CheckVersionRequest{Path: path, Version: version}
+func CheckOp(path string, version int32) Op {
+	return Op{&zk.CheckVersionRequest{Path: path, Version: version}}
 }
 
 // got carries a read's results out of call.

@@ -67,7 +67,7 @@ func (f *Failover) serve(ctx context.Context, l *election.Leadership, active Act
 	}
 
 	mine := encodeBreadcrumb(Breadcrumb{ID: f.opts.id, Token: token, Session: f.sess.ID(), Data: f.opts.data})
-	var op any = zkcoord.CreateOp(f.crumb, mine, zkcoord.FlagPersistent)
+	op := zkcoord.CreateOp(f.crumb, mine, zkcoord.FlagPersistent)
 	if prev != nil {
 		op = zkcoord.SetOp(f.crumb, mine, prev.Version)
 	}

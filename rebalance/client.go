@@ -25,6 +25,17 @@ type Assignment struct {
 	Generation int64 `json:"generation"`
 	// Client is this client's id in the group (c_<sequence>).
 	Client string `json:"client"`
+	// Barrier is the path of the resource's barrier node, whose existence
+	// is this client's ownership.
+	Barrier string `json:"barrier,omitempty"`
+}
+
+// Fence returns the ownership as a fence: zkcoord.Session.GuardedMulti and
+// GuardedSet write only while the barrier is this assignment's (its
+// creation zxid is Token), and Fence().Check() puts the existence check
+// into a transaction of the caller's own.
+func (a Assignment) Fence() zkcoord.Fence {
+	return zkcoord.Fence{Path: a.Barrier, Token: a.Token, Version: -1}
 }
 
 // Handler receives a client's assignments. Its functions are called from one

@@ -362,7 +362,7 @@ func (m *member) onAcquired(ev evAcquired) {
 		}
 		return
 	}
-	s.a = Assignment{Resource: s.res, Token: ev.token, Generation: s.gen, Client: m.reg.id}
+	s.a = Assignment{Resource: s.res, Token: ev.token, Generation: s.gen, Client: m.reg.id, Barrier: m.lay.barrier(s.res)}
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	if s.cancelled {
 		// Taken over after all, but no longer wanted: give the barrier back

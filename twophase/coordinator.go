@@ -57,7 +57,7 @@ func Begin(ctx context.Context, sess *zkcoord.Session, path string, sites []stri
 		o.payload = []byte{}
 	}
 	t := tx(path)
-	ops := []any{
+	ops := []zkcoord.Op{
 		zkcoord.CreateOp(path, o.payload, zkcoord.FlagPersistent),
 		zkcoord.CreateOp(t.sites(), []byte(strings.Join(sites, "\n")), zkcoord.FlagPersistent),
 		zkcoord.CreateOp(t.alives(), []byte{}, zkcoord.FlagPersistent),

@@ -88,7 +88,7 @@ func decide(ctx context.Context, sess *zkcoord.Session, t tx, o Outcome, sites [
 		var err error
 		if o.Commit {
 			// Commit only while every site's ephemeral node exists.
-			ops := make([]any, 0, len(sites)+1)
+			ops := make([]zkcoord.Op, 0, len(sites)+1)
 			for _, s := range sites {
 				ops = append(ops, zkcoord.CheckOp(t.alive(s), -1))
 			}

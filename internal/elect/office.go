@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -26,7 +25,7 @@ type Office struct {
 
 // Guard returns the check that makes a transaction fail once the term is
 // over: every guarded write of a leader carries it.
-func Guard(termPath string, term int64) *zk.CheckVersionRequest {
+func Guard(termPath string, term int64) zkcoord.Op {
 	return zkcoord.CheckOp(termPath, int32(term))
 }
 
@@ -130,7 +129,7 @@ func (c *Contender) checkOffice(ctx context.Context, rd *officeRead) error {
 // the term at the version read, replace the leader node.
 func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (Office, error) {
 	token := c.own.Czxid
-	ops := []any{
+	ops := []zkcoord.Op{
 		zkcoord.CheckOp(c.node, -1),
 		zkcoord.SetOp(c.lay.TermPath, termData, rd.term.Version),
 	}
@@ -263,7 +262,7 @@ func (c *Contender) Leave(ctx context.Context, off Office) error {
 	if c.lay.LeaderPath == "" {
 		return c.DeleteNode(ctx)
 	}
-	leave := func(ops ...any) error {
+	leave := func(ops ...zkcoord.Op) error {
 		return c.sess.Retry(ctx, func(ctx context.Context) error {
 			_, err := c.sess.Multi(ctx, ops...)
 			return err
