@@ -10,6 +10,7 @@ require (
 	github.com/rs/zerolog v1.33.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.31.0
+	golang.org/x/term v0.30.0
 	gonum.org/v1/plot v0.16.0
 )
 
