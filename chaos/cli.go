@@ -270,7 +270,7 @@ func (r *cliRun) args(c *cliClient, run int, rng *rand.Rand) []string {
 			use += " -resource " + resource
 		}
 		if hold {
-			use += fmt.Sprintf(" -hold-min %v -hold-max %v", o.SessionTimeout/4, o.SessionTimeout)
+			use += fmt.Sprintf(" -hold-min %v -hold-max %v", o.SessionTimeout, 2*o.SessionTimeout)
 		}
 		// A wrapper that waits for its worker, also after SIGTERM.
 		return "trap 'wait' TERM; " + use + " & wait"
