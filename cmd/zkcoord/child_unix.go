@@ -3,8 +3,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -33,29 +35,58 @@ func startGroup(cmd *exec.Cmd) (procGroup, error) {
 		return nil, err
 	}
 	defer r.Close()
-	cmd.Args = append([]string{"zkcoord-shim", cmd.Path}, cmd.Args...)
-	cmd.Path = self
-	cmd.Env = append(cmd.Env, shimEnv+"=1")
-	cmd.ExtraFiles = []*os.File{r}
-	if err := cmd.Start(); err != nil {
+	// On this one the shim reports the command's process group.
+	pr, pw, err := os.Pipe()
+	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	return shimGroup{w}, nil
+	defer pw.Close()
+	cmd.Args = append([]string{"zkcoord-shim", cmd.Path}, cmd.Args...)
+	cmd.Path = self
+	cmd.Env = append(cmd.Env, shimEnv+"=1")
+	cmd.ExtraFiles = []*os.File{r, pw}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		pr.Close()
+		return nil, err
+	}
+	g := &shimGroup{w: w}
+	go func() {
+		defer pr.Close()
+		var pgid int
+		if _, err := fmt.Fscan(pr, &pgid); err == nil && pgid > 0 {
+			g.pgid.Store(int64(pgid))
+		}
+	}()
+	return g, nil
 }
 
 // shimGroup is a command started through the shim: its orders go through
 // the pipe.
-type shimGroup struct{ w *os.File }
+type shimGroup struct {
+	w    *os.File
+	pgid atomic.Int64 // the command's process group, once the shim has reported it
+}
 
-func (g shimGroup) terminate() bool {
+func (g *shimGroup) terminate() bool {
 	_, _ = g.w.Write([]byte{shimTerminate})
 	return true
 }
 
-func (g shimGroup) kill() { _, _ = g.w.Write([]byte{shimKill}) }
+func (g *shimGroup) kill() { _, _ = g.w.Write([]byte{shimKill}) }
 
-func (g shimGroup) release() { g.w.Close() }
+// reaped: a shim that exits by itself has killed and reaped the command's
+// group first. One that was killed (the shim alone, by hand or by the OOM
+// killer) could not: zkcoord kills the group.
+func (g *shimGroup) reaped(ps *os.ProcessState) {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if pgid := g.pgid.Load(); pgid > 0 {
+			_ = syscall.Kill(-int(pgid), syscall.SIGKILL)
+		}
+	}
+	g.w.Close()
+}
 
 // pgroup is the process group of a command started directly.
 type pgroup int
@@ -68,7 +99,7 @@ func (g pgroup) terminate() bool {
 
 func (g pgroup) kill() { _ = syscall.Kill(-int(g), syscall.SIGKILL) }
 
-func (g pgroup) release() {}
+func (g pgroup) reaped(*os.ProcessState) { g.kill() }
 
 // exitStatusOf returns a process's exit code, or 128 plus the signal
 // number if a signal killed it.

@@ -63,7 +63,10 @@ func (g jobGroup) kill() {
 	}
 }
 
-func (g jobGroup) release() { windows.CloseHandle(g.job) }
+func (g jobGroup) reaped(*os.ProcessState) {
+	g.kill()
+	windows.CloseHandle(g.job)
+}
 
 // exitStatusOf returns a process's exit code.
 func exitStatusOf(ps *os.ProcessState) int { return ps.ExitCode() }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -292,4 +293,44 @@ func TestLockGrandchildDiesWithZkcoord(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "the grandchild to die with zkcoord", func() bool { return !alive(pid) })
+}
+
+// If the process between zkcoord and the command is killed on its own
+// (by hand, or by the OOM killer), zkcoord still kills the command's group.
+func TestLockGroupDiesWithItsShim(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	holder := start(t, nil, "lock", unique(t), "--", "sh", "-c", fmt.Sprintf("sleep 600 & echo $! > %s; wait", pidFile))
+	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	sh := parentOf(t, pid)
+	shim := parentOf(t, sh)
+	if shim == holder.Pid() || parentOf(t, shim) != holder.Pid() {
+		t.Fatalf("want zkcoord %d -> shim -> sh %d -> sleep %d, got shim %d", holder.Pid(), sh, pid, shim)
+	}
+	if err := syscall.Kill(shim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the grandchild to die with the shim", func() bool { return !alive(pid) })
+	holder.exitCode(t, 30*time.Second)
+}
+
+// parentOf returns the parent process id of pid, from /proc.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return ppid
 }

@@ -31,8 +31,9 @@ func runShimIfAsked() {
 
 // runShim runs a child's command for zkcoord; args are the command's path
 // and its argv. The command runs as the leader of a process group of its
-// own. The shim reads its orders (shimTerminate, shimKill) from a pipe
-// whose only write end zkcoord holds (file descriptor 3): when zkcoord
+// own, whose id the shim reports on file descriptor 4. The shim reads its
+// orders (shimTerminate, shimKill) from a pipe whose only write end zkcoord
+// holds (file descriptor 3): when zkcoord
 // ends, in whatever way (SIGKILL and the OOM killer included), the shim
 // reads end of file and kills the whole group, so that nothing the command
 // started outlives zkcoord. The kernel's parent-death signal alone would
@@ -46,10 +47,11 @@ func runShimIfAsked() {
 // it). SIGTERM, SIGINT and SIGHUP sent to the shim are passed on to the
 // group.
 func runShim(args []string) int {
-	orders := os.NewFile(3, "zkcoord")
+	orders, report := os.NewFile(3, "zkcoord"), os.NewFile(4, "zkcoord-report")
 	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
 	os.Unsetenv(shimEnv)
-	if orders == nil || len(args) < 2 {
+	if orders == nil || report == nil || len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "zkcoord: shim: started without its pipe or command")
 		return 127
 	}
@@ -64,6 +66,8 @@ func runShim(args []string) int {
 		return 127
 	}
 	pgid := cmd.Process.Pid
+	fmt.Fprintln(report, pgid)
+	report.Close()
 	go func() {
 		for sig := range sigs {
 			_ = syscall.Kill(-pgid, sig.(syscall.Signal))

@@ -82,8 +82,7 @@ func startChild(spec childSpec) (*child, error) {
 func (c *child) wait() {
 	err := c.cmd.Wait()
 	// Anything the child left in its group goes with it.
-	c.grp.kill()
-	c.grp.release()
+	c.grp.reaped(c.cmd.ProcessState)
 	status := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -207,8 +206,9 @@ type procGroup interface {
 	terminate() bool
 	// kill kills every process.
 	kill()
-	// release frees what the group holds, once the child has been reaped.
-	release()
+	// reaped kills whatever is left of the group once the child has been
+	// reaped, and frees what the group holds.
+	reaped(*os.ProcessState)
 }
 
 // Pid returns the child's process id.
