@@ -424,7 +424,7 @@ func (p *cliPlanner) Next() Fault {
 	case k < 6:
 		f.Kind, f.Dur = TermPartitioned, p.dur(3*T/2, 2*T)
 	case k < 7:
-		f.Kind, f.Dur = PartitionMedium, p.dur(time.Duration(p.o.LostAfter*float64(T))+T/10, T)
+		f.Kind, f.Dur = PartitionMedium, p.dur(time.Duration(p.o.LostAfter*float64(T))+T/10, T-T/20)
 	case k < 8:
 		f.Kind, f.Dur = PartitionLong, p.dur(3*T/2, 2*T)
 	default:

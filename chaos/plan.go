@@ -3,6 +3,7 @@ package chaos
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,6 +56,15 @@ func Kinds() []Kind {
 	return []Kind{KillClient, PauseShort, PauseMedium, PauseLong, PartitionShort, PartitionMedium, PartitionLong,
 		KillLeader, KillFollower, PauseLeader, PauseFollower, AddResource, RemoveResource, AddClient, RemoveClient, Storm,
 		TermPartitioned, PartitionPartial}
+}
+
+// KindsOf lists the fault kinds the planner draws for workload w: the cli
+// workload has its own (see cli.go).
+func KindsOf(w Workload) []Kind {
+	if w == CLI {
+		return []Kind{KillClient, PartitionMedium, PartitionLong, TermPartitioned, PartitionPartial}
+	}
+	return slices.DeleteFunc(Kinds(), func(k Kind) bool { return k == TermPartitioned || k == PartitionPartial })
 }
 
 // onClient reports whether the kind targets one client process.
