@@ -12,6 +12,7 @@ require (
 	github.com/rs/zerolog v1.33.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.34.0
+	golang.org/x/term v0.30.0
 )
 
 require (

@@ -52,6 +52,11 @@ var shortRuns = map[chaos.Workload][]chaos.Fault{
 		{Kind: chaos.PauseMedium, Pick: 0, Dur: 4 * T / 5},
 		{Kind: chaos.PauseLeader, Dur: T / 4},
 	},
+	chaos.CLI: {
+		{Kind: chaos.KillClient, Pick: 2},
+		{Kind: chaos.TermPartitioned, Pick: 0, Dur: 3 * T / 2},
+		{Kind: chaos.PartitionPartial, Pick: 1 + 1<<4, Dur: 2 * T},
+	},
 	chaos.Lock: {
 		{Kind: chaos.PartitionMedium, Pick: 1, Dur: 4 * T / 5},
 		{Kind: chaos.PauseLong, Pick: 2, Dur: 3 * T / 2},
@@ -151,6 +156,61 @@ func TestCheckerCatchesBrokenClient(t *testing.T) {
 			}
 			if !strings.Contains(page.String(), "overlap") {
 				t.Fatal("the timeline does not show the overlap")
+			}
+		})
+	}
+}
+
+// TestCLICatchesBrokenZkcoord gives the zkcoord binary of the cli
+// workload each known broken behaviour back and checks that the run fails
+// with double accesses: a stop during a partition that waits out a long
+// --grace, and commands protected by the parent-death signal alone, whose
+// grandchildren outlive a killed zkcoord. Two clients run each command, so
+// that someone is always waiting to take over.
+func TestCLICatchesBrokenZkcoord(t *testing.T) {
+	zk := cluster(t)
+	for _, c := range []struct {
+		bug    string
+		faults []chaos.Fault
+	}{
+		// SIGTERM 1s into a partition of a lock holder, then of an
+		// elected leader, then of a rebalancing worker: each command
+		// lingers past the session timeout.
+		{chaos.BugGrace, []chaos.Fault{
+			{Kind: chaos.TermPartitioned, Pick: 2, Dur: 3 * T / 2},
+			{Kind: chaos.TermPartitioned, Pick: 0, Dur: 3 * T / 2},
+			{Kind: chaos.TermPartitioned, Pick: 1, Dur: 3 * T / 2},
+		}},
+		// SIGKILL of a rebalancing worker, whose commands run until
+		// stopped.
+		{chaos.BugPdeathsig, []chaos.Fault{
+			{Kind: chaos.KillClient, Pick: 2},
+			{Kind: chaos.KillClient, Pick: 5},
+		}},
+	} {
+		t.Run(c.bug, func(t *testing.T) {
+			o := shortOptions(t, chaos.CLI, c.faults)
+			o.Clients, o.MaxClients, o.Resources, o.Bug = 6, 6, 6, c.bug
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			rep, err := chaos.Run(ctx, zk, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(rep.Verdict)
+			if rep.Pass {
+				dump(t, rep)
+				t.Fatal("the run with a broken zkcoord passed")
+			}
+			overlaps := 0
+			for _, v := range rep.Violations {
+				if v.Kind == "overlap" {
+					overlaps++
+				}
+			}
+			if overlaps == 0 {
+				dump(t, rep)
+				t.Fatalf("no overlap reported: %v", rep.Violations)
 			}
 		})
 	}

@@ -205,6 +205,8 @@ func finalWord(w Workload) string {
 		return "balanced"
 	case w == Election:
 		return "one leader per election"
+	case w == CLI:
+		return "every lock and leadership taken again, every resource of the group held"
 	}
 	return "locks still granted"
 }

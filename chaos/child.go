@@ -23,7 +23,8 @@ const (
 
 // ChildMain runs a child process of a chaos run and returns its exit status:
 // role RoleService is the fenced resource service, role RoleClient a client
-// of the workload. A program that passes Options.Spawn a way to start
+// of the workload, role RoleUse the command the zkcoord binary runs in the
+// cli workload. A program that passes Options.Spawn a way to start
 // itself must call ChildMain when started that way (the chaos command's
 // main does it for "chaos client ..." and "chaos service ...").
 func ChildMain(role string, args []string) int {
@@ -32,6 +33,8 @@ func ChildMain(role string, args []string) int {
 		return serviceMain(args)
 	case RoleClient:
 		return clientMain(args)
+	case RoleUse:
+		return useMain(args)
 	}
 	fmt.Fprintf(os.Stderr, "chaos: unknown role %q\n", role)
 	return 2

@@ -20,7 +20,10 @@
 //     the resource while they lead, resigning now and then), or lock
 //     contenders (one Mutex per resource, held briefly, over and over).
 //     Clients record Acquire just before their first use and Release just
-//     after their last, so a recorded holding contains every use;
+//     after their last, so a recorded holding contains every use. In the
+//     cli workload the clients are the zkcoord binary itself (lock, elect,
+//     rebalance --exec), whose command uses the resource from a grandchild
+//     process that the service records holdings for (see cli.go);
 //   - M resources.
 //
 // Children are the caller's own binary started again (Options.Spawn, and

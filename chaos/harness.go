@@ -148,6 +148,9 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 			h.op.Close(context.Background())
 		}
 	}()
+	if o.Workload == CLI {
+		return runCLI(h)
+	}
 	if err := h.setup(); err != nil {
 		return nil, err
 	}

@@ -26,11 +26,15 @@ const (
 	// Lock: every client takes one lock.Mutex per resource over and over,
 	// using the resource while it holds the lock.
 	Lock Workload = "lock"
+	// CLI: every client is the zkcoord binary itself (lock, elect or
+	// rebalance --exec, in turn), running through a shell a command that
+	// uses the resource; the faults hit zkcoord (see cli.go).
+	CLI Workload = "cli"
 )
 
 // Workloads lists every workload.
 func Workloads() []Workload {
-	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock}
+	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI}
 }
 
 // ParseWorkload checks a workload name.
@@ -54,6 +58,12 @@ const (
 	// on at once but keeps using the resource for a while: the next owner
 	// starts while it still works.
 	BugLateStop = "late-stop"
+	// BugGrace and BugPdeathsig (cli workload only) restore, in the zkcoord
+	// binary of the bug clients, a stop that waits out the whole grace
+	// whatever happens meanwhile, and children protected by the kernel's
+	// parent-death signal alone, which does not reach grandchildren.
+	BugGrace     = "grace"
+	BugPdeathsig = "pdeathsig"
 )
 
 // ErrInvalidOptions is wrapped by the errors of Run for bad Options.
@@ -99,8 +109,12 @@ type Options struct {
 	Bug        string
 	BugClients []string
 
-	// Spawn returns how to start a child process (role "client" or
-	// "service", see ChildMain) named name. Required.
+	// Zkcoord is the zkcoord binary the cli workload runs; empty means
+	// build it (with the go command, from the module the harness is in).
+	Zkcoord string
+
+	// Spawn returns how to start a child process (role "client", "service"
+	// or "use", see ChildMain) named name. Required.
 	Spawn func(name, role string, args []string) launch.Spec
 	// Dir receives the clients' logs; default: a temporary directory,
 	// removed at the end.
@@ -125,6 +139,10 @@ func (o *Options) setDefaults() error {
 		if *p == 0 {
 			*p = v
 		}
+	}
+	if o.Workload == CLI {
+		def(&o.Clients, 6) // two of each command
+		def(&o.Resources, 6)
 	}
 	def(&o.Clients, 4)
 	def(&o.MinClients, min(2, o.Clients))
@@ -152,11 +170,17 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("%w: resources %d in [%d, %d]", ErrInvalidOptions, o.Resources, o.MinResources, o.MaxResources)
 	case !(o.LostAfter > 0.3 && o.LostAfter < 0.9):
 		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
-	case o.Bug != "" && o.Bug != BugLateStop:
-		return fmt.Errorf("%w: unknown bug %q", ErrInvalidOptions, o.Bug)
+	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI,
+		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig:
+		return fmt.Errorf("%w: unknown bug %q for workload %s", ErrInvalidOptions, o.Bug, o.Workload)
 	}
 	if o.Bug != "" && len(o.BugClients) == 0 {
 		o.BugClients = []string{clientName(1)}
+		if o.Workload == CLI { // the bug is in the zkcoord binary: every client has it
+			for i := 2; i <= o.Clients; i++ {
+				o.BugClients = append(o.BugClients, clientName(i))
+			}
+		}
 	}
 	return nil
 }

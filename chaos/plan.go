@@ -3,6 +3,7 @@ package chaos
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -53,13 +54,24 @@ const (
 // Kinds lists every fault kind, in the order used for reports.
 func Kinds() []Kind {
 	return []Kind{KillClient, PauseShort, PauseMedium, PauseLong, PartitionShort, PartitionMedium, PartitionLong,
-		KillLeader, KillFollower, PauseLeader, PauseFollower, AddResource, RemoveResource, AddClient, RemoveClient, Storm}
+		KillLeader, KillFollower, PauseLeader, PauseFollower, AddResource, RemoveResource, AddClient, RemoveClient, Storm,
+		TermPartitioned, PartitionPartial}
+}
+
+// KindsOf lists the fault kinds the planner draws for workload w: the cli
+// workload has its own (see cli.go).
+func KindsOf(w Workload) []Kind {
+	if w == CLI {
+		return []Kind{KillClient, PartitionMedium, PartitionLong, TermPartitioned, PartitionPartial}
+	}
+	return slices.DeleteFunc(Kinds(), func(k Kind) bool { return k == TermPartitioned || k == PartitionPartial })
 }
 
 // onClient reports whether the kind targets one client process.
 func (k Kind) onClient() bool {
 	switch k {
-	case KillClient, PauseShort, PauseMedium, PauseLong, PartitionShort, PartitionMedium, PartitionLong, RemoveClient:
+	case KillClient, PauseShort, PauseMedium, PauseLong, PartitionShort, PartitionMedium, PartitionLong, RemoveClient,
+		TermPartitioned, PartitionPartial:
 		return true
 	}
 	return false
@@ -267,7 +279,10 @@ func Plan(o Options, n int) ([]Fault, error) {
 	if err := o.setDefaults(); err != nil {
 		return nil, err
 	}
-	p := NewPlanner(o.Seed, o.limits())
+	var p interface{ Next() Fault } = NewPlanner(o.Seed, o.limits())
+	if o.Workload == CLI {
+		p = newCLIPlanner(&o)
+	}
 	out := make([]Fault, n)
 	for i := range out {
 		out[i] = p.Next()

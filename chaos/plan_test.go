@@ -99,7 +99,7 @@ func TestPlanCovers(t *testing.T) {
 				t.Fatalf("%s: %d resources", w, resources)
 			}
 		}
-		for _, k := range chaos.Kinds() {
+		for _, k := range chaos.KindsOf(w) {
 			if !seen[k] {
 				t.Errorf("%s: no %s in 2000 faults", w, k)
 			}

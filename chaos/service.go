@@ -20,6 +20,15 @@ import (
 //
 //	hello <client> <pid>           -> ok
 //	use <resource> <token>         -> ok | stale <why>
+//	acquire <resource> <token>     -> ok
+//	release <resource>             -> ok
+//
+// Clients of most workloads record their own holdings; acquire and release
+// let a process that cannot (a command run by the zkcoord binary, in the
+// cli workload) have the service record them: an Acquire event when it
+// starts using a resource, a Release event when it says it stopped or,
+// failing that, when its connection closes, which is when the process is
+// gone.
 //
 // It accepts a use unless the token is older than the newest it has seen
 // for that resource (or equal to it but from another client), as a real
@@ -64,6 +73,14 @@ func (s *fencedService) use(client, resource string, token int64) error {
 	return err
 }
 
+// event records e, stamped now.
+func (s *fencedService) event(e oracle.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.At = oracle.Now()
+	s.line(e.Line())
+}
+
 func (s *fencedService) line(l string) { io.WriteString(s.out, l+"\n") }
 
 func (s *fencedService) status(format string, args ...any) {
@@ -77,7 +94,12 @@ func (s *fencedService) serve(c net.Conn) {
 	defer c.Close()
 	r := bufio.NewReader(c)
 	var client, pid string
+	held := map[string]int64{} // acquired, not yet released: resource -> token
 	defer func() {
+		for r, token := range held {
+			s.event(oracle.Event{Client: client, Kind: oracle.Release, Resource: r, Token: token,
+				Detail: "connection closed"})
+		}
 		if client != "" {
 			s.status("closed %s %s", client, pid)
 		}
@@ -105,6 +127,24 @@ func (s *fencedService) serve(c net.Conn) {
 			} else {
 				reply = "ok"
 			}
+		case len(f) == 3 && f[0] == "acquire" && client != "":
+			token, perr := strconv.ParseInt(f[2], 10, 64)
+			if _, ok := held[f[1]]; perr != nil || ok {
+				reply = "error bad acquire"
+				break
+			}
+			held[f[1]] = token
+			s.event(oracle.Event{Client: client, Kind: oracle.Acquire, Resource: f[1], Token: token})
+			reply = "ok"
+		case len(f) == 2 && f[0] == "release" && client != "":
+			token, ok := held[f[1]]
+			if !ok {
+				reply = "error not held"
+				break
+			}
+			delete(held, f[1])
+			s.event(oracle.Event{Client: client, Kind: oracle.Release, Resource: f[1], Token: token})
+			reply = "ok"
 		default:
 			reply = "error bad request"
 		}
@@ -204,6 +244,20 @@ func (s *serviceConn) use(resource string, token int64) error {
 		return fmt.Errorf("%w: %s", errStale, reply)
 	}
 	return nil
+}
+
+// acquire has the service record that this process started using
+// resource with token.
+func (s *serviceConn) acquire(resource string, token int64) error {
+	_, err := s.request(fmt.Sprintf("acquire %s %d", resource, token))
+	return err
+}
+
+// release has the service record that this process stopped using
+// resource.
+func (s *serviceConn) release(resource string) error {
+	_, err := s.request("release " + resource)
+	return err
 }
 
 func (s *serviceConn) close() { s.c.Close() }

@@ -147,7 +147,7 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 		select {
 		case <-c.Done():
 		case <-a.ctx.Done():
-			c.Stop(10 * time.Second)
+			c.Stop(10*time.Second, owner{})
 		}
 		status = c.Status()
 	} else {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // demoView shows the demo: redrawn in place on a terminal, one line per
@@ -30,8 +30,7 @@ func newDemoView(d *demo, w io.Writer, forcePlain bool) demoView {
 }
 
 func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // plainView prints progress lines.
@@ -106,8 +105,8 @@ func (v *termView) plain() bool { return false }
 
 func (v *termView) draw() {
 	width, height := 100, 50
-	if ws, err := unix.IoctlGetWinsize(int(v.w.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 20 && ws.Row > 5 {
-		width, height = int(ws.Col), int(ws.Row)
+	if w, h, err := term.GetSize(int(v.w.Fd())); err == nil && w > 20 && h > 5 {
+		width, height = w, h
 	}
 	lines := v.d.frame(height - 1)
 	if len(lines) > height-1 {

@@ -56,12 +56,19 @@
 //
 // It runs in a process group of its own. zkcoord stops it with SIGTERM to the
 // group and, after a grace period, SIGKILL; it waits for it to exit before it
-// releases what the command ran under. The kernel kills it if zkcoord itself
-// dies (PR_SET_PDEATHSIG; Linux). When the claim is lost because the session
-// was declared lost, the grace period is cut to fit in the time left before
-// the server can expire the session; when someone else may already own the
-// claim (the session expired, the node was deleted, a newer leader took
-// over), the command is killed at once.
+// releases what the command ran under. Whatever the grace period, the group
+// is killed shortly before the server may expire the session (the send time
+// of the last request the server answered plus the negotiated timeout), so a
+// stop that begins or continues while zkcoord is cut off from ZooKeeper never
+// runs past the point where someone else may take over. When someone else
+// may already own the claim (the session expired, the node was deleted, a
+// newer leader took over), the command is killed at once.
+//
+// The whole group dies with zkcoord, also when zkcoord is killed with
+// SIGKILL: on Unix the command is started through a small shim (zkcoord
+// itself, re-executed) that kills the group as soon as zkcoord is gone, so
+// that grandchildren started through a shell or a wrapper script do not
+// outlive it; on Windows a job object does the same.
 //
 // # Exit codes
 //

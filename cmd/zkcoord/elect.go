@@ -24,6 +24,8 @@ leadership is lost, stop CMD (SIGTERM to its process group, SIGKILL after
 --grace, or at once if another leader may already act) and exit with status 3,
 or with --rejoin stand by again. When CMD ends by itself, leave the election
 and exit with its status. SIGINT and SIGTERM stop CMD and leave the election.
+Whatever --grace says, CMD is killed before ZooKeeper can expire the session.
+CMD and everything it starts die with zkcoord, also if zkcoord is killed.
 
 The election is Apache Curator's LeaderLatch at PATH, so Java services using
 Curator can take part.
@@ -217,19 +219,19 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		return electResult{err: exitStatus(c.Status())}
 	case <-done:
 		if a.ctx.Err() != nil { // interrupted, and leadership ended with it
-			c.Stop(o.grace)
+			c.Stop(o.grace, owner{sess: sess})
 			resign()
 			return electResult{err: exitStatus(c.Status())}
 		}
 		err := cause()
 		g := lossGrace(sess, err, o.grace)
 		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
-		c.Stop(g)
+		c.Stop(g, owner{sess: sess})
 		return electResult{err: lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
 			lost: true, sessOK: sess.Err() == nil}
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace)
+		c.Stop(o.grace, owner{sess: sess, done: done, cause: cause})
 		resign()
 		return electResult{err: exitStatus(c.Status())}
 	}
@@ -323,7 +325,7 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 	select {
 	case <-c.Done():
 	case <-ctx.Done():
-		c.Stop(o.grace)
+		c.Stop(o.grace, owner{})
 		return fmt.Errorf("fence command: %w", context.Cause(ctx))
 	}
 	if c.Status() != 0 {

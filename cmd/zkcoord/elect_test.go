@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -176,4 +178,43 @@ func TestElectRejoin(t *testing.T) {
 		t.Fatalf("a exited: %v\n%s", a.ExitErr(), a.Stderr())
 	}
 	a.Proc.Terminate(10 * time.Second)
+}
+
+// A leader interrupted while cut off from ZooKeeper stops its command
+// before its session can expire, whatever --grace says: the next leader's
+// command finds the first one gone.
+func TestElectStopEndsBeforeExpiry(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := unique(t)
+	pidFile, nextFile := filepath.Join(dir, "pid"), filepath.Join(dir, "next")
+	proxy := newProxyT(t)
+	script := fmt.Sprintf(`trap '' TERM; echo $$ > %s; while :; do sleep 0.05; done`, pidFile)
+	a := start(t, testEnv(strings.Join(proxy.Servers(), ",")), "elect", path, "--id", "a", "--grace", "1m",
+		"--", "sh", "-c", script)
+	waitFor(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, pidFile)) > 0 })
+	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := start(t, nil, "elect", path, "--id", "b", "--", "sh", "-c",
+		fmt.Sprintf(`if kill -0 %d 2>/dev/null; then echo alive; else echo gone; fi > %s`, pid, nextFile))
+	sess := session(t)
+	waitFor(t, 30*time.Second, "b to stand by", func() bool {
+		kids, _, err := sess.Children(t.Context(), path)
+		return err == nil && len(kids) == 2
+	})
+
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Proc.Terminate(2 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if code := b.exitCode(t, 45*time.Second); code != 0 {
+		t.Fatalf("b failed: %d\n%s", code, b.Stderr())
+	}
+	if got := readLines(t, nextFile); len(got) != 1 || got[0] != "gone" {
+		t.Fatalf("when b's command started, a's command was %q, want gone", got)
+	}
 }

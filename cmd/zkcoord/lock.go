@@ -27,7 +27,10 @@ If the lock is lost while CMD runs (the session was declared lost or expired,
 or someone deleted the lock node), CMD is stopped - SIGTERM to its process
 group, SIGKILL after --grace, or at once if someone else may already hold the
 lock - and zkcoord exits with status 3. Otherwise zkcoord exits with CMD's
-status. SIGINT or SIGTERM stop CMD the same way and release the lock.
+status. SIGINT or SIGTERM stop CMD the same way and release the lock. Whatever
+--grace says, CMD is killed before ZooKeeper can expire the session, so a stop
+during a network partition ends before anyone else can take the lock. CMD and
+everything it starts die with zkcoord, also if zkcoord is killed.
 
 Without CMD, zkcoord prints the fencing token and holds the lock until it is
 interrupted (exit 0) or loses the lock (exit 3).
@@ -131,11 +134,11 @@ func runLock(a *app, cmd *command, args []string) error {
 		cause := lease.Err()
 		g := lossGrace(sess, cause, *grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
-		c.Stop(g)
+		c.Stop(g, owner{sess: sess})
 		return lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(*grace)
+		c.Stop(*grace, owner{sess: sess, done: lease.Done(), cause: lease.Err})
 		release()
 		return exitStatus(c.Status())
 	}

@@ -1,7 +1,10 @@
+//go:build unix
+
 package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -229,4 +232,105 @@ func TestLockKillsStubbornCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A stop that begins during a partition does not run past the session's
+// expiry, whatever --grace says: zkcoord is interrupted with a minute of
+// grace while cut off from ZooKeeper, and the command, which ignores
+// SIGTERM, must be dead before the next holder gets the lock.
+func TestLockStopEndsBeforeExpiry(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := unique(t)
+	pidFile, nextFile := filepath.Join(dir, "pid"), filepath.Join(dir, "next")
+	proxy := newProxyT(t)
+	script := fmt.Sprintf(`trap '' TERM; echo $$ > %s; while :; do sleep 0.05; done`, pidFile)
+	holder := start(t, testEnv(strings.Join(proxy.Servers(), ",")), "lock", path, "--grace", "1m", "--", "sh", "-c", script)
+	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := start(t, nil, "lock", path, "--", "sh", "-c",
+		fmt.Sprintf(`if kill -0 %d 2>/dev/null; then echo alive; else echo gone; fi > %s`, pid, nextFile))
+	sess := session(t)
+	waitFor(t, 30*time.Second, "the next holder to queue for the lock", func() bool {
+		kids, _, err := sess.Children(t.Context(), path)
+		return err == nil && len(kids) == 2
+	})
+
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(holder.Pid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := next.exitCode(t, 45*time.Second); code != 0 {
+		t.Fatalf("the next holder failed: %d\n%s", code, next.Stderr())
+	}
+	if got := readLines(t, nextFile); len(got) != 1 || got[0] != "gone" {
+		t.Fatalf("when the next holder's command started, the first command was %q, want gone", got)
+	}
+	holder.exitCode(t, 30*time.Second)
+}
+
+// A command's grandchildren, started through a shell, die with a
+// SIGKILLed zkcoord.
+func TestLockGrandchildDiesWithZkcoord(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	holder := start(t, nil, "lock", unique(t), "--", "sh", "-c", fmt.Sprintf("sleep 600 & echo $! > %s; wait", pidFile))
+	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if !alive(pid) {
+		t.Fatalf("the grandchild %d does not run", pid)
+	}
+	if err := holder.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the grandchild to die with zkcoord", func() bool { return !alive(pid) })
+}
+
+// If the process between zkcoord and the command is killed on its own
+// (by hand, or by the OOM killer), zkcoord still kills the command's group.
+func TestLockGroupDiesWithItsShim(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	holder := start(t, nil, "lock", unique(t), "--", "sh", "-c", fmt.Sprintf("sleep 600 & echo $! > %s; wait", pidFile))
+	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	sh := parentOf(t, pid)
+	shim := parentOf(t, sh)
+	if shim == holder.Pid() || parentOf(t, shim) != holder.Pid() {
+		t.Fatalf("want zkcoord %d -> shim -> sh %d -> sleep %d, got shim %d", holder.Pid(), sh, pid, shim)
+	}
+	if err := syscall.Kill(shim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the grandchild to die with the shim", func() bool { return !alive(pid) })
+	holder.exitCode(t, 30*time.Second)
+}
+
+// parentOf returns the parent process id of pid, from /proc.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return ppid
 }

@@ -16,6 +16,7 @@ import (
 )
 
 func main() {
+	runShimIfAsked()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -105,7 +105,7 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 				if !handedOver(cause) {
 					g = lossGrace(sess, cause, o.grace)
 				}
-				c.Stop(g)
+				c.Stop(g, owner{sess: sess})
 				a.log.Info("command stopped", "resource", res, "pid", c.Pid(), "why", cause, "how", c.Describe())
 				return
 			}

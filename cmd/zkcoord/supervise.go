@@ -6,31 +6,31 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"golang.org/x/sys/unix"
 )
 
 // A child is a command zkcoord runs on behalf of the user: under a lock,
 // while leading, or for a resource. It runs in a process group of its own,
-// so that stopping it stops everything it started, and it receives SIGKILL
-// from the kernel if zkcoord itself dies (PR_SET_PDEATHSIG), so that a
-// killed zkcoord never leaves it running without the lock it was started
-// under.
+// so that stopping it stops everything it started, and that group dies with
+// zkcoord, also when zkcoord itself is killed with SIGKILL: on Unix a small
+// shim (zkcoord re-executed, see shim_unix.go) leads the group and kills it
+// when zkcoord goes away, so that a killed zkcoord never leaves the command
+// or anything it started running without the lock it was started under.
 //
 // Stop asks politely first: SIGTERM to the group, SIGKILL after a grace
 // period, and it returns only once the child is gone and every other process
-// left in its group has been killed.
+// left in its group has been killed. The grace never reaches past the time
+// the server may expire the session the child runs under (see [owner]).
 type child struct {
 	name string
 	pid  int
 	cmd  *exec.Cmd
 	done chan struct{}
+	grp  procGroup
 
 	mu     sync.Mutex
 	status int // exit status; 128+signal when killed by a signal
@@ -52,8 +52,11 @@ func startChild(spec childSpec) (*child, error) {
 	if len(spec.argv) == 0 {
 		return nil, errors.New("empty command")
 	}
-	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
-	cmd.Env = append(os.Environ(), spec.env...)
+	path, err := exec.LookPath(spec.argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", spec.name, err)
+	}
+	cmd := &exec.Cmd{Path: path, Args: spec.argv, Env: append(os.Environ(), spec.env...)}
 	if spec.stdin && !isTerminal(os.Stdin) {
 		// A terminal is not passed on: the child runs in a process group
 		// of its own, which the terminal would stop when it reads.
@@ -66,12 +69,12 @@ func startChild(spec childSpec) (*child, error) {
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = 2 * time.Second // output copying must not outlive the child by long
-	if err := spawn(cmd.Start); err != nil {
+	grp, err := startGroup(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", spec.name, err)
 	}
-	c := &child{name: spec.name, pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
+	c := &child{name: spec.name, pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{}), grp: grp}
 	go c.wait()
 	return c, nil
 }
@@ -79,16 +82,12 @@ func startChild(spec childSpec) (*child, error) {
 func (c *child) wait() {
 	err := c.cmd.Wait()
 	// Anything the child left in its group goes with it.
-	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+	c.grp.reaped(c.cmd.ProcessState)
 	status := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		err = nil
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			status = 128 + int(ws.Signal())
-		} else {
-			status = ee.ExitCode()
-		}
+		status = exitStatusOf(ee.ProcessState)
 	}
 	c.mu.Lock()
 	c.status, c.err = status, err
@@ -115,35 +114,101 @@ func (c *child) Describe() string {
 	case c.err != nil:
 		return c.err.Error()
 	case c.status > 128:
-		return "killed by " + unix.SignalName(syscall.Signal(c.status-128))
+		return "killed by " + signalName(c.status-128)
 	}
 	return fmt.Sprintf("exit status %d", c.status)
+}
+
+// An owner is what a child runs under: the Session whose expiry deadline
+// bounds every stop of the child, and the ownership (lock, leadership,
+// resource) whose end may cut the stop shorter still.
+type owner struct {
+	sess  *zkcoord.Session
+	done  <-chan struct{} // closed when the ownership ends; nil if it has already been taken into account
+	cause func() error    // why it ended, once done is closed
 }
 
 // Stop sends SIGTERM to the child's process group and, if the child has not
 // exited after grace, SIGKILL; it returns once the child has exited. A grace
 // of zero or less kills at once.
-func (c *child) Stop(grace time.Duration) {
+//
+// Whatever grace was asked, the child is killed a safety margin before the
+// time the server may expire o's session ([zkcoord.Session.ExpiryDeadline],
+// which keeps moving while the Session is connected), and, if the ownership
+// ends during the stop, as [lossGrace] says for its cause: at once if
+// someone else may already own what the child works on.
+func (c *child) Stop(grace time.Duration, o owner) {
 	select {
 	case <-c.done:
 		return
 	default:
 	}
-	if grace <= 0 {
-		_ = syscall.Kill(-c.pid, syscall.SIGKILL)
-		<-c.done
+	if brokenStop() {
+		o = owner{} // the grace as asked, whatever happens meanwhile
+	}
+	if grace <= 0 || !c.grp.terminate() {
+		c.kill()
 		return
 	}
-	_ = syscall.Kill(-c.pid, syscall.SIGTERM)
-	_ = syscall.Kill(-c.pid, syscall.SIGCONT) // in case it is stopped
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-c.done:
-	case <-t.C:
-		_ = syscall.Kill(-c.pid, syscall.SIGKILL)
-		<-c.done
+	graceEnd := time.Now().Add(grace)
+	graceT := time.NewTimer(grace)
+	defer graceT.Stop()
+	var (
+		expiryT *time.Timer
+		expiry  <-chan time.Time // nil without a Session: no bound
+	)
+	if o.sess != nil {
+		expiryT = time.NewTimer(time.Until(killBy(o.sess)))
+		defer expiryT.Stop()
+		expiry = expiryT.C
 	}
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-graceT.C:
+			c.kill()
+			return
+		case <-o.done:
+			o.done = nil
+			left := lossGrace(o.sess, o.cause(), grace)
+			if left <= 0 {
+				c.kill()
+				return
+			}
+			if end := time.Now().Add(left); end.Before(graceEnd) {
+				graceT.Reset(time.Until(end))
+			}
+		case <-expiry:
+			// The deadline moves on while the Session hears from the
+			// server: kill only once it is really near.
+			if wait := time.Until(killBy(o.sess)); wait > 0 {
+				expiryT.Reset(wait)
+				continue
+			}
+			c.kill()
+			return
+		}
+	}
+}
+
+// kill kills the child's process group and waits for the child.
+func (c *child) kill() {
+	c.grp.kill()
+	<-c.done
+}
+
+// A procGroup is every process a child stands for, as the system lets
+// zkcoord reach them.
+type procGroup interface {
+	// terminate asks every process to exit; it reports false where the
+	// system has no way to ask (the caller then kills).
+	terminate() bool
+	// kill kills every process.
+	kill()
+	// reaped kills whatever is left of the group once the child has been
+	// reaped, and frees what the group holds.
+	reaped(*os.ProcessState)
 }
 
 // Pid returns the child's process id.
@@ -152,43 +217,47 @@ func (c *child) Pid() int { return c.pid }
 // lossGrace returns how long a child may take to stop after the loss, with
 // cause, of the lock, leadership or resource it ran under. After a Session
 // declared itself Lost, the server cannot expire the session (and let
-// someone else in) before the rest of the session timeout has passed: the
-// child gets most of that, at most grace. After anything else (the session
-// expired, the node was deleted, a newer leader took over), someone else
-// may already own it: the child is killed at once.
+// someone else in) before its expiry deadline: the child gets the time left
+// until a safety margin before it, at most grace. After anything else (the
+// session expired, the node was deleted, a newer leader took over), someone
+// else may already own it: the child is killed at once.
 func lossGrace(sess *zkcoord.Session, cause error, grace time.Duration) time.Duration {
 	switch {
 	case errors.Is(cause, zkcoord.ErrSessionLost):
-		left := (sess.Timeout() - sess.LostAfter()) * 3 / 4
-		return max(0, min(grace, left))
+		if brokenStop() {
+			return max(0, min(grace, (sess.Timeout()-sess.LostAfter())*3/4))
+		}
+		return max(0, min(grace, time.Until(killBy(sess))))
 	case errors.Is(cause, zkcoord.ErrSessionClosed):
 		return grace
 	}
 	return 0
 }
 
-// spawnc feeds the goroutine that starts every child. It is locked to its OS
-// thread and never returns, because Linux sends the parent-death signal when
-// the thread that forked the child ends, not when the process ends.
-var (
-	spawnOnce sync.Once
-	spawnc    chan func()
-)
-
-func spawn(start func() error) error {
-	spawnOnce.Do(func() {
-		spawnc = make(chan func())
-		go func() {
-			runtime.LockOSThread()
-			for f := range spawnc {
-				f()
-			}
-		}()
-	})
-	res := make(chan error, 1)
-	spawnc <- func() { res <- start() }
-	return <-res
+// killBy returns the time by which a child running under sess must be
+// dead: a safety margin (a tenth of the session timeout, at least 250ms)
+// before the server may expire the session. Before the session is
+// established there is no such time, and it returns a time far ahead.
+func killBy(sess *zkcoord.Session) time.Time {
+	d := sess.ExpiryDeadline()
+	if d.IsZero() {
+		return time.Now().Add(24 * time.Hour)
+	}
+	return d.Add(-max(sess.Timeout()/10, 250*time.Millisecond))
 }
+
+// brokenEnv names a variable that, for the chaos harness only, restores a
+// known broken behaviour so that the harness can show it catches it:
+// "grace" makes a stop wait out the whole grace whatever happens meanwhile
+// (and cuts it after a loss by a constant fraction of the session timeout),
+// "pdeathsig" starts the command directly with only the kernel's
+// parent-death signal, which reaches the child but not its children. It is
+// not part of the command-line interface.
+const brokenEnv = "ZKCOORD_TEST_BROKEN"
+
+func brokenStop() bool { return os.Getenv(brokenEnv) == "grace" }
+
+func brokenPdeathsig() bool { return os.Getenv(brokenEnv) == "pdeathsig" }
 
 // shellMeta are the characters that make a command template need a shell.
 const shellMeta = "|&;<>()$`\\\"'*?[]#~=%!{}\n"

@@ -21,10 +21,13 @@
 // of its standard error are kept for failure reports ([Proc.Stderr]). Lines
 // are written to its standard input with [Proc.Send].
 //
-// Children are started with PR_SET_PDEATHSIG set to SIGKILL, so none outlives
-// the test binary (Linux only; the signal follows the OS thread that started
-// the child, so Start locks its goroutine to that thread for the duration of
-// the fork). A [Group] kills all of its processes on Close, for t.Cleanup.
+// On Linux children are started with PR_SET_PDEATHSIG set to SIGKILL, so
+// none outlives the test binary (the signal follows the OS thread that
+// started the child, so every child is started from one goroutine locked to
+// its thread). Elsewhere there is no such signal: a [Group] kills all of its
+// processes on Close, for t.Cleanup, and a process dies with the context
+// given to [Start]. On Windows, Terminate kills at once and Pause and Resume
+// are not supported.
 //
 // All methods of Proc and Group are safe for concurrent use.
 package launch

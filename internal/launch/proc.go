@@ -67,7 +67,7 @@ func Start(ctx context.Context, spec Spec, sink func(line string)) (*Proc, error
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Dir = spec.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = drainTimeout
 	p := &Proc{name: name, cmd: cmd, stderr: &tail{max: 64 << 10}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
@@ -133,7 +133,8 @@ func readLines(r io.Reader, sink func(string)) {
 
 // spawnc feeds the goroutine that starts every child. It is locked to its OS
 // thread and never exits, because Linux delivers the parent-death signal when
-// the thread that forked the child ends, not when the process ends.
+// the thread that forked the child ends, not when the process ends (other
+// systems have no such signal; the thread costs nothing there).
 var spawnc = make(chan func())
 
 func init() {
@@ -205,30 +206,34 @@ func (p *Proc) signal(sig os.Signal) error {
 	return err
 }
 
-// Kill sends SIGKILL and returns once the process is gone and its output
+// Kill kills the process and returns once it is gone and its output
 // delivered, so that anything recorded after Kill returns happened after the
 // process's last action. Killing a process that is already gone is not an
 // error.
 func (p *Proc) Kill() error {
-	if err := p.signal(syscall.SIGKILL); err != nil && !errors.Is(err, ErrExited) {
+	if err := p.signal(os.Kill); err != nil && !errors.Is(err, ErrExited) {
 		return err
 	}
 	<-p.done
 	return nil
 }
 
-// Terminate sends SIGTERM (and SIGCONT, in case the process is paused),
-// waits up to grace for the process to exit, then kills it. It returns once
-// the process is gone.
+// Terminate asks the process to exit (SIGTERM, and SIGCONT in case it is
+// paused; on Windows, which has no such signal, it kills at once), waits up
+// to grace for it to exit, then kills it. It returns once the process is
+// gone.
 func (p *Proc) Terminate(grace time.Duration) error {
-	if err := p.signal(syscall.SIGTERM); err != nil {
+	if !canTerminate {
+		return p.Kill()
+	}
+	if err := p.signal(sigTerm); err != nil {
 		if errors.Is(err, ErrExited) {
 			<-p.done
 			return nil
 		}
 		return err
 	}
-	p.signal(syscall.SIGCONT)
+	p.Resume()
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
@@ -237,30 +242,6 @@ func (p *Proc) Terminate(grace time.Duration) error {
 	case <-t.C:
 		return p.Kill()
 	}
-}
-
-// Pause stops the process with SIGSTOP. The signal is asynchronous: the
-// process may run briefly after Pause returns (see [Proc.Paused]).
-func (p *Proc) Pause() error { return p.signal(syscall.SIGSTOP) }
-
-// Resume continues a paused process with SIGCONT.
-func (p *Proc) Resume() error { return p.signal(syscall.SIGCONT) }
-
-// Paused reports whether the process is currently stopped by a signal,
-// according to /proc.
-func (p *Proc) Paused() bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid()))
-	if err != nil || p.Exited() {
-		return false
-	}
-	// The state follows the command name, which is in parentheses and may
-	// itself contain parentheses.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return false
-	}
-	return s[i+2] == 'T'
 }
 
 // Send writes line, and a line break if it has none, to the process's

@@ -33,7 +33,7 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == chaos.RoleClient || os.Args[1] == chaos.RoleService) {
+	if len(os.Args) > 1 && (os.Args[1] == chaos.RoleClient || os.Args[1] == chaos.RoleService || os.Args[1] == chaos.RoleUse) {
 		os.Exit(chaos.ChildMain(os.Args[1], os.Args[2:]))
 	}
 	os.Exit(run())
@@ -41,14 +41,15 @@ func main() {
 
 func run() int {
 	workload := flag.String("workload", "rebalance-incremental",
-		"rebalance-incremental, rebalance-resource, rebalance-global, election, lock, or all")
+		"rebalance-incremental, rebalance-resource, rebalance-global, election, lock, cli, or all")
 	duration := flag.Duration("duration", 10*time.Minute, "how long to inject faults (per workload)")
 	seed := flag.Uint64("seed", 42, "seed of the fault schedule")
-	clients := flag.Int("clients", 4, "clients at the start")
+	clients := flag.Int("clients", 4, "clients at the start (for -workload cli: 6, two of each zkcoord command)")
 	resources := flag.Int("resources", 0, "resources at the start (default 10 for the rebalancer, 3 otherwise)")
 	timeout := flag.Duration("session-timeout", 4*time.Second, "the clients' session timeout")
 	out := flag.String("out", "chaos-out", "directory for reports, timelines and logs")
-	bug := flag.String("bug", "", "give client c1 a bug, to see the checkers catch it: "+chaos.BugLateStop)
+	bug := flag.String("bug", "", "give client c1 a bug, to see the checkers catch it: "+chaos.BugLateStop+
+		"; for -workload cli, give every zkcoord a known broken behaviour back: "+chaos.BugGrace+" or "+chaos.BugPdeathsig)
 	plan := flag.Int("plan", 0, "print the first N faults of the schedule for -seed and exit")
 	quiet := flag.Bool("q", false, "print only the verdicts")
 	summarize := flag.Bool("summarize", false, "print the figures of the JSON reports named as arguments and exit")
@@ -68,6 +69,8 @@ func run() int {
 		}
 		workloads = []chaos.Workload{w}
 	}
+	clientsSet := false
+	flag.Visit(func(f *flag.Flag) { clientsSet = clientsSet || f.Name == "clients" })
 	base := chaos.Options{Seed: *seed, Duration: *duration, Clients: *clients, Resources: *resources,
 		SessionTimeout: *timeout, Bug: *bug, Spawn: spawn}
 	if *plan > 0 {
@@ -102,6 +105,9 @@ func run() int {
 		o := base
 		o.Workload = w
 		o.Log = log
+		if w == chaos.CLI && !clientsSet {
+			o.Clients = 0 // its own default: two clients of each zkcoord command
+		}
 		name := fmt.Sprintf("%s-seed%d", w, *seed)
 		o.Dir = filepath.Join(*out, name+"-logs")
 		os.RemoveAll(o.Dir)
