@@ -1,11 +1,12 @@
 # zkcoord — see README.md.
 GO      ?= go
 PKGS    ?= ./...
-# Debian packages the tests need: ZooKeeper itself, and the real Curator and
-# Kazoo for the interoperability tests.
-DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java
+# Debian packages the tests need: ZooKeeper itself, the real Curator and
+# Kazoo for the interoperability tests, and Spin for the protocol models
+# (it compiles its verifiers with gcc).
+DEB_PKGS := zookeeper libcurator-recipes-java python3-kazoo libnetty-java spin gcc
 
-.PHONY: all deps test vet fmt chaos randomized
+.PHONY: all deps test vet fmt chaos randomized model
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -28,6 +29,13 @@ test: deps
 # it small. REBALANCE_SEED=N replays a run.
 randomized: deps
 	REBALANCE_FULL=1 $(GO) test -race -run '^TestRandomized$$' -count=1 -timeout 30m -v ./rebalance/
+
+# model checks the Promela models of the election, the lock and the
+# rebalancer (model/, model/README.md) with Spin: the small configurations,
+# which make test runs too, and the large ones; every correct model must
+# verify and every broken variant must yield a counterexample.
+model: deps
+	$(GO) test -run '^TestModels$$' -count=1 -timeout 120m -v ./model/ -args -model.full
 
 vet:
 	$(GO) vet $(PKGS)
