@@ -57,6 +57,7 @@ var checks = []check{
 	ltl("rebalance/resource/ends", "rebalance.pml", "rebalancing_ends", "-DMODE_RESOURCE", "-DFAULTS=1"),
 	safety("rebalance/global", "rebalance.pml", "-DMODE_GLOBAL", "-DNC=2", "-DFAULTS=1"),
 	broken("rebalance/broken/barrier-with-resource", "rebalance.pml", "-DBROKEN_BARRIER_WITH_RESOURCE", "-DFAULTS=1"),
+	broken("rebalance/broken/barrier-with-resource/double-access", "rebalance.pml", "-DBROKEN_BARRIER_WITH_RESOURCE", "-DMUTEX_ONLY", "-DFAULTS=2"),
 	broken("rebalance/broken/global-barrier-with-resource", "rebalance.pml", "-DMODE_GLOBAL", "-DBROKEN_BARRIER_WITH_RESOURCE", "-DNC=2", "-DFAULTS=1"),
 	broken("rebalance/broken/no-self-expiry", "rebalance.pml", "-DNO_SELF_EXPIRY", "-DFAULTS=1"),
 	broken("rebalance/broken/no-term-check", "rebalance.pml", "-DNO_TERM_CHECK", "-DFAULTS=1"),
