@@ -95,7 +95,7 @@ var checks = []check{
 // TestModels verifies every correct configuration and requires a
 // counterexample trail from every broken variant.
 func TestModels(t *testing.T) {
-	tools(t)
+	programs(t)
 	for _, c := range checks {
 		if c.large && !*full {
 			continue
@@ -121,15 +121,15 @@ func TestModels(t *testing.T) {
 	}
 }
 
-// tools fails (CI) or skips the test when Spin or a C compiler is missing.
-func tools(t *testing.T) {
+// programs fails (CI) or skips the test when Spin or a C compiler is missing.
+func programs(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"spin", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
+	for _, prog := range []string{"spin", "gcc"} {
+		if _, err := exec.LookPath(prog); err != nil {
 			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not found (make deps installs it): %v", tool, err)
+				t.Fatalf("%s not found (make deps installs it): %v", prog, err)
 			}
-			t.Skipf("%s not found (make deps installs it)", tool)
+			t.Skipf("%s not found (make deps installs it)", prog)
 		}
 	}
 }
