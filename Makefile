@@ -33,9 +33,10 @@ randomized: deps
 # model checks the Promela models of the election, the lock and the
 # rebalancer (model/, model/README.md) with Spin: the small configurations,
 # which make test runs too, and the large ones; every correct model must
-# verify and every broken variant must yield a counterexample.
+# verify and every broken variant must yield a counterexample. One verifier
+# runs at a time: the largest needs about 5 GB of memory.
 model: deps
-	$(GO) test -run '^TestModels$$' -count=1 -timeout 120m -v ./model/ -args -model.full
+	$(GO) test -run '^TestModels$$' -count=1 -parallel 1 -timeout 120m -v ./model/ -args -model.full
 
 vet:
 	$(GO) vet $(PKGS)
