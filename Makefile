@@ -1,12 +1,13 @@
 # zkcoord — see README.md.
 GO      ?= go
 PKGS    ?= ./...
-# Debian packages the tests need: ZooKeeper itself, and the real Curator and
+# Debian packages the tests need: ZooKeeper itself, the real Curator and
 # Kazoo for the interoperability tests (curator-x-discovery for service
-# discovery), and Chromium for the console's browser tests.
-DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java chromium
+# discovery), Chromium for the console's browser tests, and Spin for the
+# protocol models (it compiles its verifiers with gcc).
+DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java chromium spin gcc
 
-.PHONY: all deps test vet fmt chaos randomized cross
+.PHONY: all deps test vet fmt chaos randomized cross model
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -36,6 +37,14 @@ cross:
 # it small. REBALANCE_SEED=N replays a run.
 randomized: deps
 	REBALANCE_FULL=1 $(GO) test -race -run '^TestRandomized$$' -count=1 -timeout 30m -v ./rebalance/
+
+# model checks the Promela models of the election, the lock and the
+# rebalancer (model/, model/README.md) with Spin: the small configurations,
+# which make test runs too, and the large ones; every correct model must
+# verify and every broken variant must yield a counterexample. One verifier
+# runs at a time: the largest needs about 5 GB of memory.
+model: deps
+	$(GO) test -run '^TestModels$$' -count=1 -parallel 1 -timeout 120m -v ./model/ -args -model.full
 
 vet:
 	$(GO) vet $(PKGS)
