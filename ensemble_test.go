@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -21,13 +22,13 @@ func TestConnectChecksEnsembleTiming(t *testing.T) {
 	// follower answers for up to 3s.
 	risky := &logRecords{}
 	connect(t, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 6 * time.Second, Logger: slog.New(risky)})
-	waitFor(t, 20*time.Second, "the ensemble timing warning", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the ensemble timing warning", func() bool {
 		return risky.has(slog.LevelWarn, "follower cut off")
 	})
 
 	safe := &logRecords{}
 	connect(t, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 20 * time.Second, LostAfter: 0.5, Logger: slog.New(safe)})
-	waitFor(t, 20*time.Second, "the ensemble timing check", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the ensemble timing check", func() bool {
 		return safe.has(slog.LevelDebug, "ensemble timing leaves Lost before expiry")
 	})
 	if safe.has(slog.LevelWarn, "follower cut off") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -53,7 +54,7 @@ func TestEnsureContainers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 20*time.Second, "the emptied containers to be deleted", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the emptied containers to be deleted", func() bool {
 		return !exists("/kept/c/d") && !exists("/kept/c")
 	})
 	// /kept/p was emptied first, so the server has looked at it too.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -199,7 +200,7 @@ func TestForcedExpiry(t *testing.T) {
 	}
 	// Close waited for every goroutine; nothing may be connected now.
 	// (cons lists the four-letter-word connection itself, with no session.)
-	waitFor(t, 10*time.Second, "no client sessions", func() bool {
+	testkit.Eventually(t, 10*time.Second, "no client sessions", func() bool {
 		for i := range c.Len() {
 			out, err := c.Server(i).Cons(ctx)
 			if err != nil || strings.Contains(out, "sid=") {
@@ -304,7 +305,7 @@ func TestProtectedCreateAbandonedLeavesNoOrphan(t *testing.T) {
 		t.Fatalf("children while disconnected: %v %v", kids, err)
 	}
 	d.refuse.Store(false)
-	waitFor(t, 20*time.Second, "the abandoned node to be deleted", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the abandoned node to be deleted", func() bool {
 		kids, _, err := observer.Children(ctx, "/q")
 		return err == nil && len(kids) == 0
 	})

@@ -67,18 +67,6 @@ func nextState(t *testing.T, w <-chan zkcoord.StateChange, d time.Duration) zkco
 	panic("unreachable")
 }
 
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // faultyDialer sits under a Session's connections. It can refuse new
 // connections, and it can swallow the next reply the server sends (a frame
 // with a positive xid) and then drop the connection, which is what a client

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // errLoss is what an operation returns when its connection dropped.
@@ -83,7 +84,7 @@ func TestRetryStopsWithContext(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers()})
 	ctx, cancel := context.WithCancel(testCtx(t, 30*time.Second))
 	done, calls := retryForever(ctx, s)
-	waitFor(t, 10*time.Second, "three attempts", func() bool { return calls.Load() >= 3 })
+	testkit.Eventually(t, 10*time.Second, "three attempts", func() bool { return calls.Load() >= 3 })
 	cancel()
 	if err := retryResult(t, done); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Retry = %v, want context.Canceled", err)
@@ -98,7 +99,7 @@ func TestRetryStopsWithSession(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers()})
 	ctx := testCtx(t, 30*time.Second)
 	done, calls := retryForever(ctx, s)
-	waitFor(t, 10*time.Second, "three attempts", func() bool { return calls.Load() >= 3 })
+	testkit.Eventually(t, 10*time.Second, "three attempts", func() bool { return calls.Load() >= 3 })
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}

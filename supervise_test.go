@@ -11,6 +11,7 @@ import (
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
 	"github.com/zkcoord/zkcoord/group"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -118,7 +119,7 @@ func (r *recorder) supervise(t *testing.T, cfg zkcoord.Config) {
 // session, then checks that each old one ended and each new one is new.
 func (r *recorder) checkRecovered(t *testing.T, before int) {
 	t.Helper()
-	waitFor(t, 90*time.Second, "every ownership taken again on a new session", func() bool {
+	testkit.Eventually(t, 90*time.Second, "every ownership taken again on a new session", func() bool {
 		return r.count("leader") > before && r.count("lock") > before && r.count("member") > before
 	})
 	owned, events := r.snapshot()
@@ -163,7 +164,7 @@ func TestSuperviseAfterForcedExpiry(t *testing.T) {
 	c := zktest.Start(t)
 	r := &recorder{}
 	r.supervise(t, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 2 * time.Second})
-	waitFor(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
+	testkit.Eventually(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
 	owned, _ := r.snapshot()
 	ctx := testCtx(t, 30*time.Second)
 	if err := c.ExpireSession(ctx, owned[0].session, owned[0].passwd); err != nil {
@@ -179,18 +180,18 @@ func TestSuperviseAfterLongPartition(t *testing.T) {
 	p := c.NewProxy(t)
 	r := &recorder{}
 	r.supervise(t, zkcoord.Config{Servers: p.Servers(), SessionTimeout: 2 * time.Second})
-	waitFor(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
+	testkit.Eventually(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
 	if err := p.Blackhole(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the loss", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the loss", func() bool {
 		_, events := r.snapshot()
 		return containsKind(kindsOf(events), zkcoord.SessionEnded)
 	})
 	// Keep the partition until the server, too, has expired the session.
 	observer := connect(t, zkcoord.Config{Servers: c.Servers()})
 	ctx := testCtx(t, 60*time.Second)
-	waitFor(t, 60*time.Second, "the server to expire the partitioned session", func() bool {
+	testkit.Eventually(t, 60*time.Second, "the server to expire the partitioned session", func() bool {
 		members, err := group.Members(ctx, observer, "/supervised/group")
 		return err == nil && len(members) == 0
 	})
@@ -206,11 +207,11 @@ func TestSuperviseAfterServerKill(t *testing.T) {
 	c := zktest.Start(t)
 	r := &recorder{}
 	r.supervise(t, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 2 * time.Second})
-	waitFor(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
+	testkit.Eventually(t, 30*time.Second, "the first ownerships", func() bool { return r.count("member") == 1 })
 	if err := c.Server(0).Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "a failed attempt to recover", func() bool {
+	testkit.Eventually(t, 60*time.Second, "a failed attempt to recover", func() bool {
 		_, events := r.snapshot()
 		return containsKind(kindsOf(events), zkcoord.Recovering)
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -47,7 +48,7 @@ func TestCreateTTL(t *testing.T) {
 	if _, err := s.Create(ctx, seq+"/child", nil, zkcoord.FlagPersistent); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the server to delete the expired TTL node", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the server to delete the expired TTL node", func() bool {
 		ok, _, err := s.Exists(ctx, "/short")
 		return err == nil && !ok
 	})

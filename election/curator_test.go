@@ -8,6 +8,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/interop"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // curatorPeer drives Curator LeaderLatch participants in one JVM.
@@ -91,14 +92,14 @@ func TestCuratorInterop(t *testing.T) {
 	// zkcoord candidates and an observer all name the same leader.
 	agree := func(want string, javaIDs ...string) {
 		t.Helper()
-		waitFor(t, long, "agreement on "+want, func() bool {
+		testkit.Eventually(t, long, "agreement on "+want, func() bool {
 			who, err := observer.Leader(ctx)
 			return err == nil && who.ID == want
 		})
 		for _, id := range javaIDs {
 			var got string
 			var has bool
-			waitFor(t, long, id+" sees "+want, func() bool {
+			testkit.Eventually(t, long, id+" sees "+want, func() bool {
 				got, has = java.leader(id)
 				return got == want && has == (id == want)
 			})

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 const long = 60 * time.Second
@@ -298,7 +298,7 @@ func TestHundredCandidates(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, long, "one leader", func() bool { return len(leaders()) == 1 })
+	testkit.Eventually(t, long, "one leader", func() bool { return len(leaders()) == 1 })
 	e := newElection(t, sessions[0], path)
 	for change := 0; change < 5; change++ {
 		l := leaders()
@@ -313,7 +313,7 @@ func TestHundredCandidates(t *testing.T) {
 		if err := l[0].Resign(ctx); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, long, "next leader", func() bool { return len(leaders()) == 1 })
+		testkit.Eventually(t, long, "next leader", func() bool { return len(leaders()) == 1 })
 		if n := rec.count(notified) - before; n != 1 {
 			t.Fatalf("leader change %d notified %d candidates, want 1", change, n)
 		}
@@ -360,7 +360,7 @@ func TestNotificationRereadsChildren(t *testing.T) {
 	if err := a.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, long, "b follows the wrapped node", func() bool { return b.State().Following == wrapped })
+	testkit.Eventually(t, long, "b follows the wrapped node", func() bool { return b.State().Following == wrapped })
 	if b.Role() != election.Following || b.State().FollowingID != "wrapped" {
 		t.Fatalf("b: %+v", b.State())
 	}
@@ -589,7 +589,7 @@ func TestCampaignCancelled(t *testing.T) {
 		t.Fatalf("Campaign: %v", err)
 	}
 	// The withdrawn candidate's node goes away.
-	waitFor(t, long, "only the leader's node left", func() bool {
+	testkit.Eventually(t, long, "only the leader's node left", func() bool {
 		children, _, err := sess.Children(ctx, path)
 		return err == nil && len(children) == 1 && path+"/"+children[0] == l.Node()
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // of returns the events of the candidate whose node is node, in order.
@@ -66,7 +67,7 @@ func TestFollowingEventNamesPredecessor(t *testing.T) {
 	if err := b.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, long, "c follows a", func() bool { return len(rec.followed(c.Node())) == 2 })
+	testkit.Eventually(t, long, "c follows a", func() bool { return len(rec.followed(c.Node())) == 2 })
 	if got := strings.Join(rec.followed(c.Node()), ","); got != "b,a" {
 		t.Fatalf("c followed %s, want b then a", got)
 	}

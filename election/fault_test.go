@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -110,7 +111,7 @@ func TestShortOutageKeepsLeadership(t *testing.T) {
 	if st := recv(t, states, long, "session state"); st.State != zkcoord.Reconnected {
 		t.Fatalf("state %v", st.State)
 	}
-	waitFor(t, long, "reconnected events", func() bool {
+	testkit.Eventually(t, long, "reconnected events", func() bool {
 		return rec.count(func(ev election.Event) bool { return ev.Type == election.EventReconnected }) == 2
 	})
 	if closed(l.Done()) || f.Role() != election.Following || f.State().Following != l.Node() {
@@ -167,7 +168,7 @@ func TestEnsembleServerKilled(t *testing.T) {
 	if sl.Server() == cluster.Server(victim).Addr() {
 		t.Fatalf("reconnected to the killed server")
 	}
-	waitFor(t, long, "leader reports the reconnect", func() bool {
+	testkit.Eventually(t, long, "leader reports the reconnect", func() bool {
 		return rec.count(func(ev election.Event) bool {
 			return ev.Type == election.EventReconnected && ev.Node == l.Node()
 		}) == 1

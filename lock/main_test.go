@@ -76,22 +76,6 @@ func testDir(t testing.TB) string {
 	return fmt.Sprintf("/lock-tests/%s-%d", name, dirSeq.Add(1))
 }
 
-// waitFor polls cond until it returns nil or d passes.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %v: %v", what, d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // children lists dir, treating a missing directory as empty.
 func children(t testing.TB, sess *zkcoord.Session, dir string) []string {
 	t.Helper()

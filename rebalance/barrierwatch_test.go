@@ -29,7 +29,7 @@ func TestBarrierWatchAcrossRawWriteError(t *testing.T) {
 	rec := newRecorder()
 	ctx := testCtx(t, 60*time.Second)
 	start(t, sess, root, group, rec.handler("a"))
-	waitFor(t, 30*time.Second, "r0 running", func() error {
+	testkit.WaitFor(t, 30*time.Second, "r0 running", func() error {
 		if rec.holders()["r0"] != "a" {
 			return testkit.ErrNotYet
 		}
@@ -51,7 +51,7 @@ func TestBarrierWatchAcrossRawWriteError(t *testing.T) {
 		t.Fatal("the owner never watched its barrier again")
 	}
 	// The watch is set again on the same Session, and nothing stopped.
-	waitFor(t, 30*time.Second, "the barrier watched again", func() error {
+	testkit.WaitFor(t, 30*time.Second, "the barrier watched again", func() error {
 		w, err := cluster.Server(0).Wchc(ctx)
 		if err != nil {
 			return err
@@ -67,7 +67,7 @@ func TestBarrierWatchAcrossRawWriteError(t *testing.T) {
 	if err := op.Delete(ctx, barrier, -1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "r0 stopped for its lost barrier", func() error {
+	testkit.WaitFor(t, 30*time.Second, "r0 stopped for its lost barrier", func() error {
 		rec.mu.Lock()
 		defer rec.mu.Unlock()
 		if !slices.ContainsFunc(rec.causes, func(err error) bool { return errors.Is(err, rebalance.ErrBarrierLost) }) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -42,7 +43,7 @@ func TestUnassignedPanicKeepsBarrier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "a runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0"}) })
+	testkit.WaitFor(t, 30*time.Second, "a runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0"}) })
 	if err := a.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestUnassignedPanicKeepsBarrier(t *testing.T) {
 	if err := sess.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "b runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, []string{"r0"}) })
+	testkit.WaitFor(t, 30*time.Second, "b runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, []string{"r0"}) })
 }
 
 // TestCorruptStatus: foreign data in the status node stops a global-barrier
@@ -70,7 +71,7 @@ func TestCorruptStatus(t *testing.T) {
 	rec := newRecorder()
 	ctx := testCtx(t, 60*time.Second)
 	a := start(t, connect(t), root, group, rec.handler("a"), rebalance.WithMode(rebalance.GlobalBarrier))
-	waitFor(t, 30*time.Second, "settled", func() error {
+	testkit.WaitFor(t, 30*time.Second, "settled", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0", "r1"})
 	})
 	term, _, _, _ := rebalance.PathsForTest(root, group)
@@ -107,7 +108,7 @@ func TestForeignNodes(t *testing.T) {
 	rec := newRecorder()
 	a := start(t, connect(t), root, group, rec.handler("a"))
 	b := start(t, connect(t), root, group, rec.handler("b"))
-	waitFor(t, 30*time.Second, "balanced", func() error {
+	testkit.WaitFor(t, 30*time.Second, "balanced", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, []string{"r0", "r1"})
 	})
 	d, err := rebalance.Describe(context.Background(), op, root, group)
@@ -131,17 +132,17 @@ func TestClientsShareSession(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	shared := connect(t)
 	a := start(t, shared, root, group, rec.handler("a"))
-	waitFor(t, 30*time.Second, "a runs everything", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a runs everything", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources)
 	})
 	b := start(t, shared, root, group, rec.handler("b"))
-	waitFor(t, 30*time.Second, "shared", func() error {
+	testkit.WaitFor(t, 30*time.Second, "shared", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources)
 	})
 	if err := a.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "b runs everything", func() error {
+	testkit.WaitFor(t, 30*time.Second, "b runs everything", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources)
 	})
 	rec.check(t)

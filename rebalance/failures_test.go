@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
@@ -30,7 +31,7 @@ func TestZombieCoordinatorWriteFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Stop(ctx)
-	waitFor(t, 30*time.Second, "a runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "a runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
 	oldID := a.ID()
 
 	termPath, resPath, _, _ := rebalance.PathsForTest(root, group)
@@ -64,7 +65,7 @@ func TestZombieCoordinatorWriteFails(t *testing.T) {
 		}
 	}
 	// The deposed client gives everything up and rejoins as a new client.
-	waitFor(t, 30*time.Second, "a rejoined", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a rejoined", func() error {
 		if a.ID() == oldID {
 			return fmt.Errorf("still %s", oldID)
 		}
@@ -131,7 +132,7 @@ func TestHandlerPanicAborts(t *testing.T) {
 		t.Fatalf("after abort: members %v barriers %v", d.Members, d.Barriers)
 	}
 	b := start(t, connect(t), root, group, rec.handler("b"))
-	waitFor(t, 30*time.Second, "b runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "b runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources) })
 	rec.check(t)
 	if sess.Err() != nil {
 		t.Fatalf("the caller's Session was closed: %v", sess.Err())
@@ -147,7 +148,7 @@ func TestCorruptAllocation(t *testing.T) {
 	rec := newRecorder()
 	ctx := testCtx(t, 60*time.Second)
 	a := start(t, connect(t), root, group, rec.handler("a"))
-	waitFor(t, 30*time.Second, "a runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resourceIDs(3)) })
+	testkit.WaitFor(t, 30*time.Second, "a runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resourceIDs(3)) })
 	_, resPath, _, _ := rebalance.PathsForTest(root, group)
 	if _, err := op.Set(ctx, resPath, []byte(`{"not":"an allocation"}`), -1); err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestClientNodeDeleted(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	a := start(t, connect(t), root, group, rec.handler("a"))
 	b := start(t, connect(t), root, group, rec.handler("b"))
-	waitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
 	for _, victim := range []*rebalance.Client{b, a} { // a follower, then the coordinator
 		d, err := rebalance.Describe(ctx, op, root, group)
 		if err != nil {
@@ -241,10 +242,10 @@ func TestBarrierOrdersHandOver(t *testing.T) {
 		return inner(as, cause)
 	}
 	a := start(t, connect(t), root, group, h)
-	waitFor(t, 30*time.Second, "a runs both", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "a runs both", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
 
 	b := start(t, connect(t), root, group, rec.handler("b"))
-	waitFor(t, 30*time.Second, "r1 allocated to b, barrier still a's", func() error {
+	testkit.WaitFor(t, 30*time.Second, "r1 allocated to b, barrier still a's", func() error {
 		d, err := rebalance.Describe(ctx, op, root, group)
 		if err != nil {
 			return err
@@ -262,10 +263,10 @@ func TestBarrierOrdersHandOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(release)
-	waitFor(t, 30*time.Second, "a runs both again", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "a runs both again", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources) })
 
 	c := start(t, connect(t), root, group, rec.handler("c"), rebalance.WithStartDelay(200*time.Millisecond))
-	waitFor(t, 30*time.Second, "balanced with c", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, c}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced with c", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, c}, resources) })
 	rec.check(t)
 }
 
@@ -287,20 +288,20 @@ func TestSessionLossStopsEverything(t *testing.T) {
 	}
 	defer a.Stop(ctx)
 	b := start(t, connect(t), root, group, rec.handler("b"))
-	waitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
 	oldID := a.ID()
 
 	if err := proxy.Blackhole(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "b runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "b runs everything", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources) })
 	if n := len(a.Assignments()); n != 0 {
 		t.Fatalf("partitioned client still runs %d resources", n)
 	}
 	if err := proxy.Heal(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "a rejoined", func() error {
+	testkit.WaitFor(t, 60*time.Second, "a rejoined", func() error {
 		if a.ID() == oldID {
 			return fmt.Errorf("not rejoined")
 		}
@@ -374,7 +375,7 @@ func TestRemovedResourceKeepsBarrier(t *testing.T) {
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(unblock) // before the clients are stopped
-	waitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
 
 	// The resource is taken from the client with the larger id: once it is
 	// registered again, the sticky allocation gives it to the other one.
@@ -404,7 +405,7 @@ func TestRemovedResourceKeepsBarrier(t *testing.T) {
 	}
 
 	addResources(t, op, root, group, x)
-	waitFor(t, 30*time.Second, x+" allocated to "+next.ID()+", barrier still held by "+old.ID(), func() error {
+	testkit.WaitFor(t, 30*time.Second, x+" allocated to "+next.ID()+", barrier still held by "+old.ID(), func() error {
 		d, err := rebalance.Describe(ctx, op, root, group)
 		if err != nil {
 			return err
@@ -434,6 +435,6 @@ func TestRemovedResourceKeepsBarrier(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("%s was not started again", x)
 	}
-	waitFor(t, 30*time.Second, "balanced again", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced again", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
 	rec.check(t)
 }

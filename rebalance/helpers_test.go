@@ -50,22 +50,6 @@ func connect(t testing.TB, servers ...string) *zkcoord.Session {
 	return sess
 }
 
-// waitFor polls cond until it returns nil or d passes.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %v: %v", what, d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // recorder checks, across all the clients of a test, that no resource is
 // ever run by two of them at once and that fencing tokens grow.
 type recorder struct {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -54,7 +55,7 @@ func TestOversizedAllocationKeepsLast(t *testing.T) {
 			a := start(t, connect(t), root, group, rec.handler("a"), opts...)
 			b := start(t, connect(t), root, group, rec.handler("b"), opts...)
 			clients := []*rebalance.Client{a, b}
-			waitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, clients, resources) })
+			testkit.WaitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, clients, resources) })
 
 			_, resPath, _, _ := rebalance.PathsForTest(root, group)
 			before, _, err := op.Get(ctx, resPath)
@@ -69,7 +70,7 @@ func TestOversizedAllocationKeepsLast(t *testing.T) {
 			}
 			big := hex.EncodeToString(noise)
 			addResources(t, op, root, group, big)
-			waitFor(t, 30*time.Second, "the coordinator reports the oversized allocation", func() error {
+			testkit.WaitFor(t, 30*time.Second, "the coordinator reports the oversized allocation", func() error {
 				return logs.has("too large")
 			})
 			for _, c := range clients {
@@ -96,7 +97,7 @@ func TestOversizedAllocationKeepsLast(t *testing.T) {
 			}
 			more := append(resources, "r100")
 			addResources(t, op, root, group, "r100")
-			waitFor(t, 30*time.Second, "the next change rebalanced", func() error { return balanced(ctx, op, root, group, clients, more) })
+			testkit.WaitFor(t, 30*time.Second, "the next change rebalanced", func() error { return balanced(ctx, op, root, group, clients, more) })
 			rec.check(t)
 		})
 	}
@@ -131,7 +132,7 @@ func TestHandlerReturningContextErrorIsAStop(t *testing.T) {
 		mu.Unlock()
 	}
 	a := start(t, connect(t), root, group, h)
-	waitFor(t, 30*time.Second, "a runs slow", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a runs slow", func() error {
 		if rec.holders()["slow"] != "a" {
 			return fmt.Errorf("holders %v", rec.holders())
 		}
@@ -140,7 +141,7 @@ func TestHandlerReturningContextErrorIsAStop(t *testing.T) {
 	if err := rebalance.RemoveResource(ctx, op, root, group, "slow"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "slow stopped", func() error {
+	testkit.WaitFor(t, 30*time.Second, "slow stopped", func() error {
 		if err := a.Err(); err != nil {
 			t.Fatalf("a ended when its resource was taken away: %v", err)
 		}
@@ -150,7 +151,7 @@ func TestHandlerReturningContextErrorIsAStop(t *testing.T) {
 		return nil
 	})
 	addResources(t, op, root, group, "next")
-	waitFor(t, 30*time.Second, "a runs the next resource", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a runs the next resource", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"next"})
 	})
 	mu.Lock()

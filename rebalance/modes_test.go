@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -24,7 +25,7 @@ func TestModes(t *testing.T) {
 			var clients []*rebalance.Client
 			settle := func(what string) {
 				t.Helper()
-				waitFor(t, 30*time.Second, what, func() error { return balanced(ctx, op, root, group, clients, resources) })
+				testkit.WaitFor(t, 30*time.Second, what, func() error { return balanced(ctx, op, root, group, clients, resources) })
 				rec.check(t)
 			}
 			for i := range 3 {

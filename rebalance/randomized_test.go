@@ -17,6 +17,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -332,7 +333,7 @@ func (s *sim) quiet(when string) {
 		names[i] = c.name
 	}
 	deadline := 60 * time.Second
-	waitFor(s.t, deadline, "balanced at "+when, func() error {
+	testkit.WaitFor(s.t, deadline, "balanced at "+when, func() error {
 		h := s.delivered()
 		s.failViolations(when, h.CheckExclusive())
 		s.checkAlive()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -22,12 +23,12 @@ func TestIncrementalJoinMovesFew(t *testing.T) {
 		clients = append(clients, start(t, connect(t), root, group, rec.handler(fmt.Sprintf("c%d", i))))
 	}
 	ctx := testCtx(t, 60*time.Second)
-	waitFor(t, 30*time.Second, "balanced with 3", func() error { return balanced(ctx, op, root, group, clients, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced with 3", func() error { return balanced(ctx, op, root, group, clients, resources) })
 	rec.check(t)
 
 	before := rec.stopCounts()
 	clients = append(clients, start(t, connect(t), root, group, rec.handler("c3")))
-	waitFor(t, 30*time.Second, "balanced with 4", func() error { return balanced(ctx, op, root, group, clients, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced with 4", func() error { return balanced(ctx, op, root, group, clients, resources) })
 	after := rec.stopCounts()
 	var stopped []string
 	for _, r := range resources {
@@ -61,7 +62,7 @@ func TestIncrementalJoinMovesFew(t *testing.T) {
 		t.Fatalf("state after Stop: %v", s)
 	}
 	clients = clients[1:]
-	waitFor(t, 30*time.Second, "balanced after leave", func() error { return balanced(ctx, op, root, group, clients, resources) })
+	testkit.WaitFor(t, 30*time.Second, "balanced after leave", func() error { return balanced(ctx, op, root, group, clients, resources) })
 	rec.check(t)
 }
 
@@ -72,7 +73,7 @@ func TestCoordinatorRoles(t *testing.T) {
 	rec := newRecorder()
 	a := start(t, connect(t), root, group, rec.handler("a"))
 	b := start(t, connect(t), root, group, rec.handler("b"))
-	waitFor(t, 30*time.Second, "roles", func() error {
+	testkit.WaitFor(t, 30*time.Second, "roles", func() error {
 		if a.State() != rebalance.Coordinator || b.State() != rebalance.Follower {
 			return fmt.Errorf("a %v, b %v", a.State(), b.State())
 		}
@@ -82,7 +83,7 @@ func TestCoordinatorRoles(t *testing.T) {
 	if err := a.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "b coordinator", func() error {
+	testkit.WaitFor(t, 30*time.Second, "b coordinator", func() error {
 		if b.State() != rebalance.Coordinator {
 			return fmt.Errorf("b %v", b.State())
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -18,7 +19,7 @@ func TestRecheckCatchesLostNotification(t *testing.T) {
 	a := start(t, connect(t), root, group, rec.handler("a"))
 	drop, dropped := rebalance.DropNextNotificationForTest()
 	b := start(t, connect(t), root, group, rec.handler("b"), rebalance.WithRecheck(time.Second), drop)
-	waitFor(t, 30*time.Second, "roles", func() error {
+	testkit.WaitFor(t, 30*time.Second, "roles", func() error {
 		if a.State() != rebalance.Coordinator || b.State() != rebalance.Follower {
 			return fmt.Errorf("a %v, b %v", a.State(), b.State())
 		}
@@ -27,7 +28,7 @@ func TestRecheckCatchesLostNotification(t *testing.T) {
 	if err := a.Stop(testCtx(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "b coordinator without its notification", func() error {
+	testkit.WaitFor(t, 30*time.Second, "b coordinator without its notification", func() error {
 		if b.State() != rebalance.Coordinator {
 			return fmt.Errorf("b %v", b.State())
 		}
@@ -47,7 +48,7 @@ func TestRecheckCatchesLostDeposition(t *testing.T) {
 	rec := newRecorder()
 	drop, dropped := rebalance.DropNextNotificationForTest()
 	a := start(t, connect(t), root, group, rec.handler("a"), rebalance.WithRecheck(time.Second), drop)
-	waitFor(t, 30*time.Second, "a coordinator", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a coordinator", func() error {
 		if a.State() != rebalance.Coordinator {
 			return fmt.Errorf("a %v", a.State())
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
@@ -71,7 +72,7 @@ func TestMinIntervalCoalesces(t *testing.T) {
 	rec := newRecorder()
 	ctx := testCtx(t, 60*time.Second)
 	a := start(t, connect(t), root, group, rec.handler("a"), rebalance.WithMinInterval(interval))
-	waitFor(t, 30*time.Second, "a runs "+initial[0], func() error {
+	testkit.WaitFor(t, 30*time.Second, "a runs "+initial[0], func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a}, initial)
 	})
 
@@ -99,7 +100,7 @@ func TestMinIntervalCoalesces(t *testing.T) {
 		t.Fatal(err)
 	}
 	addResources(t, op, root, group, burst[:4]...)
-	waitFor(t, 30*time.Second, "an allocation after the first burst", func() error {
+	testkit.WaitFor(t, 30*time.Second, "an allocation after the first burst", func() error {
 		d2, err := rebalance.Describe(ctx, op, root, group)
 		if err == nil && d2.Generation == d.Generation {
 			err = fmt.Errorf("still generation %d", d.Generation)
@@ -112,7 +113,7 @@ func TestMinIntervalCoalesces(t *testing.T) {
 		t.Fatalf("reading the allocation: %v", r.err)
 	}
 	reads := r.reads
-	waitFor(t, 30*time.Second, "a runs everything", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a runs everything", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources)
 	})
 

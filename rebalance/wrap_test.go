@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -35,7 +36,7 @@ func TestCoordinatorKeepsOfficeAcrossTheWrap(t *testing.T) {
 	if a.ID() != "c_0000000002" {
 		t.Fatalf("id %s: the test needs the third number of clients/", a.ID())
 	}
-	waitFor(t, 30*time.Second, "a coordinates", func() error {
+	testkit.WaitFor(t, 30*time.Second, "a coordinates", func() error {
 		if s := a.State(); s != rebalance.Coordinator {
 			return fmt.Errorf("state %v", s)
 		}

@@ -25,22 +25,6 @@ func testCtx(t testing.TB, d time.Duration) context.Context {
 	return ctx
 }
 
-// eventually polls cond every 20ms until it returns nil or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %v: %v", what, d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 type nopLogger struct{}
 
 func (nopLogger) Printf(string, ...any) {}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/wait"
 )
 
 // TestHelperProcess is the child side: it plays the role named in RoleEnv.
@@ -115,17 +117,6 @@ func (l *lines) wait(t *testing.T, prefix string) string {
 		case <-deadline:
 			t.Fatalf("no line starting with %q; got %q", prefix, l.snapshot())
 		}
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -244,7 +235,7 @@ func TestPauseResume(t *testing.T) {
 	if err := p.Pause(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the process to stop", p.Paused)
+	wait.Until(t, 30*time.Second, "the process to stop", p.Paused)
 	// While stopped it prints nothing: lines already in the pipe arrive,
 	// then the count stays put.
 	time.Sleep(100 * time.Millisecond) // measuring, not ordering
@@ -256,7 +247,7 @@ func TestPauseResume(t *testing.T) {
 	if err := p.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "ticks to resume", func() bool { return len(l.snapshot()) > n+3 })
+	wait.Until(t, 30*time.Second, "ticks to resume", func() bool { return len(l.snapshot()) > n+3 })
 	if p.Paused() {
 		t.Fatal("still paused")
 	}
@@ -291,7 +282,7 @@ func TestTerminate(t *testing.T) {
 		if err := p.Pause(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the process to stop", p.Paused)
+		wait.Until(t, 30*time.Second, "the process to stop", p.Paused)
 		if err := p.Terminate(30 * time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +292,7 @@ func TestTerminate(t *testing.T) {
 		p, l := start(t, g, "ticker", "ticker")
 		l.wait(t, "ready")
 		p.Pause()
-		waitFor(t, "the process to stop", p.Paused)
+		wait.Until(t, 30*time.Second, "the process to stop", p.Paused)
 		if err := p.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +362,7 @@ func TestParentDeath(t *testing.T) {
 	if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the grandchild to die", func() bool { return !alive(pid) })
+	wait.Until(t, 30*time.Second, "the grandchild to die", func() bool { return !alive(pid) })
 }
 
 // alive reports whether pid runs (a zombie does not).
