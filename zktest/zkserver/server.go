@@ -128,30 +128,18 @@ func (s *Server) Start() error {
 // On Windows it kills the process. Stopping a server that is not running
 // does nothing.
 func (s *Server) Stop() error {
-	s.opMu.Lock()
-	defer s.opMu.Unlock()
-	s.mu.Lock()
-	cmd, done, running := s.cmd, s.done, s.runningLocked()
-	s.mu.Unlock()
-	if !running {
-		return nil
-	}
-	if err := terminate(cmd.Process); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("zkserver: stopping server %d: %w", s.index, err)
-	}
-	select {
-	case <-done:
-	case <-time.After(stopTimeout):
-		_ = cmd.Process.Kill()
-		<-done
-	}
-	s.setPaused(false)
-	return nil
+	return s.signal("stopping", terminate, stopTimeout)
 }
 
 // Kill sends SIGKILL and waits for the process to exit. Killing a server
 // that is not running does nothing.
 func (s *Server) Kill() error {
+	return s.signal("killing", kill, 0)
+}
+
+// signal sends send to the server's process and waits for it to exit, for
+// at most patience (then it kills it; 0: wait as long as it takes).
+func (s *Server) signal(what string, send func(*os.Process) error, patience time.Duration) error {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.mu.Lock()
@@ -160,10 +148,19 @@ func (s *Server) Kill() error {
 	if !running {
 		return nil
 	}
-	if err := kill(cmd.Process); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("zkserver: killing server %d: %w", s.index, err)
+	if err := send(cmd.Process); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("zkserver: %s server %d: %w", what, s.index, err)
 	}
-	<-done
+	var timeout <-chan time.Time
+	if patience > 0 {
+		timeout = time.After(patience)
+	}
+	select {
+	case <-done:
+	case <-timeout:
+		_ = cmd.Process.Kill()
+		<-done
+	}
 	s.setPaused(false)
 	return nil
 }
