@@ -128,3 +128,50 @@ func TestUnreachable(t *testing.T) {
 		t.Fatalf("want exit 2 for a malformed server, got %s", r)
 	}
 }
+
+// Shell completion scripts are generated for the usual shells, and the
+// completion of a command name offers the commands.
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	for shell, want := range map[string]string{"bash": "complete -o default", "zsh": "#compdef zkcoord",
+		"fish": "complete -c zkcoord"} {
+		r := zkc(t, "completion", shell)
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("zkcoord completion %s: want %q in:\n%.300s", shell, want, r)
+		}
+	}
+	r := zkc(t, "__complete", "lo")
+	if r.code != 0 || !strings.Contains(r.stdout, "lock\t") {
+		t.Errorf("completing lo: %s", r)
+	}
+	r = zkc(t, "__complete", "lock", "/x", "--gr")
+	if r.code != 0 || !strings.Contains(r.stdout, "--grace\t") {
+		t.Errorf("completing lock's flags: %s", r)
+	}
+}
+
+// Flags may stand between the arguments, a negative number is an argument,
+// and the common flags may come before the command.
+func TestFlagsBetweenArguments(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	if out := mustZkc(t, "counter", "add", path, "--seed", "-3", "-5"); out != "-8\n" {
+		t.Fatalf("counter add with --seed -3 between the arguments: %q", out)
+	}
+	if out := mustZkc(t, "counter", "--log-level", "warn", "add", path, "-5", "--seed=1"); out != "-13\n" {
+		t.Fatalf("counter add -5: %q", out)
+	}
+	if out := mustZkc(t, "--session-timeout", "5s", "counter", "set", path, "-1"); out != "-1\n" {
+		t.Fatalf("counter set -1: %q", out)
+	}
+	qpath := unique(t)
+	mustZkc(t, "queue", "put", "--priority", "2", qpath, "b", "c")
+	mustZkc(t, "queue", "put", qpath, "--priority", "1", "a")
+	if out := mustZkc(t, "queue", "take", qpath, "-n", "3", "--no-wait"); out != "a\nb\nc\n" {
+		t.Fatalf("queue take -n 3: %q", out)
+	}
+	// The old single-dash form of a long flag still works.
+	if out := mustZkc(t, "counter", "get", path, "-seed", "7"); out != "-1\n" {
+		t.Fatalf("counter get -seed 7: %q", out)
+	}
+}

@@ -23,7 +23,8 @@ Java and Python (Kazoo) processes can share it. Concurrent adds never lose an
 update; an add that would overflow 32 bits fails. A missing counter is created
 with the value of --seed.
 `,
-	run: runCounter,
+	run:     runCounter,
+	numbers: true,
 }
 
 func runCounter(a *app, cmd *command, args []string) error {
