@@ -100,6 +100,8 @@ func commands() []*command {
 		barrierCommand,
 		queueCommand,
 		counterCommand,
+		locksCommand,
+		electionCommand,
 		demoCommand,
 	}
 }

@@ -29,11 +29,14 @@ func TestHelp(t *testing.T) {
 		"barrier":   {"--timeout DURATION", "--members N", "--ephemeral"},
 		"queue":     {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION"},
 		"counter":   {"--seed VALUE"},
+		"locks":     {"--kind KIND", "--json"},
+		"election":  {"--json"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
 			"--pace DURATION"},
 	}
 	// Help asked for after a subcommand shows the same.
-	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add"}
+	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
+		"locks": "ls", "election": "ls"}
 	for _, c := range commands() {
 		flags, ok := own[c.name]
 		if !ok {

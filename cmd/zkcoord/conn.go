@@ -250,3 +250,18 @@ func (o *connOptions) passOn() []string {
 	}
 	return args
 }
+
+// oneShot sets up logging and metrics and connects, for a command that
+// makes a few requests: it returns the Session, a context bounding the
+// requests (see opContext) and a function that ends both.
+func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
+	if err := a.setup(); err != nil {
+		return nil, nil, nil, err
+	}
+	sess, err := a.connect(a.ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := a.opContext(sess)
+	return sess, ctx, func() { cancel(); closeSession(sess) }, nil
+}

@@ -192,6 +192,16 @@ func flagError(cc *cobra.Command, err error) error {
 func printCommandHelp(cc *cobra.Command, c *command, w io.Writer) {
 	fmt.Fprintf(w, "Usage: zkcoord %s %s\n\n", strings.TrimSpace(c.parent+" "+c.name), c.synopsis)
 	fmt.Fprintln(w, cc.Long)
+	var subs []string
+	for _, sc := range cc.Commands() {
+		if s := commandOf(sc); s != nil && s.parent != "" && !sc.Hidden {
+			subs = append(subs, fmt.Sprintf("  zkcoord %s %s %s\t%s", c.name, s.name, s.synopsis, sc.Short))
+		}
+	}
+	if len(subs) > 0 {
+		fmt.Fprintln(w, "\nSubcommands:")
+		printLines(w, subs)
+	}
 	if own := flagLines(cc.LocalNonPersistentFlags(), "", false); len(own) > 0 {
 		fmt.Fprintln(w, "\nFlags:")
 		printLines(w, own)
@@ -304,5 +314,5 @@ Exit codes:
 
 // extraCommands are the subcommands declared under another command.
 func extraCommands() []*command {
-	return nil
+	return []*command{lockBreakCommand, lockRevokeCommand}
 }
