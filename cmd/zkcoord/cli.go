@@ -102,6 +102,8 @@ func commands() []*command {
 		counterCommand,
 		locksCommand,
 		electionCommand,
+		watchCommand,
+		servicesCommand,
 		demoCommand,
 	}
 }

@@ -32,12 +32,14 @@ func TestHelp(t *testing.T) {
 		"counter":   {"--seed VALUE"},
 		"locks":     {"--kind KIND", "--json"},
 		"election":  {"--json"},
+		"watch":     {"--tree", "--depth N", "--json"},
+		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
 			"--pace DURATION"},
 	}
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
-		"locks": "ls", "election": "ls"}
+		"locks": "ls", "election": "ls", "services": "get"}
 	for _, c := range commands() {
 		flags, ok := own[c.name]
 		if !ok {

@@ -218,7 +218,7 @@ func printCommandHelp(cc *cobra.Command, c *command, w io.Writer) {
 // flagLines returns "--name VALUE\tusage (default x)" lines for the flags of
 // a group ("" for a command's own flags), sorted by name; with env, the
 // environment variable of each flag follows its name. A flag whose zero
-// value means "not given" shows no default.
+// value (or a negative one) means "not given" shows no default.
 func flagLines(fs *pflag.FlagSet, group string, env bool) []string {
 	var lines []string
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -234,7 +234,8 @@ func flagLines(fs *pflag.FlagSet, group string, env bool) []string {
 			line += "\t" + annotation(f, annotEnv)
 		}
 		line += "\t" + usage
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "[]" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "[]" &&
+			!strings.HasPrefix(f.DefValue, "-") {
 			line += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		lines = append(lines, line)
