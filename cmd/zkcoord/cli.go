@@ -104,6 +104,7 @@ func commands() []*command {
 		electionCommand,
 		watchCommand,
 		servicesCommand,
+		uiCommand,
 		demoCommand,
 	}
 }
@@ -144,7 +145,13 @@ func (fs *flagSet) parse(args []string) (pos, rest []string, err error) {
 	}
 	var serr error
 	fs.cc.Flags().Visit(func(f *pflag.Flag) {
-		if fs.Lookup(f.Name) != nil && serr == nil {
+		own := fs.Lookup(f.Name)
+		switch {
+		case own == nil || serr != nil:
+		case isSlice(f.Value) && isSlice(own.Value):
+			serr = own.Value.(pflag.SliceValue).Replace(f.Value.(pflag.SliceValue).GetSlice())
+			own.Changed = true
+		default:
 			serr = fs.Set(f.Name, f.Value.String())
 		}
 	})
@@ -202,4 +209,9 @@ func (fs *flagSet) args(pos []string, names ...string) error {
 		return usagef("%s: unexpected argument %q", fs.title(), pos[len(names)])
 	}
 	return nil
+}
+
+func isSlice(v pflag.Value) bool {
+	_, ok := v.(pflag.SliceValue)
+	return ok
 }

@@ -33,6 +33,7 @@ func TestHelp(t *testing.T) {
 		"locks":     {"--kind KIND", "--json"},
 		"election":  {"--json"},
 		"watch":     {"--tree", "--depth N", "--json"},
+		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin"},
 		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
 			"--pace DURATION"},
