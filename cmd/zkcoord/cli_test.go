@@ -36,7 +36,7 @@ func TestHelp(t *testing.T) {
 		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin"},
 		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
-			"--pace DURATION"},
+			"--pace DURATION", "--ui ADDRESS"},
 	}
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",

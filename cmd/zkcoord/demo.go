@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/console"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -21,7 +23,7 @@ import (
 
 var demoCommand = &command{
 	name:     "demo",
-	synopsis: "[--zk SERVERS] [--workers N] [--resources N] [--plain]",
+	synopsis: "[--zk SERVERS] [--workers N] [--resources N] [--plain] [--ui ADDR]",
 	brief:    "",
 	summary:  "watch workers share resources while things go wrong (starts its own ZooKeeper)",
 	help: `
@@ -40,7 +42,9 @@ uses those servers (in a group named demo-<random>, deleted at the end),
 and ZKCOORD_SERVERS is ignored.
 
 When standard output is a terminal the view is redrawn in place; otherwise
-(CI, pipes, --plain) the demo prints one line per event.
+(CI, pipes, --plain) the demo prints one line per event. With --ui ADDR, the
+web console of the demo's ZooKeeper (as 'zkcoord ui' serves it) runs beside
+the view while the demo plays; the demo prints its URL.
 `,
 	run: runDemo,
 }
@@ -54,6 +58,7 @@ type demoOptions struct {
 	pace           time.Duration // pause between steps
 	paceSet        bool          // --pace given; otherwise it depends on the view
 	zk             []string      // --zk given on the command line
+	ui             string        // --ui: serve the web console on this address
 }
 
 func runDemo(a *app, cmd *command, args []string) error {
@@ -65,6 +70,7 @@ func runDemo(a *app, cmd *command, args []string) error {
 	fs.BoolVar(&o.plain, "plain", false, "print progress lines even on a terminal")
 	fs.StringVar(&o.history, "history", "", "write every recorded event and the checks to `file` (JSON)")
 	fs.DurationVar(&o.pace, "pace", 0, "pause this long between steps (default 3s on a terminal, none otherwise)")
+	fs.StringVar(&o.ui, "ui", "", "serve the web console of the demo's ZooKeeper on this `address` (like 127.0.0.1:8080)")
 	pos, _, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -219,6 +225,14 @@ func (d *demo) play() error {
 		}
 	}
 
+	if d.o.ui != "" {
+		stop, err := d.serveUI(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
 	go func() {
@@ -234,6 +248,27 @@ func (d *demo) play() error {
 	}()
 
 	return d.script()
+}
+
+// serveUI serves the web console of the demo's ZooKeeper (the rebalancer
+// groups) beside the terminal view, until the returned function is called.
+func (d *demo) serveUI(ctx context.Context) (func(), error) {
+	ln, err := net.Listen("tcp", d.o.ui)
+	if err != nil {
+		return nil, fmt.Errorf("--ui: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer ln.Close()
+		announce := func(url string) { d.logf("the web console is at %s", url) }
+		err := serveConsole(ctx, d.sess, ln, console.Options{Root: d.root, Logger: d.a.log}, announce, d.a.stderr, d.a.log)
+		if err != nil && ctx.Err() == nil {
+			d.logf("the web console stopped: %v", err)
+		}
+	}()
+	return func() { cancel(); <-done }, nil
 }
 
 // onSnapshot records a new state of the group.

@@ -93,3 +93,33 @@ func TestDemoExternal(t *testing.T) {
 		}
 	}
 }
+
+// With --ui, the demo serves the web console of its ZooKeeper while it
+// plays.
+func TestDemoUI(t *testing.T) {
+	t.Parallel()
+	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--workers", "2", "--resources", "5", "--plain",
+		"--pace", "1s", "--ui", "127.0.0.1:0")
+	var url string
+	waitFor(t, 60*time.Second, "the console's URL", func() bool {
+		for _, l := range d.stdout() {
+			if _, u, ok := strings.Cut(l, "the web console is at "); ok {
+				url = strings.TrimSpace(u)
+				return true
+			}
+		}
+		return d.Exited()
+	})
+	if url == "" {
+		t.Fatalf("no URL printed:\n%s", strings.Join(d.stdout(), "\n"))
+	}
+	if code, body := get(t, url); code != 200 || !strings.Contains(body, "<html") {
+		t.Fatalf("GET %s: %d", url, code)
+	}
+	if code, body := get(t, url+"api/state"); code != 200 || !strings.Contains(body, "{") {
+		t.Fatalf("GET %sapi/state: %d %s", url, code, body)
+	}
+	if code := d.exitCode(t, 3*time.Minute); code != 0 || !strings.Contains(strings.Join(d.stdout(), "\n"), "VERDICT: PASS") {
+		t.Fatalf("demo: exit %d\n%s\nstderr:\n%s", code, strings.Join(d.stdout(), "\n"), d.Stderr())
+	}
+}

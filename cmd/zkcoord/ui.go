@@ -66,17 +66,18 @@ func runUI(a *app, cmd *command, args []string) error {
 	}
 	defer closeSession(sess)
 	go watchSession(a, sess)
+	announce := func(url string) { a.printf("console at %s\n", url) }
 	return serveConsole(a.ctx, sess, ln, console.Options{Root: *root, Paths: *paths, Admin: *admin, Logger: a.log},
-		a.stdout, a.stderr, a.log)
+		announce, a.stderr, a.log)
 }
 
 // serveConsole serves the console of sess on ln until ctx ends or the
-// Session does. It prints the URL on out and, when ln is not on a loopback
-// address, a warning on warn. The Session stays the caller's, to close
+// Session does. It gives the URL to announce and, when ln is not on a
+// loopback address, prints a warning on warn. The Session stays the caller's, to close
 // after: the console is closed first (ending the event streams), then the
 // server is shut down.
 func serveConsole(ctx context.Context, sess *zkcoord.Session, ln net.Listener, opts console.Options,
-	out, warn io.Writer, log *slog.Logger) error {
+	announce func(url string), warn io.Writer, log *slog.Logger) error {
 	c, err := console.New(sess, opts)
 	if errors.Is(err, console.ErrInvalid) {
 		return usagef("ui: %v", err)
@@ -93,7 +94,7 @@ func serveConsole(ctx context.Context, sess *zkcoord.Session, ln net.Listener, o
 	if !addr.IP.IsLoopback() {
 		fmt.Fprintf(warn, "zkcoord: warning: the console listens on %s, beyond this machine, and has no authentication\n", addr)
 	}
-	fmt.Fprintf(out, "console at %s\n", consoleURL(addr))
+	announce(consoleURL(addr))
 	var serr error
 	select {
 	case <-ctx.Done():
