@@ -80,6 +80,9 @@ type command struct {
 	run      func(a *app, c *command, args []string) error
 	hidden   bool // internal commands, not listed
 	numbers  bool // its arguments may be negative numbers
+	// rawArgs: cobra parses no flags; run gets the command line as it is
+	// (and "--help" in it) to pass on to another program.
+	rawArgs bool
 	// parent, when set, makes this a subcommand of the command of that name
 	// (like "lock break").
 	parent string

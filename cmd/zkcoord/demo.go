@@ -1,3 +1,5 @@
+//go:build demo
+
 package main
 
 import (
@@ -21,34 +23,6 @@ import (
 	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
 
-var demoCommand = &command{
-	name:     "demo",
-	synopsis: "[--zk SERVERS] [--workers N] [--resources N] [--plain] [--ui ADDR]",
-	brief:    "",
-	summary:  "watch workers share resources while things go wrong (starts its own ZooKeeper)",
-	help: `
-Start a few worker processes that share resources through ZooKeeper with
-'zkcoord rebalance --exec', show who runs what as it changes, and break things
-on purpose: add a worker, SIGKILL the coordinator, add and remove resources,
-cut a worker off the network for longer than its session timeout. An oracle
-collects every start and stop of a resource's process from every worker and
-checks that no resource ever ran twice at the same time; the demo ends with a
-summary and a verdict (exit status 0 for PASS, 1 for FAIL), and leaves nothing
-running.
-
-Without --zk, the demo starts a ZooKeeper server of its own from the Debian
-package (run 'make deps' to install it) and removes it at the end. With --zk it
-uses those servers (in a group named demo-<random>, deleted at the end),
-and ZKCOORD_SERVERS is ignored.
-
-When standard output is a terminal the view is redrawn in place; otherwise
-(CI, pipes, --plain) the demo prints one line per event. With --ui ADDR, the
-web console of the demo's ZooKeeper (as 'zkcoord ui' serves it) runs beside
-the view while the demo plays; the demo prints its URL.
-`,
-	run: runDemo,
-}
-
 type demoOptions struct {
 	workers        int
 	resources      int
@@ -60,6 +34,9 @@ type demoOptions struct {
 	zk             []string      // --zk given on the command line
 	ui             string        // --ui: serve the web console on this address
 }
+
+// demoBuiltIn says that this build of zkcoord plays the demo itself.
+const demoBuiltIn = true
 
 func runDemo(a *app, cmd *command, args []string) error {
 	fs := a.flags(cmd, "")
@@ -435,37 +412,6 @@ func (d *demo) leftovers() []int {
 		}
 	}
 	return left
-}
-
-// findMarked returns the processes whose environment holds mark.
-func findMarked(mark string) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	self := os.Getpid()
-	for _, e := range ents {
-		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil || pid == self {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if kv == mark {
-				// A zombie waiting to be reaped is not running.
-				if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
-					break
-				}
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // deleteTree deletes a node and everything under it.

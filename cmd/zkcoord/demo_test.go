@@ -3,8 +3,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -98,8 +101,10 @@ func TestDemoExternal(t *testing.T) {
 // plays.
 func TestDemoUI(t *testing.T) {
 	t.Parallel()
-	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--workers", "2", "--resources", "5", "--plain",
-		"--pace", "1s", "--ui", "127.0.0.1:0")
+	// Under a chroot of its own, so that TestDemoExternal does not see its
+	// group.
+	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--chroot", unique(t), "--workers", "2",
+		"--resources", "5", "--plain", "--pace", "1s", "--ui", "127.0.0.1:0")
 	var url string
 	waitFor(t, 60*time.Second, "the console's URL", func() bool {
 		for _, l := range d.stdout() {
@@ -121,5 +126,27 @@ func TestDemoUI(t *testing.T) {
 	}
 	if code := d.exitCode(t, 3*time.Minute); code != 0 || !strings.Contains(strings.Join(d.stdout(), "\n"), "VERDICT: PASS") {
 		t.Fatalf("demo: exit %d\n%s\nstderr:\n%s", code, strings.Join(d.stdout(), "\n"), d.Stderr())
+	}
+}
+
+// Without zkcoord-demo beside it (or on the PATH), zkcoord demo says how to
+// get it.
+func TestDemoMissing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(dir, "zkcoord")
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(alone, "demo", "--plain")
+	cmd.Env = append(testEnv(cluster.ConnectString()), "PATH="+dir)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure || !strings.Contains(string(out), "make demo") {
+		t.Fatalf("zkcoord demo without zkcoord-demo: %v\n%s", err, out)
 	}
 }

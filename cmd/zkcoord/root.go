@@ -55,6 +55,10 @@ func newRoot(a *app) *cobra.Command {
 		switch c := commandOf(cc); {
 		case cc == root:
 			printHelp(cc, cc.OutOrStdout())
+		case c != nil && c.rawArgs: // the program run shows the help
+			if err := a.execute(cc, c, []string{"--help"}); err != nil {
+				fmt.Fprintf(a.stderr, "zkcoord: %v\n", err)
+			}
 		case c != nil:
 			printCommandHelp(cc, c, cc.OutOrStdout())
 		default:
@@ -111,6 +115,11 @@ func declare(a *app, c *command) *cobra.Command {
 	}
 	if c.numbers {
 		cc.Annotations[annotNumbers] = "true"
+	}
+	if c.rawArgs {
+		cc.DisableFlagParsing = true
+		cc.RunE = func(cc *cobra.Command, args []string) error { return a.execute(cc, c, args) }
+		return cc
 	}
 	c.declaring = true
 	a.declaring = cc
