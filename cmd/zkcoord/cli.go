@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -174,10 +175,11 @@ func (fs *flagSet) isSet(name string) bool {
 }
 
 func (fs *flagSet) title() string {
+	name := strings.TrimSpace(fs.cmd.parent + " " + fs.cmd.name)
 	if fs.sub != "" {
-		return fs.cmd.name + " " + fs.sub
+		return name + " " + fs.sub
 	}
-	return fs.cmd.name
+	return name
 }
 
 // dashed returns how a flag is written in help and messages: -n for a

@@ -110,6 +110,15 @@ func TestUsageErrors(t *testing.T) {
 		{args: []string{"status", "g", "--acl", "creator"}, want: "--acl creator needs --auth"},
 		{args: []string{"status", "g"}, env: []string{"ZKCOORD_SESSION_TIMEOUT=soon"}, want: "ZKCOORD_SESSION_TIMEOUT"},
 		{args: []string{"demo", "--workers", "1"}, want: "--workers"},
+		{args: []string{"help", "bogus"}, want: `unknown command "bogus"`},
+		{args: []string{"--json", "status", "g"}, want: "unknown flag --json"},
+		{args: []string{"lock", "break"}, want: "lock break: missing PATH"},
+		{args: []string{"lock", "break", "/x"}, want: "--yes"},
+		{args: []string{"locks", "ls", "/x", "--kind", "table"}, want: "--kind"},
+		{args: []string{"services", "register", "/s", "n", "--port", "80"}, want: "--address"},
+		{args: []string{"elect", "/e", "--health", "true", "--health-failures", "0"}, want: "--health-failures"},
+		{args: []string{"watch", "/w", "--depth", "1"}, want: "--depth needs --tree"},
+		{args: []string{"ui", "--path", "bogus:/x"}, want: "unknown kind"},
 	}
 	for _, c := range cases {
 		r := zkcEnv(t, append(testEnv(cluster.ConnectString()), c.env...), c.args...)

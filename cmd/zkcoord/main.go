@@ -58,10 +58,13 @@ func topName(cc *cobra.Command) string {
 	if cc == nil {
 		return ""
 	}
+	if c := commandOf(cc); c != nil && c.parent != "" { // lock break
+		return c.parent + " " + c.name
+	}
 	for cc.HasParent() && cc.Parent().HasParent() {
 		cc = cc.Parent()
 	}
-	if !cc.HasParent() {
+	if !cc.HasParent() || cc.Name() == "help" {
 		return ""
 	}
 	return cc.Name()

@@ -76,6 +76,17 @@ func newRoot(a *app) *cobra.Command {
 			byName[c.name] = cc
 		}
 	}
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [COMMAND]",
+		Short: "help about a command",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cc, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usagef("unknown command %q", strings.Join(args, " "))
+			}
+			return cc.Help()
+		},
+	})
 	root.InitDefaultCompletionCmd()
 	return root
 }
@@ -172,9 +183,6 @@ func joinComma(s []string) string { return strings.Join(s, ", ") }
 // flagError reports a flag cobra could not parse as a usage error.
 func flagError(cc *cobra.Command, err error) error {
 	title := strings.TrimPrefix(cc.CommandPath(), cc.Root().Name()+" ")
-	if cc == cc.Root() {
-		title = "zkcoord"
-	}
 	var (
 		notExist *pflag.NotExistError
 		invalid  *pflag.InvalidValueError
@@ -192,6 +200,9 @@ func flagError(cc *cobra.Command, err error) error {
 		msg = fmt.Sprintf("invalid value %q for %s: %v", invalid.GetValue(), dashed(invalid.GetFlag().Name), invalid.Unwrap())
 	case errors.As(err, &required):
 		msg = "flag " + dashed(required.GetFlag().Name) + " needs a value"
+	}
+	if cc == cc.Root() {
+		return usagef("%s", msg)
 	}
 	return &exitError{code: exitUsage, err: fmt.Errorf("%s: %s", title, msg)}
 }
