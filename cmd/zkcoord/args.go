@@ -12,9 +12,10 @@ import (
 //
 //   - a long flag with a single dash (-zk, -json, -help) is read as --zk;
 //   - a negative number is an argument ("counter add /c -5"), not a flag,
-//     unless it is the value of the flag before it: for commands that take
-//     numbers (annotNumbers), the arguments then move after a "--", where
-//     cobra takes everything as an argument.
+//     unless it is the value of the flag before it. When one is found (and
+//     the line has no "--"), the arguments move after a "--", where cobra
+//     takes everything as an argument, and the command is marked
+//     (annotMoved) so that its parse knows that no command to run follows.
 //
 // Nothing after a "--" is touched: it is the command zkcoord runs.
 func normalizeArgs(root *cobra.Command, args []string) []string {
@@ -34,61 +35,62 @@ func normalizeArgs(root *cobra.Command, args []string) []string {
 		}
 		return nil
 	}
-	path := strings.Fields(cc.CommandPath())[1:] // the command's words after "zkcoord"
-	out := make([]string, 0, len(args)+1)
-	var moved []string
-	numbers := cc.Annotations[annotNumbers] != ""
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
+	out := make([]string, len(args))
+	copy(out, args)
+	negative := false
+	for i, arg := range args {
 		if arg == "--" {
-			if len(moved) > 0 {
-				return append(append(append(out, "--"), moved...), args[i+1:]...)
-			}
-			return append(out, args[i:]...)
+			return out // a command to run follows: negative numbers stay as they are
 		}
-		switch {
-		case isNegativeNumber(arg):
-			if numbers {
-				moved = append(moved, arg)
-			} else {
-				out = append(out, arg)
-			}
-			continue
-		case len(arg) > 2 && arg[0] == '-' && arg[1] != '-':
+		if isNegativeNumber(arg) {
+			negative = true
+		} else if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
 			name, _, _ := strings.Cut(arg[1:], "=")
 			if len(name) > 1 && lookup(name) != nil {
-				arg = "-" + arg
+				out[i] = "-" + arg
 			}
 		}
+	}
+	if !negative {
+		return out
+	}
+	args = out
+	path := strings.Fields(cc.CommandPath())[1:] // the command's words after "zkcoord"
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if isNegativeNumber(arg) {
+			pos = append(pos, arg)
+			continue
+		}
 		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			if len(path) > 0 && arg == path[0] && len(moved) == 0 {
+			if len(path) > 0 && arg == path[0] && len(pos) == 0 {
 				path = path[1:]
-				out = append(out, arg)
-			} else if numbers {
-				moved = append(moved, arg)
+				flags = append(flags, arg)
 			} else {
-				out = append(out, arg)
+				pos = append(pos, arg)
 			}
 			continue
 		}
-		out = append(out, arg)
+		flags = append(flags, arg)
 		// A flag that takes a value takes the next argument, whatever it is.
 		if strings.HasPrefix(arg, "--") && !strings.Contains(arg, "=") {
 			if f := lookup(arg[2:]); f != nil && f.NoOptDefVal == "" && i+1 < len(args) {
 				i++
-				out = append(out, args[i])
+				flags = append(flags, args[i])
 			}
 		} else if len(arg) == 2 {
 			if f := cc.Flags().ShorthandLookup(arg[1:]); f != nil && f.NoOptDefVal == "" && i+1 < len(args) {
 				i++
-				out = append(out, args[i])
+				flags = append(flags, args[i])
 			}
 		}
 	}
-	if len(moved) > 0 {
-		out = append(append(out, "--"), moved...)
+	if cc.Annotations == nil {
+		cc.Annotations = map[string]string{}
 	}
-	return out
+	cc.Annotations[annotMoved] = "true"
+	return append(append(flags, "--"), pos...)
 }
 
 // isNegativeNumber reports whether s is a negative integer like -5.

@@ -80,7 +80,6 @@ type command struct {
 	help     string // what the command does, several lines
 	run      func(a *app, c *command, args []string) error
 	hidden   bool // internal commands, not listed
-	numbers  bool // its arguments may be negative numbers
 	// rawArgs: cobra parses no flags; run gets the command line as it is
 	// (and "--help" in it) to pass on to another program.
 	rawArgs bool
@@ -162,7 +161,7 @@ func (fs *flagSet) parse(args []string) (pos, rest []string, err error) {
 	if serr != nil {
 		return nil, nil, usagef("%s: %v", fs.title(), serr)
 	}
-	if n := fs.cc.ArgsLenAtDash(); n >= 0 && n <= len(args) && fs.cc.Annotations[annotNumbers] == "" {
+	if n := fs.cc.ArgsLenAtDash(); n >= 0 && n <= len(args) && fs.cc.Annotations[annotMoved] == "" {
 		return args[:n], args[n:], nil
 	}
 	return args, nil, nil

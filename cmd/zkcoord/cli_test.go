@@ -191,3 +191,14 @@ func TestFlagsBetweenArguments(t *testing.T) {
 		t.Fatalf("counter get -seed 7: %q", out)
 	}
 }
+
+// A negative number is an argument of any command that takes one, like a
+// queue item.
+func TestNegativeItems(t *testing.T) {
+	t.Parallel()
+	q := unique(t)
+	mustZkc(t, "queue", "put", q, "-5", "--priority", "3", "-7")
+	if out := mustZkc(t, "queue", "take", "-n", "2", q); out != "-5\n-7\n" {
+		t.Fatalf("queue take: %q", out)
+	}
+}

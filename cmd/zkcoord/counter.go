@@ -23,8 +23,7 @@ Java and Python (Kazoo) processes can share it. Concurrent adds never lose an
 update; an add that would overflow 32 bits fails. A missing counter is created
 with the value of --seed.
 `,
-	run:     runCounter,
-	numbers: true,
+	run: runCounter,
 }
 
 func runCounter(a *app, cmd *command, args []string) error {

@@ -32,9 +32,9 @@
 // "zkcoord help" lists the commands and "zkcoord COMMAND --help" explains
 // one; the help is generated from the flags each command declares (package
 // github.com/spf13/cobra). Flags may come before, between or after the
-// arguments, a long flag may also be written with one dash (-zk), and
-// counter set/add take negative numbers as arguments; everything after "--"
-// is the command to run.
+// arguments, a long flag may also be written with one dash (-zk), and a
+// negative number is an argument (counter add /c -5) unless it is a flag's
+// value; everything after "--" is the command to run.
 //
 // The demo is played by zkcoord-demo, this command built with the tag
 // "demo" (make demo builds both), so that zkcoord itself does not link the

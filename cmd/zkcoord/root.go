@@ -13,7 +13,7 @@ import (
 
 // Annotations of cobra commands and flags.
 const (
-	annotNumbers = "numbers" // command: negative numbers are arguments
+	annotMoved   = "moved"   // command: its arguments were moved after "--" (normalizeArgs)
 	annotCommand = "command" // command: the name of its zkcoord command
 	annotGroup   = "group"   // flag: conn or log, for the help
 	annotEnv     = "env"     // flag: its environment variable
@@ -123,9 +123,6 @@ func declare(a *app, c *command) *cobra.Command {
 		Long:        strings.Trim(c.help, "\n"),
 		Hidden:      c.hidden,
 		Annotations: map[string]string{annotCommand: strings.TrimSpace(c.parent + " " + c.name)},
-	}
-	if c.numbers {
-		cc.Annotations[annotNumbers] = "true"
 	}
 	if c.rawArgs {
 		cc.DisableFlagParsing = true
