@@ -139,11 +139,15 @@ func runElect(a *app, cmd *command, args []string) error {
 			healthOpt = append(healthOpt, failover.WithHealthCheck(check, o.healthInterval, o.healthFailures))
 		} else {
 			o.gate = newHealthGate(check, o.healthInterval, o.healthFailures, func(msg string, args ...any) { a.log.Warn(msg, args...) })
-			go o.gate.run(a.ctx)
 		}
 	}
 	if err := a.setup(); err != nil {
 		return err
+	}
+	if o.gate != nil {
+		gctx, stop := context.WithCancel(a.ctx)
+		defer stop()
+		go o.gate.run(gctx)
 	}
 
 	backoff := 100 * time.Millisecond
