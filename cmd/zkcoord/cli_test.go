@@ -164,6 +164,14 @@ func TestCompletion(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "--grace\t") {
 		t.Errorf("completing lock's flags: %s", r)
 	}
+	r = zkc(t, "__complete", "status", "g", "--log-level", "")
+	if r.code != 0 || !strings.Contains(r.stdout, "debug\n") {
+		t.Errorf("completing --log-level: %s", r)
+	}
+	r = zkc(t, "__complete", "locks", "ls", "/x", "--kind", "rw")
+	if r.code != 0 || !strings.Contains(r.stdout, "rwlock\n") {
+		t.Errorf("completing --kind: %s", r)
+	}
 }
 
 // Flags may stand between the arguments, a negative number is an argument,

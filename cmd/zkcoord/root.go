@@ -76,6 +76,7 @@ func newRoot(a *app) *cobra.Command {
 			byName[c.name] = cc
 		}
 	}
+	completeValues(root)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [COMMAND]",
 		Short: "help about a command",
@@ -333,4 +334,32 @@ Exit codes:
 // extraCommands are the subcommands declared under another command.
 func extraCommands() []*command {
 	return []*command{lockBreakCommand, lockRevokeCommand}
+}
+
+// flagValues are the values of flags that take one of a few words, offered
+// by shell completion: common flags, then a command's own.
+var flagValues = map[string][]string{
+	"log-level":  {"debug", "info", "warn", "error"},
+	"log-format": {"text", "json"},
+	"acl":        {"open", "creator"},
+	"kind":       {"mutex", "rwlock", "semaphore"},
+	"mode":       {"incremental", "resource-barrier", "global-barrier"},
+	"restart":    {"always", "on-failure", "never"},
+}
+
+// completeValues registers the completion of flagValues on every command
+// of the tree that has such a flag.
+func completeValues(cc *cobra.Command) {
+	fs := cc.LocalNonPersistentFlags()
+	if cc == cc.Root() {
+		fs = cc.PersistentFlags()
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if vals, ok := flagValues[f.Name]; ok {
+			_ = cc.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+		}
+	})
+	for _, sc := range cc.Commands() {
+		completeValues(sc)
+	}
 }
