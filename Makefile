@@ -63,20 +63,26 @@ CHAOS_OUT ?= chaos-out
 chaos: deps
 	$(GO) run -race ./chaos/cmd/chaos -workload $(WORKLOAD) -duration $(DURATION) -seed $(SEED) -out $(CHAOS_OUT)
 
-# demo builds the zkcoord command into bin/ and plays its demo: worker
+# demo builds the zkcoord command and zkcoord-demo (the same command with the
+# demo and its checker built in, -tags demo) into bin/ and plays the demo: worker
 # processes sharing resources on a ZooKeeper server of the demo's own, while
 # a worker joins, the coordinator is killed, resources change and a worker is
 # cut off the network; it ends with a verdict. deps installs ZooKeeper first
 # if it is missing. DEMO_FLAGS passes flags on, for example
-# make demo DEMO_FLAGS="--workers 4 --plain".
+# make demo DEMO_FLAGS="--workers 4 --plain". UI=ADDR serves the web console
+# of the demo's ZooKeeper on ADDR beside the terminal view, for example
+# make demo UI=127.0.0.1:8080.
 ZKCOORD_BIN ?= bin/zkcoord
+ZKCOORD_DEMO_BIN ?= $(dir $(ZKCOORD_BIN))zkcoord-demo
 DEMO_FLAGS  ?=
+UI          ?=
 .PHONY: demo zkcoord
 zkcoord:
 	@command -v $(GO) >/dev/null || { echo "Go 1.24 or newer is needed: https://go.dev/dl/"; exit 1; }
 	$(GO) build -o $(ZKCOORD_BIN) ./cmd/zkcoord
 demo: deps zkcoord
-	@$(ZKCOORD_BIN) demo $(DEMO_FLAGS)
+	$(GO) build -tags demo -o $(ZKCOORD_DEMO_BIN) ./cmd/zkcoord
+	@$(ZKCOORD_BIN) demo $(if $(UI),--ui $(UI)) $(DEMO_FLAGS)
 
 # bench measures zkcoord side by side with go-zookeeper, Curator and Kazoo
 # against one ZooKeeper server (bench/, a module of its own so that its

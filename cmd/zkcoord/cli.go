@@ -2,12 +2,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of the command (see the package documentation).
@@ -52,14 +51,11 @@ func exitStatus(code int) error {
 	return &exitError{code: code}
 }
 
-// errHelp is returned after a help text was printed on request.
-var errHelp = errors.New("help requested")
-
 // exitCode maps the error a command returned to the process exit code.
 func exitCode(err error) int {
 	var ee *exitError
 	switch {
-	case err == nil, errors.Is(err, errHelp):
+	case err == nil:
 		return exitOK
 	case errors.As(err, &ee):
 		return ee.code
@@ -67,7 +63,15 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// command is one subcommand of zkcoord.
+// command describes one subcommand of zkcoord; newRoot turns it into a
+// cobra command.
+//
+// Its run function registers the command's flags on the flag set a.flags
+// returns and then calls parse on it. newRoot calls run once while it builds
+// the command tree ("declaring"): parse then returns errDeclared, so the
+// flags cobra parses and documents are exactly those run uses. When the
+// command is executed, run is called again and parse hands it the values
+// cobra parsed and the positional arguments.
 type command struct {
 	name     string
 	synopsis string // arguments after the name, for the usage line
@@ -76,6 +80,15 @@ type command struct {
 	help     string // what the command does, several lines
 	run      func(a *app, c *command, args []string) error
 	hidden   bool // internal commands, not listed
+	// rawArgs: cobra parses no flags; run gets the command line as it is
+	// (and "--help" in it) to pass on to another program.
+	rawArgs bool
+	// parent, when set, makes this a subcommand of the command of that name
+	// (like "lock break").
+	parent string
+
+	subs      []string // subcommands, as declared by subcommand
+	declaring bool     // run is called to declare the flags
 }
 
 // commands returns every command, in the order of the help text.
@@ -90,89 +103,86 @@ func commands() []*command {
 		barrierCommand,
 		queueCommand,
 		counterCommand,
+		locksCommand,
+		electionCommand,
+		watchCommand,
+		servicesCommand,
+		uiCommand,
 		demoCommand,
 	}
 }
 
-func findCommand(name string) *command {
-	for _, c := range commands() {
-		if c.name == name {
-			return c
-		}
-	}
-	return nil
-}
+// errDeclared ends a command's run function once its flags are declared.
+var errDeclared = errors.New("flags declared")
 
-// Flag groups: flags registered by app.flags for every command are shown
-// apart from a command's own flags.
-const (
-	groupConn = "conn"
-	groupLog  = "log"
-)
-
-// flagSet is a command's flags.
+// flagSet is a command's own flags.
 type flagSet struct {
-	*flag.FlagSet
-	cmd    *command
-	sub    string            // subcommand name, if any
-	groups map[string]string // flag name -> group, for the common flags
-	out    io.Writer
+	*pflag.FlagSet
+	cmd *command
+	sub string         // subcommand name, if any
+	cc  *cobra.Command // the cobra command being run (nil while declaring)
 }
 
-// parse parses the flags of args, which may come before, between and after
-// positional arguments. Everything after a "--" argument is returned as
-// rest, untouched: the command to run.
+// Int registers an int flag; a one-letter name is also a shorthand (-n).
+func (fs *flagSet) Int(name string, value int, usage string) *int {
+	p := new(int)
+	fs.IntVar(p, name, value, usage)
+	return p
+}
+
+// IntVar is like Int with a given variable.
+func (fs *flagSet) IntVar(p *int, name string, value int, usage string) {
+	short := ""
+	if len(name) == 1 {
+		short = name
+	}
+	fs.IntVarP(p, name, short, value, usage)
+}
+
+// parse returns the positional arguments and, after a "--" argument, the
+// command to run (rest), and fills the flag variables with what cobra
+// parsed. While the command is declared, it returns errDeclared.
 func (fs *flagSet) parse(args []string) (pos, rest []string, err error) {
-	// A negative number is an argument ("counter add /c -5"), unless it is
-	// the value of the flag before it.
-	args = slices.Clone(args)
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		if isNegativeNumber(a) && (i == 0 || !fs.takesValue(args[i-1])) {
-			args[i] = negativeMark + a
-		}
+	if fs.cc == nil {
+		return nil, nil, errDeclared
 	}
-	defer func() {
-		for i, p := range pos {
-			pos[i] = strings.TrimPrefix(p, negativeMark)
+	var serr error
+	fs.cc.Flags().Visit(func(f *pflag.Flag) {
+		own := fs.Lookup(f.Name)
+		switch {
+		case own == nil || serr != nil:
+		case isSlice(f.Value) && isSlice(own.Value):
+			serr = own.Value.(pflag.SliceValue).Replace(f.Value.(pflag.SliceValue).GetSlice())
+			own.Changed = true
+		default:
+			serr = fs.Set(f.Name, f.Value.String())
 		}
-	}()
-	for {
-		if err := fs.FlagSet.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.usage()
-				return nil, nil, errHelp
-			}
-			msg := err.Error()
-			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-				msg = "unknown flag " + dashed(name)
-			} else if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-				if value, rest, ok := strings.Cut(rest, " for flag -"); ok {
-					name, why, _ := strings.Cut(rest, ": ")
-					msg = fmt.Sprintf("invalid value %s for %s: %s", value, dashed(name), why)
-				}
-			} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-				msg = "flag " + dashed(name) + " needs a value"
-			}
-			return nil, nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: %s", fs.title(), msg)}
-		}
-		left := fs.FlagSet.Args()
-		consumed := len(args) - len(left)
-		if consumed > 0 && args[consumed-1] == "--" {
-			return pos, left, nil
-		}
-		if len(left) == 0 {
-			return pos, nil, nil
-		}
-		pos = append(pos, left[0])
-		args = left[1:]
+	})
+	if serr != nil {
+		return nil, nil, usagef("%s: %v", fs.title(), serr)
 	}
+	if n := fs.cc.ArgsLenAtDash(); n >= 0 && n <= len(args) && fs.cc.Annotations[annotMoved] == "" {
+		return args[:n], args[n:], nil
+	}
+	return args, nil, nil
+}
+
+// isSet reports whether the flag name (the command's own, or a common one)
+// was given on the command line.
+func (fs *flagSet) isSet(name string) bool {
+	return fs.cc != nil && fs.cc.Flags().Changed(name)
+}
+
+func (fs *flagSet) title() string {
+	name := strings.TrimSpace(fs.cmd.parent + " " + fs.cmd.name)
+	if fs.sub != "" {
+		return name + " " + fs.sub
+	}
+	return name
 }
 
 // dashed returns how a flag is written in help and messages: -n for a
-// one-letter name, --name otherwise (the parser accepts either form).
+// one-letter name, --name otherwise.
 func dashed(name string) string {
 	if len(name) == 1 {
 		return "-" + name
@@ -180,198 +190,18 @@ func dashed(name string) string {
 	return "--" + name
 }
 
-// isSet reports whether the flag name was given on the command line.
-func (fs *flagSet) isSet(name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// negativeMark hides a negative number from the flag package.
-const negativeMark = "\x00"
-
-func isNegativeNumber(s string) bool {
-	if len(s) < 2 || s[0] != '-' {
-		return false
-	}
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// takesValue reports whether arg is a flag that takes the next argument as
-// its value.
-func (fs *flagSet) takesValue(arg string) bool {
-	if !strings.HasPrefix(arg, "-") || strings.Contains(arg, "=") {
-		return false
-	}
-	f := fs.Lookup(strings.TrimLeft(arg, "-"))
-	if f == nil {
-		return false
-	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return false
-	}
-	return true
-}
-
-func (fs *flagSet) title() string {
-	if fs.sub != "" {
-		return fs.cmd.name + " " + fs.sub
-	}
-	return fs.cmd.name
-}
-
-// usage prints the command's help: synopsis, description, its own flags,
-// and a pointer to the common flags.
-func (fs *flagSet) usage() {
-	w := fs.out
-	fmt.Fprintf(w, "Usage: zkcoord %s %s\n\n", fs.cmd.name, fs.cmd.synopsis)
-	fmt.Fprintln(w, strings.Trim(fs.cmd.help, "\n"))
-	own := fs.flagLines("")
-	if len(own) > 0 {
-		fmt.Fprintln(w, "\nFlags:")
-		printFlagLines(w, own)
-	}
-	if common := fs.flagLines(groupConn); len(common) > 0 {
-		fmt.Fprintln(w, "\nConnection (flags override environment variables):")
-		printFlagLines(w, common)
-	}
-	if logs := fs.flagLines(groupLog); len(logs) > 0 {
-		fmt.Fprintln(w, "\nLogging and metrics:")
-		printFlagLines(w, logs)
-	}
-	fmt.Fprintln(w, "\nExit codes: 0 ok, 1 failure, 2 usage error, 3 lock or leadership lost;")
-	fmt.Fprintln(w, "a command run by zkcoord that ends by itself passes on its own exit status.")
-}
-
-// flagLines returns "--name VALUE\tusage (default x)" lines for the flags of
-// a group ("" for the command's own flags), sorted by name. A flag whose
-// zero value means "not given" shows no default.
-func (fs *flagSet) flagLines(group string) []string {
-	var lines []string
-	fs.VisitAll(func(f *flag.Flag) {
-		if fs.groups[f.Name] != group {
-			return
-		}
-		name, usage := flag.UnquoteUsage(f)
-		line := "  " + dashed(f.Name)
-		if name != "" {
-			line += " " + strings.ToUpper(name)
-		}
-		line += "\t" + usage
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
-			line += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		lines = append(lines, line)
-	})
-	return lines
-}
-
-func printFlagLines(w io.Writer, lines []string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, l := range lines {
-		fmt.Fprintln(tw, l)
-	}
-	tw.Flush()
-}
-
 // subcommand splits "SUB ARGS..." for commands with subcommands such as
-// "queue put". When help is asked for before the subcommand, it returns the
-// subcommand "" and arguments asking for help: the caller registers the
-// command's flags as usual, and parsing them prints the help.
+// "queue put". While the command is declared, it records subs and returns
+// no subcommand.
 func subcommand(c *command, args []string, subs ...string) (string, []string, error) {
-	lead, args, err := splitLeadingFlags(args)
-	if err != nil {
-		return "", nil, err
+	if c.declaring {
+		c.subs = subs
+		return "", nil, nil
 	}
 	if len(args) == 0 {
-		return "", nil, usagef("%s: missing subcommand (one of %s); see 'zkcoord %s --help'", c.name, strings.Join(subs, ", "), c.name)
+		return "", nil, usagef("%s: missing subcommand (one of %s); see 'zkcoord %s --help'", c.name, joinComma(subs), c.name)
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
-		return "", append(lead, "--help"), nil
-	}
-	if !slices.Contains(subs, args[0]) {
-		return "", nil, usagef("%s: unknown subcommand %q (want one of %s)", c.name, args[0], strings.Join(subs, ", "))
-	}
-	return args[0], append(lead, args[1:]...), nil
-}
-
-// printHelp prints the top-level help.
-func printHelp(w io.Writer) {
-	fmt.Fprint(w, `zkcoord coordinates processes through Apache ZooKeeper: locks, leader
-election with failover, and a rebalancer that shares resources among workers.
-
-Usage:
-  zkcoord COMMAND [ARGUMENTS] [FLAGS]
-  zkcoord COMMAND --help      details of one command
-  zkcoord help [COMMAND]
-
-Commands:
-`)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, c := range commands() {
-		if !c.hidden {
-			fmt.Fprintf(tw, "  %s %s\t%s\n", c.name, c.brief, c.summary)
-		}
-	}
-	tw.Flush()
-	fmt.Fprint(w, `
-Connection (accepted by every command; flags override the environment):
-  --zk HOST:PORT,...        ZKCOORD_SERVERS          servers (default 127.0.0.1:2181)
-  --chroot PATH             ZKCOORD_CHROOT           prefix of every path
-  --session-timeout DUR     ZKCOORD_SESSION_TIMEOUT  session timeout (default 10s)
-  --auth USER:PASSWORD      ZKCOORD_AUTH             digest credentials
-  --acl open|creator        ZKCOORD_ACL              ACL of created nodes (creator: only
-                                                     the authenticated user)
-  --tls                     ZKCOORD_TLS              use TLS (implied by the --tls-* files)
-  --tls-ca FILE             ZKCOORD_TLS_CA           CA certificates (PEM)
-  --tls-cert FILE           ZKCOORD_TLS_CERT         client certificate (PEM)
-  --tls-key FILE            ZKCOORD_TLS_KEY          client key (PEM)
-  --connect-timeout DUR     ZKCOORD_CONNECT_TIMEOUT  give up connecting after (default 15s)
-
-Logging and metrics:
-  --log-level LEVEL         ZKCOORD_LOG_LEVEL        debug, info, warn or error (default info)
-  --log-format FORMAT       ZKCOORD_LOG_FORMAT       text or json (default text)
-  --metrics ADDR            ZKCOORD_METRICS          serve Prometheus metrics on ADDR/metrics
-
-Environment of the commands zkcoord runs:
-  ZKCOORD_TOKEN     fencing token (creation zxid of the lock, leader or barrier node):
-                    larger for every later owner; pass it to the resource
-  ZKCOORD_PATH      the lock or election path, or the group's path
-  ZKCOORD_ID        participant id (elect) or client id in the group (rebalance)
-  ZKCOORD_RESOURCE  the resource (rebalance)
-  ZKCOORD_TERM, ZKCOORD_GROUP, ZKCOORD_GENERATION, ZKCOORD_NODE: see each command
-
-Exit codes:
-  0  success
-  1  failure: cannot connect, an operation failed, a child could not be kept running
-  2  usage error: bad flags or arguments
-  3  the lock or leadership was lost (the command run under it was stopped)
-  When a command run by zkcoord ends by itself, zkcoord exits with its status.
-`)
-}
-
-func newFlagSet(c *command, sub string, out io.Writer) *flagSet {
-	name := c.name
-	if sub != "" {
-		name += " " + sub
-	}
-	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), cmd: c, sub: sub,
-		groups: map[string]string{}, out: out}
-	fs.FlagSet.SetOutput(io.Discard) // errors are reported by parse
-	fs.FlagSet.Usage = func() {}
-	return fs
-}
-
-// grouped marks flags already registered as belonging to group.
-func (fs *flagSet) grouped(group string, names ...string) {
-	for _, n := range names {
-		fs.groups[n] = group
-	}
+	return args[0], args[1:], nil
 }
 
 // args checks the number of positional arguments.
@@ -383,4 +213,9 @@ func (fs *flagSet) args(pos []string, names ...string) error {
 		return usagef("%s: unexpected argument %q", fs.title(), pos[len(names)])
 	}
 	return nil
+}
+
+func isSlice(v pflag.Value) bool {
+	_, ok := v.(pflag.SliceValue)
+	return ok
 }

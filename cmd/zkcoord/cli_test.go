@@ -18,8 +18,9 @@ func TestHelp(t *testing.T) {
 	}
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
-		"lock":   {"--read", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA"},
-		"elect":  {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin"},
+		"lock": {"--read", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA"},
+		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin",
+			"--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
 			"--restart POLICY", "--restart-delay DURATION", "--max-restarts N", "--min-interval DURATION",
@@ -29,11 +30,17 @@ func TestHelp(t *testing.T) {
 		"barrier":   {"--timeout DURATION", "--members N", "--ephemeral"},
 		"queue":     {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION"},
 		"counter":   {"--seed VALUE"},
+		"locks":     {"--kind KIND", "--json"},
+		"election":  {"--json"},
+		"watch":     {"--tree", "--depth N", "--json"},
+		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin"},
+		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
-			"--pace DURATION"},
+			"--pace DURATION", "--ui ADDRESS"},
 	}
 	// Help asked for after a subcommand shows the same.
-	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add"}
+	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
+		"locks": "ls", "election": "ls", "services": "get"}
 	for _, c := range commands() {
 		flags, ok := own[c.name]
 		if !ok {
@@ -103,6 +110,15 @@ func TestUsageErrors(t *testing.T) {
 		{args: []string{"status", "g", "--acl", "creator"}, want: "--acl creator needs --auth"},
 		{args: []string{"status", "g"}, env: []string{"ZKCOORD_SESSION_TIMEOUT=soon"}, want: "ZKCOORD_SESSION_TIMEOUT"},
 		{args: []string{"demo", "--workers", "1"}, want: "--workers"},
+		{args: []string{"help", "bogus"}, want: `unknown command "bogus"`},
+		{args: []string{"--json", "status", "g"}, want: "unknown flag --json"},
+		{args: []string{"lock", "break"}, want: "lock break: missing PATH"},
+		{args: []string{"lock", "break", "/x"}, want: "--yes"},
+		{args: []string{"locks", "ls", "/x", "--kind", "table"}, want: "--kind"},
+		{args: []string{"services", "register", "/s", "n", "--port", "80"}, want: "--address"},
+		{args: []string{"elect", "/e", "--health", "true", "--health-failures", "0"}, want: "--health-failures"},
+		{args: []string{"watch", "/w", "--depth", "1"}, want: "--depth needs --tree"},
+		{args: []string{"ui", "--path", "bogus:/x"}, want: "unknown kind"},
 	}
 	for _, c := range cases {
 		r := zkcEnv(t, append(testEnv(cluster.ConnectString()), c.env...), c.args...)
@@ -126,5 +142,71 @@ func TestUnreachable(t *testing.T) {
 	r = zkc(t, "--zk", "nonsense", "status", "g")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "host:port") {
 		t.Fatalf("want exit 2 for a malformed server, got %s", r)
+	}
+}
+
+// Shell completion scripts are generated for the usual shells, and the
+// completion of a command name offers the commands.
+func TestCompletion(t *testing.T) {
+	t.Parallel()
+	for shell, want := range map[string]string{"bash": "complete -o default", "zsh": "#compdef zkcoord",
+		"fish": "complete -c zkcoord"} {
+		r := zkc(t, "completion", shell)
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("zkcoord completion %s: want %q in:\n%.300s", shell, want, r)
+		}
+	}
+	r := zkc(t, "__complete", "lo")
+	if r.code != 0 || !strings.Contains(r.stdout, "lock\t") {
+		t.Errorf("completing lo: %s", r)
+	}
+	r = zkc(t, "__complete", "lock", "/x", "--gr")
+	if r.code != 0 || !strings.Contains(r.stdout, "--grace\t") {
+		t.Errorf("completing lock's flags: %s", r)
+	}
+	r = zkc(t, "__complete", "status", "g", "--log-level", "")
+	if r.code != 0 || !strings.Contains(r.stdout, "debug\n") {
+		t.Errorf("completing --log-level: %s", r)
+	}
+	r = zkc(t, "__complete", "locks", "ls", "/x", "--kind", "rw")
+	if r.code != 0 || !strings.Contains(r.stdout, "rwlock\n") {
+		t.Errorf("completing --kind: %s", r)
+	}
+}
+
+// Flags may stand between the arguments, a negative number is an argument,
+// and the common flags may come before the command.
+func TestFlagsBetweenArguments(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	if out := mustZkc(t, "counter", "add", path, "--seed", "-3", "-5"); out != "-8\n" {
+		t.Fatalf("counter add with --seed -3 between the arguments: %q", out)
+	}
+	if out := mustZkc(t, "counter", "--log-level", "warn", "add", path, "-5", "--seed=1"); out != "-13\n" {
+		t.Fatalf("counter add -5: %q", out)
+	}
+	if out := mustZkc(t, "--session-timeout", "5s", "counter", "set", path, "-1"); out != "-1\n" {
+		t.Fatalf("counter set -1: %q", out)
+	}
+	qpath := unique(t)
+	mustZkc(t, "queue", "put", "--priority", "2", qpath, "b", "c")
+	mustZkc(t, "queue", "put", qpath, "--priority", "1", "a")
+	if out := mustZkc(t, "queue", "take", qpath, "-n", "3", "--no-wait"); out != "a\nb\nc\n" {
+		t.Fatalf("queue take -n 3: %q", out)
+	}
+	// The old single-dash form of a long flag still works.
+	if out := mustZkc(t, "counter", "get", path, "-seed", "7"); out != "-1\n" {
+		t.Fatalf("counter get -seed 7: %q", out)
+	}
+}
+
+// A negative number is an argument of any command that takes one, like a
+// queue item.
+func TestNegativeItems(t *testing.T) {
+	t.Parallel()
+	q := unique(t)
+	mustZkc(t, "queue", "put", q, "-5", "--priority", "3", "-7")
+	if out := mustZkc(t, "queue", "take", "-n", "2", q); out != "-5\n-7\n" {
+		t.Fatalf("queue take: %q", out)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
 )
 
@@ -51,7 +52,7 @@ type connOptions struct {
 	envErrs []error // environment values that could not be parsed
 }
 
-func (o *connOptions) register(fs *flagSet) {
+func (o *connOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.servers, "zk", envOr(envServers, defaultServers), "comma-separated ZooKeeper `servers` (host:port)")
 	fs.StringVar(&o.chroot, "chroot", os.Getenv(envChroot), "`path` prefixed to every path")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", o.envDuration(envSessionTimeout, zkcoord.DefaultSessionTimeout),
@@ -64,7 +65,17 @@ func (o *connOptions) register(fs *flagSet) {
 	fs.StringVar(&o.tlsKey, "tls-key", os.Getenv(envTLSKey), "PEM `file` of the client key")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", o.envDuration(envConnectTimeout, defaultConnectTimeout),
 		"give up if no session is established within this `duration`")
-	fs.grouped(groupConn, "zk", "chroot", "session-timeout", "auth", "acl", "tls", "tls-ca", "tls-cert", "tls-key", "connect-timeout")
+	grouped(fs, groupConn, map[string]string{"zk": envServers, "chroot": envChroot, "session-timeout": envSessionTimeout,
+		"auth": envAuth, "acl": envACL, "tls": envTLS, "tls-ca": envTLSCA, "tls-cert": envTLSCert, "tls-key": envTLSKey,
+		"connect-timeout": envConnectTimeout})
+}
+
+// grouped marks the flags of a group, each with its environment variable.
+func grouped(fs *pflag.FlagSet, group string, env map[string]string) {
+	for name, v := range env {
+		_ = fs.SetAnnotation(name, annotGroup, []string{group})
+		_ = fs.SetAnnotation(name, annotEnv, []string{v})
+	}
 }
 
 func envOr(name, def string) string {
@@ -238,4 +249,19 @@ func (o *connOptions) passOn() []string {
 		args = append(args, "--tls=false")
 	}
 	return args
+}
+
+// oneShot sets up logging and metrics and connects, for a command that
+// makes a few requests: it returns the Session, a context bounding the
+// requests (see opContext) and a function that ends both.
+func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
+	if err := a.setup(); err != nil {
+		return nil, nil, nil, err
+	}
+	sess, err := a.connect(a.ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := a.opContext(sess)
+	return sess, ctx, func() { cancel(); closeSession(sess) }, nil
 }

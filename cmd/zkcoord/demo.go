@@ -1,3 +1,5 @@
+//go:build demo
+
 package main
 
 import (
@@ -6,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -13,37 +16,12 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/console"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
-
-var demoCommand = &command{
-	name:     "demo",
-	synopsis: "[--zk SERVERS] [--workers N] [--resources N] [--plain]",
-	brief:    "",
-	summary:  "watch workers share resources while things go wrong (starts its own ZooKeeper)",
-	help: `
-Start a few worker processes that share resources through ZooKeeper with
-'zkcoord rebalance --exec', show who runs what as it changes, and break things
-on purpose: add a worker, SIGKILL the coordinator, add and remove resources,
-cut a worker off the network for longer than its session timeout. An oracle
-collects every start and stop of a resource's process from every worker and
-checks that no resource ever ran twice at the same time; the demo ends with a
-summary and a verdict (exit status 0 for PASS, 1 for FAIL), and leaves nothing
-running.
-
-Without --zk, the demo starts a ZooKeeper server of its own from the Debian
-package (run 'make deps' to install it) and removes it at the end. With --zk it
-uses those servers (in a group named demo-<random>, deleted at the end),
-and ZKCOORD_SERVERS is ignored.
-
-When standard output is a terminal the view is redrawn in place; otherwise
-(CI, pipes, --plain) the demo prints one line per event.
-`,
-	run: runDemo,
-}
 
 type demoOptions struct {
 	workers        int
@@ -54,7 +32,11 @@ type demoOptions struct {
 	pace           time.Duration // pause between steps
 	paceSet        bool          // --pace given; otherwise it depends on the view
 	zk             []string      // --zk given on the command line
+	ui             string        // --ui: serve the web console on this address
 }
+
+// demoBuiltIn says that this build of zkcoord plays the demo itself.
+const demoBuiltIn = true
 
 func runDemo(a *app, cmd *command, args []string) error {
 	fs := a.flags(cmd, "")
@@ -65,6 +47,7 @@ func runDemo(a *app, cmd *command, args []string) error {
 	fs.BoolVar(&o.plain, "plain", false, "print progress lines even on a terminal")
 	fs.StringVar(&o.history, "history", "", "write every recorded event and the checks to `file` (JSON)")
 	fs.DurationVar(&o.pace, "pace", 0, "pause this long between steps (default 3s on a terminal, none otherwise)")
+	fs.StringVar(&o.ui, "ui", "", "serve the web console of the demo's ZooKeeper on this `address` (like 127.0.0.1:8080)")
 	pos, _, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -219,6 +202,14 @@ func (d *demo) play() error {
 		}
 	}
 
+	if d.o.ui != "" {
+		stop, err := d.serveUI(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
 	go func() {
@@ -234,6 +225,27 @@ func (d *demo) play() error {
 	}()
 
 	return d.script()
+}
+
+// serveUI serves the web console of the demo's ZooKeeper (the rebalancer
+// groups) beside the terminal view, until the returned function is called.
+func (d *demo) serveUI(ctx context.Context) (func(), error) {
+	ln, err := net.Listen("tcp", d.o.ui)
+	if err != nil {
+		return nil, fmt.Errorf("--ui: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer ln.Close()
+		announce := func(url string) { d.logf("the web console is at %s", url) }
+		err := serveConsole(ctx, d.sess, ln, console.Options{Root: d.root, Logger: d.a.log}, announce, d.a.stderr, d.a.log)
+		if err != nil && ctx.Err() == nil {
+			d.logf("the web console stopped: %v", err)
+		}
+	}()
+	return func() { cancel(); <-done }, nil
 }
 
 // onSnapshot records a new state of the group.
@@ -400,37 +412,6 @@ func (d *demo) leftovers() []int {
 		}
 	}
 	return left
-}
-
-// findMarked returns the processes whose environment holds mark.
-func findMarked(mark string) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	self := os.Getpid()
-	for _, e := range ents {
-		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil || pid == self {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if kv == mark {
-				// A zombie waiting to be reaped is not running.
-				if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
-					break
-				}
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // deleteTree deletes a node and everything under it.

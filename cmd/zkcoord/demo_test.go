@@ -3,8 +3,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +94,59 @@ func TestDemoExternal(t *testing.T) {
 		if strings.HasPrefix(k, "demo-") {
 			t.Errorf("the demo left its group %s behind", k)
 		}
+	}
+}
+
+// With --ui, the demo serves the web console of its ZooKeeper while it
+// plays.
+func TestDemoUI(t *testing.T) {
+	t.Parallel()
+	// Under a chroot of its own, so that TestDemoExternal does not see its
+	// group.
+	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--chroot", unique(t), "--workers", "2",
+		"--resources", "5", "--plain", "--pace", "1s", "--ui", "127.0.0.1:0")
+	var url string
+	waitFor(t, 60*time.Second, "the console's URL", func() bool {
+		for _, l := range d.stdout() {
+			if _, u, ok := strings.Cut(l, "the web console is at "); ok {
+				url = strings.TrimSpace(u)
+				return true
+			}
+		}
+		return d.Exited()
+	})
+	if url == "" {
+		t.Fatalf("no URL printed:\n%s", strings.Join(d.stdout(), "\n"))
+	}
+	if code, body := get(t, url); code != 200 || !strings.Contains(body, "<html") {
+		t.Fatalf("GET %s: %d", url, code)
+	}
+	if code, body := get(t, url+"api/state"); code != 200 || !strings.Contains(body, "{") {
+		t.Fatalf("GET %sapi/state: %d %s", url, code, body)
+	}
+	if code := d.exitCode(t, 3*time.Minute); code != 0 || !strings.Contains(strings.Join(d.stdout(), "\n"), "VERDICT: PASS") {
+		t.Fatalf("demo: exit %d\n%s\nstderr:\n%s", code, strings.Join(d.stdout(), "\n"), d.Stderr())
+	}
+}
+
+// Without zkcoord-demo beside it (or on the PATH), zkcoord demo says how to
+// get it.
+func TestDemoMissing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(dir, "zkcoord")
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(alone, "demo", "--plain")
+	cmd.Env = append(testEnv(cluster.ConnectString()), "PATH="+dir)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure || !strings.Contains(string(out), "make demo") {
+		t.Fatalf("zkcoord demo without zkcoord-demo: %v\n%s", err, out)
 	}
 }

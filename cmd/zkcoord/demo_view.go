@@ -1,3 +1,5 @@
+//go:build demo
+
 package main
 
 import (
@@ -27,10 +29,6 @@ func newDemoView(d *demo, w io.Writer, forcePlain bool) demoView {
 		return &termView{d: d, w: f, dirty: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	}
 	return &plainView{d: d, w: w}
-}
-
-func isTerminal(f *os.File) bool {
-	return term.IsTerminal(int(f.Fd()))
 }
 
 // plainView prints progress lines.

@@ -20,11 +20,26 @@
 //	barrier set|remove|wait|check|enter PATH  barriers and double barriers
 //	queue put|take|len PATH                   a distributed (priority) queue
 //	counter get|set|add PATH                  a shared 32-bit counter
+//	locks ls PATH                             holders and waiters of a lock
+//	lock break PATH --yes, lock revoke PATH   break a lock, or ask its holder to release it
+//	election ls PATH                          participants of an election
+//	watch PATH [--tree]                       print changes as they happen
+//	services ls|get|register                  Curator-compatible service discovery
+//	ui [--listen ADDR]                        the live web console
 //	demo                                      watch workers share resources while things go wrong
+//	completion bash|zsh|fish|powershell       shell completion script
 //
 // "zkcoord help" lists the commands and "zkcoord COMMAND --help" explains
-// one. Flags may come before, between or after the arguments; everything
-// after "--" is the command to run.
+// one; the help is generated from the flags each command declares (package
+// github.com/spf13/cobra). Flags may come before, between or after the
+// arguments, a long flag may also be written with one dash (-zk), and a
+// negative number is an argument (counter add /c -5) unless it is a flag's
+// value; everything after "--" is the command to run.
+//
+// The demo is played by zkcoord-demo, this command built with the tag
+// "demo" (make demo builds both), so that zkcoord itself does not link the
+// checker of the demo's verdict; "zkcoord demo" runs zkcoord-demo from
+// beside it.
 //
 // # Connection
 //

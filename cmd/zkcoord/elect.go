@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -39,6 +40,12 @@ ZKCOORD_PREV_DATA (the previous active's --data; with the default data also
 ZKCOORD_PREV_HOST and ZKCOORD_PREV_PID), so that it can kill that process or cut
 its access. Every member of one group must agree on using --fence.
 
+With --health HEALTH, zkcoord runs HEALTH every --health-interval (giving it
+that long; a non-zero exit is a failure). After --health-failures failures in
+a row it steps down - stops CMD as on the loss of leadership, then resigns -
+or, standing by, leaves the election; it stands again after the first check
+that passes. With --fence, this is failover's health check.
+
 Without CMD, zkcoord prints a line when it becomes leader and leads until it is
 interrupted or loses leadership.
 
@@ -50,6 +57,7 @@ CMD runs with:
 
 Examples:
   zkcoord elect /services/billing --id "$(hostname)" -- ./billing-server
+  zkcoord elect /services/billing --health 'curl -fs localhost:8080/health' -- ./billing-server
   zkcoord elect /services/billing --fence 'ssh "$ZKCOORD_PREV_HOST" kill -9 "$ZKCOORD_PREV_PID"' -- ./billing-server
 `,
 	run: runElect,
@@ -64,13 +72,19 @@ type electOptions struct {
 	grace        time.Duration
 	rejoin       bool
 	cmd          []string
+
+	health         string
+	healthInterval time.Duration
+	healthFailures int
+	gate           *healthGate // with --health and without --fence
 }
 
 // electResult is how one session's worth of election ended.
 type electResult struct {
-	err    error // what to return if not rejoining
-	lost   bool  // leadership (or the session) was lost: rejoining makes sense
-	sessOK bool  // the session still lives
+	err      error // what to return if not rejoining
+	lost     bool  // leadership (or the session) was lost: rejoining makes sense
+	sessOK   bool  // the session still lives
+	stepDown bool  // the health check failed: stand again once it passes
 }
 
 func runElect(a *app, cmd *command, args []string) error {
@@ -82,6 +96,9 @@ func runElect(a *app, cmd *command, args []string) error {
 	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
+	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
+	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
+	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
 	pos, cmdArgs, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -108,8 +125,29 @@ func runElect(a *app, cmd *command, args []string) error {
 			return usagef("elect: --fence: %v", err)
 		}
 	}
+	var healthOpt []failover.Option
+	if o.health != "" {
+		t, err := parseTemplate(o.health)
+		if err != nil {
+			return usagef("elect: --health: %v", err)
+		}
+		if o.healthInterval <= 0 || o.healthFailures < 1 {
+			return usagef("elect: --health-interval must be positive and --health-failures at least 1")
+		}
+		check := healthCheck(a, &o, t)
+		if o.fence != "" {
+			healthOpt = append(healthOpt, failover.WithHealthCheck(check, o.healthInterval, o.healthFailures))
+		} else {
+			o.gate = newHealthGate(check, o.healthInterval, o.healthFailures, func(msg string, args ...any) { a.log.Warn(msg, args...) })
+		}
+	}
 	if err := a.setup(); err != nil {
 		return err
+	}
+	if o.gate != nil {
+		gctx, stop := context.WithCancel(a.ctx)
+		defer stop()
+		go o.gate.run(gctx)
 	}
 
 	backoff := 100 * time.Millisecond
@@ -131,11 +169,11 @@ func runElect(a *app, cmd *command, args []string) error {
 		var res electResult
 		for {
 			if o.fence != "" {
-				res = electFailover(a, sess, &o, fenceCmd)
+				res = electFailover(a, sess, &o, fenceCmd, healthOpt...)
 			} else {
 				res = electPlain(a, sess, &o)
 			}
-			if !res.lost || !o.rejoin || !res.sessOK || a.ctx.Err() != nil {
+			if (!res.lost || !o.rejoin) && !res.stepDown || !res.sessOK || a.ctx.Err() != nil {
 				break
 			}
 			a.log.Info("standing by again", "path", o.path)
@@ -162,11 +200,24 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	if err != nil {
 		return electResult{err: usagef("elect: %v", err)}
 	}
+	ctx := a.ctx
+	if o.gate != nil {
+		if !o.gate.waitHealthy(a.ctx) {
+			return electResult{}
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = o.gate.whileHealthy(a.ctx)
+		defer cancel()
+	}
 	a.log.Info("standing by", "path", o.path, "id", o.id)
-	lead, err := e.Campaign(a.ctx)
+	lead, err := e.Campaign(ctx)
 	if err != nil {
 		if a.ctx.Err() != nil {
 			return electResult{}
+		}
+		if errors.Is(context.Cause(ctx), failover.ErrUnhealthy) {
+			a.log.Warn("health check failing: not standing", "path", o.path)
+			return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
 		}
 		return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
 	}
@@ -180,7 +231,32 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	a.rec.Leading(o.path, true)
 	defer a.rec.Leading(o.path, false)
 	a.log.Info("leading", "path", o.path, "id", lead.ID(), "term", lead.Term(), "token", lead.Token())
-	return leadWith(a, sess, o, lead.Done(), lead.Err, lead.Token(), lead.Term(), nil, resign)
+	done, cause := lead.Done(), lead.Err
+	if o.gate != nil {
+		// Leadership ends for this process when the checks fail too.
+		merged := make(chan struct{})
+		go func() {
+			defer close(merged)
+			select {
+			case <-lead.Done():
+			case <-ctx.Done():
+			}
+		}()
+		done = merged
+		cause = func() error {
+			if err := context.Cause(ctx); errors.Is(err, failover.ErrUnhealthy) {
+				return err
+			}
+			return lead.Err()
+		}
+	}
+	res := leadWith(a, sess, o, done, cause, lead.Token(), lead.Term(), nil, resign)
+	if res.lost && errors.Is(cause(), failover.ErrUnhealthy) {
+		a.log.Warn("health check failing: stepped down", "path", o.path)
+		resign()
+		return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
+	}
+	return res
 }
 
 // leadWith runs the command (or waits, without one) while leading and
@@ -225,6 +301,9 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		}
 		err := cause()
 		g := lossGrace(sess, err, o.grace)
+		if errors.Is(err, failover.ErrUnhealthy) {
+			g = o.grace // still leading: no one else may act yet
+		}
 		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
 		c.Stop(g, owner{sess: sess})
 		return electResult{err: lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
@@ -239,14 +318,16 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 
 // electFailover runs one failover.Run: fence the previous active if needed,
 // then run the command while active.
-func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd commandTemplate) electResult {
+func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd commandTemplate,
+	opts ...failover.Option) electResult {
 	fence := func(ctx context.Context, prev failover.Breadcrumb) error {
 		return runFence(ctx, a, o, fenceCmd, prev)
 	}
-	f, err := failover.New(sess, o.path, fence, failover.WithID(o.id), failover.WithData([]byte(o.data)),
+	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)),
 		failover.WithLogger(a.log), failover.WithEvents(func(ev failover.Event) {
 			a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
-		}))
+		})}, opts...)
+	f, err := failover.New(sess, o.path, fence, fopts...)
 	if err != nil {
 		return electResult{err: usagef("elect: %v", err)}
 	}
@@ -270,6 +351,10 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		case runCtx.Err() != nil: // interrupted: a clean stop
 			res, decided = r, true
 			return nil
+		case r.lost && errors.Is(context.Cause(ctx), failover.ErrUnhealthy):
+			// Run steps down and stands again once the checks pass.
+			a.log.Warn("health check failing: stepped down", "path", o.path)
+			return context.Cause(ctx)
 		case r.lost:
 			res, decided = r, true
 			if !o.rejoin {

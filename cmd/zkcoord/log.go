@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/metrics"
 	"github.com/zkcoord/zkcoord/metrics/prom"
@@ -32,11 +33,11 @@ type logOptions struct {
 	metricsAddr string
 }
 
-func (o *logOptions) register(fs *flagSet) {
+func (o *logOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.level, "log-level", envOr(envLogLevel, "info"), "log `level`: debug, info, warn or error")
 	fs.StringVar(&o.format, "log-format", envOr(envLogFormat, "text"), "log `format`: text or json")
 	fs.StringVar(&o.metricsAddr, "metrics", os.Getenv(envMetrics), "serve Prometheus metrics at http://`addr`/metrics (like :9102)")
-	fs.grouped(groupLog, "log-level", "log-format", "metrics")
+	grouped(fs, groupLog, map[string]string{"log-level": envLogLevel, "log-format": envLogFormat, "metrics": envMetrics})
 }
 
 // logger builds the slog logger that writes to w (standard error).

@@ -46,21 +46,27 @@ func TestMain(m *testing.M) {
 }
 
 // buildBinary builds the command, with the race detector if the tests run
-// with it.
+// with it, and beside it zkcoord-demo (the same command with the demo built
+// in), which "zkcoord demo" runs.
 func buildBinary(out string) error {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(gobin); err != nil {
 		gobin = "go"
 	}
-	args := []string{"build", "-o", out}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(gobin, append(args, ".")...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building zkcoord: %v\n%s", err, stderr.String())
+	for _, b := range []struct{ out, tags string }{{out, ""}, {filepath.Join(filepath.Dir(out), demoProgram), "demo"}} {
+		args := []string{"build", "-o", b.out}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		if b.tags != "" {
+			args = append(args, "-tags", b.tags)
+		}
+		cmd := exec.Command(gobin, append(args, ".")...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("building %s: %v\n%s", filepath.Base(b.out), err, stderr.String())
+		}
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/oracle/event"
 	"github.com/zkcoord/zkcoord/metrics"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
@@ -153,15 +153,15 @@ func runRebalance(a *app, cmd *command, args []string) error {
 type worker struct {
 	a      *app
 	o      *rebalanceOptions
-	em     *oracle.Emitter // with --events
-	giveUp chan error      // a resource's CMD failed too often
+	em     *event.Emitter // with --events
+	giveUp chan error     // a resource's CMD failed too often
 	runs   *runSet
 }
 
 func newWorker(a *app, o *rebalanceOptions) *worker {
 	w := &worker{a: a, o: o, giveUp: make(chan error, 1)}
 	if o.events {
-		w.em = oracle.NewEmitter(a.stdout, o.name)
+		w.em = event.NewEmitter(a.stdout, o.name)
 	}
 	w.runs = newRunSet(w)
 	return w

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/oracle/event"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -42,7 +42,7 @@ func (s *runSet) start(ctx context.Context, sess *zkcoord.Session, as rebalance.
 	n := len(s.runs)
 	s.mu.Unlock()
 	s.w.a.rec.Assigned(s.w.o.group, n)
-	s.emit(oracle.Event{Kind: oracle.Acquire, Resource: as.Resource, Token: as.Token})
+	s.emit(event.Event{Kind: event.Acquire, Resource: as.Resource, Token: as.Token})
 	s.w.a.log.Info("resource assigned", "resource", as.Resource, "token", as.Token, "generation", as.Generation)
 	go s.supervise(ctx, sess, r)
 }
@@ -57,7 +57,7 @@ func (s *runSet) stop(as rebalance.Assignment, cause error) {
 		return
 	}
 	<-r.done
-	s.emit(oracle.Event{Kind: oracle.Release, Resource: as.Resource, Token: as.Token})
+	s.emit(event.Event{Kind: event.Release, Resource: as.Resource, Token: as.Token})
 	s.mu.Lock()
 	delete(s.runs, as.Resource)
 	n := len(s.runs)
@@ -66,7 +66,7 @@ func (s *runSet) stop(as rebalance.Assignment, cause error) {
 	s.w.a.log.Info("resource released", "resource", as.Resource, "why", cause)
 }
 
-func (s *runSet) emit(e oracle.Event) {
+func (s *runSet) emit(e event.Event) {
 	if s.w.em != nil {
 		if err := s.w.em.Emit(e); err != nil {
 			s.w.a.log.Error("writing an event", "err", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -47,27 +48,41 @@ func TestParseTemplate(t *testing.T) {
 	}
 }
 
-func TestFlagParsing(t *testing.T) {
-	a := &app{stdout: io.Discard}
-	fs := a.flags(counterCommand, "add")
-	seed := fs.Int("seed", 0, "")
-	pos, rest, err := fs.parse([]string{"/c", "--zk", "h:1", "-5", "--seed", "-3", "--", "cmd", "--zk"})
+// parseLine parses a command line as run does, without running it: it
+// returns the command found and its positional arguments.
+func parseLine(t *testing.T, a *app, args ...string) (*cobra.Command, []string) {
+	t.Helper()
+	root := newRoot(a)
+	cc, rest, err := root.Find(normalizeArgs(root, args))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(pos, []string{"/c", "-5"}) || !slices.Equal(rest, []string{"cmd", "--zk"}) || *seed != -3 || a.conn.servers != "h:1" {
-		t.Fatalf("pos %q rest %q seed %d servers %q", pos, rest, *seed, a.conn.servers)
+	if err := cc.ParseFlags(rest); err != nil {
+		t.Fatalf("%q: %v", args, err)
 	}
-	if _, _, err := fs.parse([]string{"--nope"}); exitCode(err) != exitUsage {
-		t.Errorf("unknown flag: %v", err)
-	}
+	return cc, cc.Flags().Args()
+}
 
-	got, err := hoistCommonFlags([]string{"--zk", "h:1", "--tls", "--log-level=debug", "status", "g", "--json"})
-	if err != nil || !slices.Equal(got, []string{"status", "--zk", "h:1", "--tls", "--log-level=debug", "g", "--json"}) {
-		t.Errorf("hoist: %q, %v", got, err)
+// Flags may come before, between and after arguments, a negative number is
+// an argument unless it is a flag's value, and a long flag may be written
+// with one dash.
+func TestFlagParsing(t *testing.T) {
+	a := &app{stdout: io.Discard, stderr: io.Discard}
+	cc, pos := parseLine(t, a, "counter", "add", "/c", "--zk", "h:1", "-5", "--seed", "-3")
+	seed, _ := cc.Flags().GetInt("seed")
+	if !slices.Equal(pos, []string{"/c", "-5"}) || seed != -3 || a.conn.servers != "h:1" {
+		t.Fatalf("pos %q seed %d servers %q", pos, seed, a.conn.servers)
 	}
-	if _, err := hoistCommonFlags([]string{"--json", "status"}); exitCode(err) != exitUsage {
-		t.Errorf("a command flag before the command: %v", err)
+	a = &app{stdout: io.Discard, stderr: io.Discard}
+	cc, pos = parseLine(t, a, "--zk", "h:2", "lock", "--try", "/l", "-wait=5s", "--", "cmd", "--zk", "-5")
+	if cc.Name() != "lock" || !slices.Equal(pos, []string{"/l", "cmd", "--zk", "-5"}) || cc.ArgsLenAtDash() != 1 ||
+		a.conn.servers != "h:2" || !cc.Flags().Changed("wait") || !cc.Flags().Changed("try") {
+		t.Fatalf("%s: pos %q at dash %d servers %q", cc.Name(), pos, cc.ArgsLenAtDash(), a.conn.servers)
+	}
+	a = &app{stdout: io.Discard, stderr: io.Discard}
+	cc, pos = parseLine(t, a, "queue", "take", "/q", "-n", "3")
+	if n, _ := cc.Flags().GetInt("n"); n != 3 || !slices.Equal(pos, []string{"/q"}) {
+		t.Fatalf("queue take: n %d pos %q", n, pos)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package oracle
+package event
 
 import "golang.org/x/sys/unix"
 
@@ -9,7 +9,7 @@ import "golang.org/x/sys/unix"
 func Now() int64 {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		panic("oracle: clock_gettime(CLOCK_MONOTONIC): " + err.Error())
+		panic("event: clock_gettime(CLOCK_MONOTONIC): " + err.Error())
 	}
 	return ts.Nano()
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package oracle
+package event
 
 import "time"
 

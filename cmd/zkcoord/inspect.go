@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/lock"
+)
+
+var locksCommand = &command{
+	name:     "locks",
+	synopsis: "ls PATH [--kind mutex|rwlock|semaphore] [--json]",
+	brief:    "ls PATH",
+	summary:  "list the holders and waiters of a lock",
+	help: `
+  locks ls PATH   list who holds the lock at PATH and who waits for it
+
+Each line shows whether the contender holds or waits, its node, its fencing
+token (the node's creation zxid), the session that owns it, when it came and
+the data it wrote (zkcoord writes host:pid or --data; Curator its IP address).
+Curator's and Kazoo's contenders are listed too. --kind says which recipe the
+lock is: a mutex (lock PATH), the read-write lock (lock --read PATH) or a
+semaphore (lock --limit N PATH); for a semaphore the waiters are the
+acquirers in line for a lease.
+
+Example:
+  zkcoord locks ls /locks/nightly-report --json
+`,
+	run: runLocks,
+}
+
+var electionCommand = &command{
+	name:     "election",
+	synopsis: "ls PATH [--json]",
+	brief:    "ls PATH",
+	summary:  "list the participants of an election",
+	help: `
+  election ls PATH   list the participants of the election at PATH, the leader first
+
+Each line shows the participant id, its node, fencing token, session and when
+it joined; "leader" marks the first, "acting" a leader that took office.
+
+Example:
+  zkcoord election ls /services/billing
+`,
+	run: runElection,
+}
+
+// contenderJSON is the --json form of a lock contender.
+type contenderJSON struct {
+	Node    string    `json:"node"`
+	Holds   bool      `json:"holds"`
+	Writer  bool      `json:"writer"`
+	Token   int64     `json:"token"`
+	Session string    `json:"session"`
+	Since   time.Time `json:"since"`
+	Data    string    `json:"data"`
+}
+
+func toContenderJSON(c lock.Contender) contenderJSON {
+	return contenderJSON{Node: c.Path, Holds: c.Holds, Writer: c.Writer, Token: c.Token,
+		Session: fmt.Sprintf("0x%x", c.Session), Since: c.Since, Data: string(c.Data)}
+}
+
+func runLocks(a *app, cmd *command, args []string) error {
+	sub, args, err := subcommand(cmd, args, "ls")
+	if err != nil {
+		return err
+	}
+	fs := a.flags(cmd, sub)
+	kind := fs.String("kind", "mutex", "the lock's `kind`: mutex, rwlock or semaphore")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, _, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.args(pos, "PATH"); err != nil {
+		return err
+	}
+	path := pos[0]
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return usagef("locks: %v", err)
+	}
+	switch *kind {
+	case "mutex", "rwlock", "semaphore":
+	default:
+		return usagef("locks: --kind: want mutex, rwlock or semaphore, not %q", *kind)
+	}
+	sess, ctx, done, err := a.oneShot()
+	if err != nil {
+		return err
+	}
+	defer done()
+	cs, err := contenders(ctx, sess, path, *kind)
+	if err != nil {
+		return fmt.Errorf("listing the contenders of %s: %w", path, err)
+	}
+	if *asJSON {
+		out := make([]contenderJSON, 0, len(cs))
+		for _, c := range cs {
+			out = append(out, toContenderJSON(c))
+		}
+		return a.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATE\tNODE\tTOKEN\tSESSION\tSINCE\tDATA")
+	for _, c := range cs {
+		state := "waits"
+		if c.Holds {
+			state = "holds"
+		}
+		if *kind == "rwlock" {
+			if c.Writer {
+				state += " (write)"
+			} else {
+				state += " (read)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t0x%x\t%s\t%s\n", state, c.Path, c.Token, c.Session,
+			c.Since.Format(time.RFC3339), c.Data)
+	}
+	return tw.Flush()
+}
+
+// contenders lists a lock's holders and waiters by its kind.
+func contenders(ctx context.Context, sess *zkcoord.Session, path, kind string) ([]lock.Contender, error) {
+	switch kind {
+	case "rwlock":
+		rw, err := lock.NewRWMutex(sess, path)
+		if err != nil {
+			return nil, usagef("locks: %v", err)
+		}
+		return rw.Contenders(ctx)
+	case "semaphore":
+		// Holders does not need the number of leases to list the nodes;
+		// every lease node is listed, the holders first.
+		s, err := lock.NewSemaphore(sess, path, 1)
+		if err != nil {
+			return nil, usagef("locks: %v", err)
+		}
+		leases, waiting, err := s.Holders(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return append(leases, waiting...), nil
+	}
+	m, err := lock.NewMutex(sess, path)
+	if err != nil {
+		return nil, usagef("locks: %v", err)
+	}
+	return m.Contenders(ctx)
+}
+
+// participantJSON is the --json form of an election participant.
+type participantJSON struct {
+	ID      string    `json:"id"`
+	Node    string    `json:"node"`
+	Token   int64     `json:"token"`
+	Session string    `json:"session"`
+	Created time.Time `json:"created"`
+	Leader  bool      `json:"leader"`
+	Acting  bool      `json:"acting"`
+}
+
+func runElection(a *app, cmd *command, args []string) error {
+	sub, args, err := subcommand(cmd, args, "ls")
+	if err != nil {
+		return err
+	}
+	fs := a.flags(cmd, sub)
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	pos, _, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := fs.args(pos, "PATH"); err != nil {
+		return err
+	}
+	path := pos[0]
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return usagef("election: %v", err)
+	}
+	sess, ctx, done, err := a.oneShot()
+	if err != nil {
+		return err
+	}
+	defer done()
+	e, err := election.New(sess, path)
+	if err != nil {
+		return usagef("election: %v", err)
+	}
+	ps, err := e.Participants(ctx)
+	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return err
+	}
+	if *asJSON {
+		out := make([]participantJSON, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, participantJSON{ID: p.ID, Node: p.Node, Token: p.Token,
+				Session: fmt.Sprintf("0x%x", p.Session), Created: p.Created, Leader: p.Leader, Acting: p.Acting})
+		}
+		return a.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLE\tID\tNODE\tTOKEN\tSESSION\tSINCE")
+	for _, p := range ps {
+		role := "waits"
+		switch {
+		case p.Acting:
+			role = "leader (acting)"
+		case p.Leader:
+			role = "leader"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t0x%x\t%s\n", role, p.ID, p.Node, p.Token, p.Session,
+			p.Created.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+// printJSON prints v as indented JSON on standard output.
+func (a *app) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	a.printf("%s\n", b)
+	return nil
+}

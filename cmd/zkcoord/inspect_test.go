@@ -1,0 +1,84 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// locks ls lists the holder and the waiters of a lock; lock break refuses
+// without --yes, and with it deletes the holder's node so the waiter gets
+// the lock; lock revoke asks the holder.
+func TestLocksListBreakRevoke(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	holder := start(t, nil, "lock", path, "--data", "first")
+	waitFor(t, 30*time.Second, "the lock to be held", func() bool { return len(holder.stdout()) > 0 })
+	waiter := start(t, nil, "lock", path, "--data", "second")
+	var cs []contenderJSON
+	waitFor(t, 30*time.Second, "locks ls to show a holder and a waiter", func() bool {
+		r := zkc(t, "locks", "ls", path, "--json")
+		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &cs) == nil && len(cs) == 2
+	})
+	if !cs[0].Holds || cs[0].Data != "first" || cs[1].Holds || cs[1].Data != "second" || cs[0].Token >= cs[1].Token {
+		t.Fatalf("locks ls: %+v", cs)
+	}
+	if out := mustZkc(t, "locks", "ls", "--kind", "mutex", path); !strings.Contains(out, "holds") || !strings.Contains(out, "first") {
+		t.Errorf("locks ls: %s", out)
+	}
+	if r := zkc(t, "lock", "break", path); r.code != exitUsage || !strings.Contains(r.stderr, "--yes") {
+		t.Fatalf("lock break without --yes: %s", r)
+	}
+	if r := zkc(t, "locks", "ls", path, "--kind", "table"); r.code != exitUsage {
+		t.Errorf("a bad --kind: %s", r)
+	}
+	out := mustZkc(t, "lock", "revoke", path)
+	if !strings.Contains(out, "asked to release "+path+" node "+cs[0].Node) {
+		t.Errorf("lock revoke: %q", out)
+	}
+	out = mustZkc(t, "lock", "break", path, "--yes")
+	if !strings.Contains(out, "broke "+path+" node "+cs[0].Node) || !strings.Contains(out, cs[0].Session) {
+		t.Errorf("lock break: %q", out)
+	}
+	if code := holder.exitCode(t, 30*time.Second); code != exitLost {
+		t.Errorf("the broken holder exited %d, want 3", code)
+	}
+	waitFor(t, 30*time.Second, "the waiter to get the lock", func() bool { return len(waiter.stdout()) > 0 })
+	if r := zkc(t, "lock", "break", "/nonexistent-lock-"+strings.TrimPrefix(path, "/t/"), "--yes"); r.code != exitFailure {
+		t.Errorf("breaking a free lock: %s", r)
+	}
+	// Read locks and semaphores.
+	rw := start(t, nil, "lock", path+"-rw", "--read")
+	waitFor(t, 30*time.Second, "the read lock", func() bool { return len(rw.stdout()) > 0 })
+	if out := mustZkc(t, "locks", "ls", path+"-rw", "--kind", "rwlock"); !strings.Contains(out, "holds (read)") {
+		t.Errorf("locks ls --kind rwlock: %s", out)
+	}
+	sem := start(t, nil, "lock", path+"-sem", "--limit", "2")
+	waitFor(t, 30*time.Second, "the lease", func() bool { return len(sem.stdout()) > 0 })
+	if out := mustZkc(t, "locks", "ls", path+"-sem", "--kind", "semaphore"); !strings.Contains(out, "holds") {
+		t.Errorf("locks ls --kind semaphore: %s", out)
+	}
+}
+
+// election ls lists the participants, the leader first.
+func TestElectionList(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	a := start(t, nil, "elect", path, "--id", "a")
+	waitFor(t, 30*time.Second, "a to lead", func() bool { return len(a.stdout()) > 0 })
+	start(t, nil, "elect", path, "--id", "b")
+	var ps []participantJSON
+	waitFor(t, 30*time.Second, "two participants", func() bool {
+		r := zkc(t, "election", "ls", path, "--json")
+		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &ps) == nil && len(ps) == 2
+	})
+	if ps[0].ID != "a" || !ps[0].Leader || ps[1].ID != "b" || ps[1].Leader {
+		t.Fatalf("election ls: %+v", ps)
+	}
+	if out := mustZkc(t, "election", "ls", path); !strings.Contains(out, "leader") || !strings.Contains(out, " b ") {
+		t.Errorf("election ls: %s", out)
+	}
+}
