@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // The demo plays its whole script against a ZooKeeper server of its own and
@@ -26,7 +28,7 @@ func TestDemo(t *testing.T) {
 
 	// While it runs: its ZooKeeper server and its workers carry the mark.
 	var sawJava, sawWorker bool
-	waitFor(t, 60*time.Second, "the demo's ZooKeeper server and workers", func() bool {
+	testkit.Eventually(t, 60*time.Second, "the demo's ZooKeeper server and workers", func() bool {
 		for _, pid := range findMarked(mark) {
 			cmd := cmdline(pid)
 			sawJava = sawJava || strings.Contains(cmd, "java") && strings.Contains(cmd, "zookeeper")
@@ -106,7 +108,7 @@ func TestDemoUI(t *testing.T) {
 	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--chroot", unique(t), "--workers", "2",
 		"--resources", "5", "--plain", "--pace", "1s", "--ui", "127.0.0.1:0")
 	var url string
-	waitFor(t, 60*time.Second, "the console's URL", func() bool {
+	testkit.Eventually(t, 60*time.Second, "the console's URL", func() bool {
 		for _, l := range d.stdout() {
 			if _, u, ok := strings.Cut(l, "the web console is at "); ok {
 				url = strings.TrimSpace(u)

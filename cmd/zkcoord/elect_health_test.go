@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // With --health, a leader whose check fails --health-failures times in a
@@ -28,18 +30,18 @@ func TestElectHealth(t *testing.T) {
 			args = append(args, "--fence", "true")
 		}
 		a := start(t, nil, append(args, "--", "sh", "-c", leaderScript(file))...)
-		waitFor(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
+		testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
 		_, _, pid := parseLeaderLine(t, readLines(t, file)[0])
 
 		if err := os.Remove(ok); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, "the unhealthy leader's command to stop", func() bool { return !alive(pid) })
+		testkit.Eventually(t, 30*time.Second, "the unhealthy leader's command to stop", func() bool { return !alive(pid) })
 		electionPath := path
 		if fenced {
 			electionPath += "/lock"
 		}
-		waitFor(t, 30*time.Second, "a to leave the election", func() bool {
+		testkit.Eventually(t, 30*time.Second, "a to leave the election", func() bool {
 			var ps []participantJSON
 			r := zkc(t, "election", "ls", electionPath, "--json")
 			return r.code == 0 && json.Unmarshal([]byte(r.stdout), &ps) == nil && len(ps) == 0
@@ -51,7 +53,7 @@ func TestElectHealth(t *testing.T) {
 		if err := os.WriteFile(ok, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, "a to lead again", func() bool { return len(readLines(t, file)) == 2 })
+		testkit.Eventually(t, 30*time.Second, "a to lead again", func() bool { return len(readLines(t, file)) == 2 })
 		if err := a.Proc.Terminate(10 * time.Second); err != nil {
 			t.Fatal(err)
 		}

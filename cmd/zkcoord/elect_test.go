@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // leaderScript records "leader <id> <token> <pid>" and runs until killed.
@@ -37,11 +39,11 @@ func TestElectFailover(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "log")
 	path := unique(t)
 	a := start(t, nil, "elect", path, "--id", "a", "--", "sh", "-c", leaderScript(file))
-	waitFor(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
 	b := start(t, nil, "elect", path, "--id", "b", "--", "sh", "-c", leaderScript(file))
 
 	var info leaderInfo
-	waitFor(t, 30*time.Second, "leader to show a and b standing by", func() bool {
+	testkit.Eventually(t, 30*time.Second, "leader to show a and b standing by", func() bool {
 		r := zkc(t, "leader", path, "--json")
 		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &info) == nil && info.Leader != nil &&
 			info.Leader.ID == "a" && info.Leader.Acting
@@ -59,9 +61,9 @@ func TestElectFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	if alive(pidA) {
-		waitFor(t, 5*time.Second, "a's command to die with it", func() bool { return !alive(pidA) })
+		testkit.Eventually(t, 5*time.Second, "a's command to die with it", func() bool { return !alive(pidA) })
 	}
-	waitFor(t, 30*time.Second, "b to lead", func() bool { return len(readLines(t, file)) == 2 })
+	testkit.Eventually(t, 30*time.Second, "b to lead", func() bool { return len(readLines(t, file)) == 2 })
 	took := time.Since(killed)
 	idB, tokB, pidB := parseLeaderLine(t, readLines(t, file)[1])
 	if idB != "b" || tokB <= tokA {
@@ -91,7 +93,7 @@ func TestElectLost(t *testing.T) {
 	path := unique(t)
 	p := newProxyT(t)
 	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--", "sh", "-c", leaderScript(file))
-	waitFor(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
 	_, _, pid := parseLeaderLine(t, readLines(t, file)[0])
 	if err := p.Blackhole(); err != nil {
 		t.Fatal(err)
@@ -116,9 +118,9 @@ func TestElectFence(t *testing.T) {
 		return start(t, nil, "elect", path, "--id", id, "--fence", fence, "--", "sh", "-c", leaderScript(file))
 	}
 	a := elect("a")
-	waitFor(t, 30*time.Second, "a to be active", func() bool { return len(readLines(t, file)) == 1 })
+	testkit.Eventually(t, 30*time.Second, "a to be active", func() bool { return len(readLines(t, file)) == 1 })
 	b := elect("b")
-	waitFor(t, 30*time.Second, "b to stand by", func() bool {
+	testkit.Eventually(t, 30*time.Second, "b to stand by", func() bool {
 		r := zkc(t, "leader", path, "--json")
 		var info leaderInfo
 		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &info) == nil && info.Breadcrumb != nil &&
@@ -128,7 +130,7 @@ func TestElectFence(t *testing.T) {
 	if err := a.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "b to fence a and take over", func() bool { return len(readLines(t, file)) == 3 })
+	testkit.Eventually(t, 30*time.Second, "b to fence a and take over", func() bool { return len(readLines(t, file)) == 3 })
 	lines := readLines(t, file)
 	f := strings.Fields(lines[1])
 	if len(f) != 4 || f[0] != "fence" || f[1] != "a" || f[2] != strconv.FormatInt(tokA, 10) || f[3] != strconv.Itoa(a.Pid()) {
@@ -143,7 +145,7 @@ func TestElectFence(t *testing.T) {
 	}
 	b.exitCode(t, time.Second)
 	c := elect("c")
-	waitFor(t, 30*time.Second, "c to be active", func() bool { return len(readLines(t, file)) == 4 })
+	testkit.Eventually(t, 30*time.Second, "c to be active", func() bool { return len(readLines(t, file)) == 4 })
 	if id, _, _ := parseLeaderLine(t, readLines(t, file)[3]); id != "c" {
 		t.Fatalf("want c active without fencing; got:\n%s", strings.Join(readLines(t, file), "\n"))
 	}
@@ -160,16 +162,16 @@ func TestElectRejoin(t *testing.T) {
 	p := newProxyT(t)
 	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--rejoin", "--",
 		"sh", "-c", leaderScript(file))
-	waitFor(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
 	_, tok1, pid1 := parseLeaderLine(t, readLines(t, file)[0])
 	if err := p.Blackhole(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the command to be stopped", func() bool { return !alive(pid1) })
+	testkit.Eventually(t, 30*time.Second, "the command to be stopped", func() bool { return !alive(pid1) })
 	if err := p.Heal(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 45*time.Second, "a to lead again", func() bool { return len(readLines(t, file)) == 2 })
+	testkit.Eventually(t, 45*time.Second, "a to lead again", func() bool { return len(readLines(t, file)) == 2 })
 	id, tok2, _ := parseLeaderLine(t, readLines(t, file)[1])
 	if id != "a" || tok2 <= tok1 {
 		t.Fatalf("want a leading again with a token above %d, got %s %d", tok1, id, tok2)
@@ -192,7 +194,7 @@ func TestElectStopEndsBeforeExpiry(t *testing.T) {
 	script := fmt.Sprintf(`trap '' TERM; echo $$ > %s; while :; do sleep 0.05; done`, pidFile)
 	a := start(t, testEnv(strings.Join(proxy.Servers(), ",")), "elect", path, "--id", "a", "--grace", "1m",
 		"--", "sh", "-c", script)
-	waitFor(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, pidFile)) > 0 })
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, pidFile)) > 0 })
 	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +202,7 @@ func TestElectStopEndsBeforeExpiry(t *testing.T) {
 	b := start(t, nil, "elect", path, "--id", "b", "--", "sh", "-c",
 		fmt.Sprintf(`if kill -0 %d 2>/dev/null; then echo alive; else echo gone; fi > %s`, pid, nextFile))
 	sess := session(t)
-	waitFor(t, 30*time.Second, "b to stand by", func() bool {
+	testkit.Eventually(t, 30*time.Second, "b to stand by", func() bool {
 		kids, _, err := sess.Children(t.Context(), path)
 		return err == nil && len(kids) == 2
 	})

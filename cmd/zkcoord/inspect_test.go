@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // locks ls lists the holder and the waiters of a lock; lock break refuses
@@ -16,10 +18,10 @@ func TestLocksListBreakRevoke(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
 	holder := start(t, nil, "lock", path, "--data", "first")
-	waitFor(t, 30*time.Second, "the lock to be held", func() bool { return len(holder.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the lock to be held", func() bool { return len(holder.stdout()) > 0 })
 	waiter := start(t, nil, "lock", path, "--data", "second")
 	var cs []contenderJSON
-	waitFor(t, 30*time.Second, "locks ls to show a holder and a waiter", func() bool {
+	testkit.Eventually(t, 30*time.Second, "locks ls to show a holder and a waiter", func() bool {
 		r := zkc(t, "locks", "ls", path, "--json")
 		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &cs) == nil && len(cs) == 2
 	})
@@ -46,18 +48,18 @@ func TestLocksListBreakRevoke(t *testing.T) {
 	if code := holder.exitCode(t, 30*time.Second); code != exitLost {
 		t.Errorf("the broken holder exited %d, want 3", code)
 	}
-	waitFor(t, 30*time.Second, "the waiter to get the lock", func() bool { return len(waiter.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the waiter to get the lock", func() bool { return len(waiter.stdout()) > 0 })
 	if r := zkc(t, "lock", "break", "/nonexistent-lock-"+strings.TrimPrefix(path, "/t/"), "--yes"); r.code != exitFailure {
 		t.Errorf("breaking a free lock: %s", r)
 	}
 	// Read locks and semaphores.
 	rw := start(t, nil, "lock", path+"-rw", "--read")
-	waitFor(t, 30*time.Second, "the read lock", func() bool { return len(rw.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the read lock", func() bool { return len(rw.stdout()) > 0 })
 	if out := mustZkc(t, "locks", "ls", path+"-rw", "--kind", "rwlock"); !strings.Contains(out, "holds (read)") {
 		t.Errorf("locks ls --kind rwlock: %s", out)
 	}
 	sem := start(t, nil, "lock", path+"-sem", "--limit", "2")
-	waitFor(t, 30*time.Second, "the lease", func() bool { return len(sem.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the lease", func() bool { return len(sem.stdout()) > 0 })
 	if out := mustZkc(t, "locks", "ls", path+"-sem", "--kind", "semaphore"); !strings.Contains(out, "holds") {
 		t.Errorf("locks ls --kind semaphore: %s", out)
 	}
@@ -68,10 +70,10 @@ func TestElectionList(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
 	a := start(t, nil, "elect", path, "--id", "a")
-	waitFor(t, 30*time.Second, "a to lead", func() bool { return len(a.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(a.stdout()) > 0 })
 	start(t, nil, "elect", path, "--id", "b")
 	var ps []participantJSON
-	waitFor(t, 30*time.Second, "two participants", func() bool {
+	testkit.Eventually(t, 30*time.Second, "two participants", func() bool {
 		r := zkc(t, "election", "ls", path, "--json")
 		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &ps) == nil && len(ps) == 2
 	})

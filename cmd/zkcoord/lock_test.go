@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -73,7 +74,7 @@ func TestLockLost(t *testing.T) {
 	p := newProxyT(t)
 	script := fmt.Sprintf(`trap 'echo term >> %[1]s; exit 0' TERM; echo "enter $ZKCOORD_TOKEN" >> %[1]s; while :; do sleep 0.05; done`, file)
 	holder := start(t, testEnv(strings.Join(p.Servers(), ",")), "lock", path, "--", "sh", "-c", script)
-	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, file)) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, file)) > 0 })
 
 	// A second process waits for the lock meanwhile.
 	next := start(t, nil, "lock", path, "--", "sh", "-c", fmt.Sprintf(`echo "next $ZKCOORD_TOKEN" >> %s`, file))
@@ -101,7 +102,7 @@ func TestLockHoldAndTry(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
 	holder := start(t, nil, "lock", path)
-	waitFor(t, 30*time.Second, "the lock to be held", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the lock to be held", func() bool {
 		out := holder.stdout()
 		return len(out) > 0 && strings.HasPrefix(out[0], "locked "+path+" token ")
 	})
@@ -137,15 +138,15 @@ func TestLockInterrupted(t *testing.T) {
 	path := unique(t)
 	pidFile := filepath.Join(dir, "pid")
 	holder := start(t, nil, "lock", path, "--", "sh", "-c", fmt.Sprintf("echo $$ > %s; exec sleep 600", pidFile))
-	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
 	pid, _ := strconv.Atoi(readLines(t, pidFile)[0])
 	if err := holder.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the command to die with zkcoord", func() bool { return !alive(pid) })
+	testkit.Eventually(t, 10*time.Second, "the command to die with zkcoord", func() bool { return !alive(pid) })
 
 	holder = start(t, nil, "lock", path, "--", "sh", "-c", fmt.Sprintf("echo $$ > %s; exec sleep 600", pidFile+"2"))
-	waitFor(t, 30*time.Second, "the second command to start", func() bool { return len(readLines(t, pidFile+"2")) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the second command to start", func() bool { return len(readLines(t, pidFile+"2")) > 0 })
 	pid, _ = strconv.Atoi(readLines(t, pidFile+"2")[0])
 	if err := holder.Proc.Terminate(10 * time.Second); err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestLockKillsStubbornCommand(t *testing.T) {
 			// The shell and the sleeps it starts all ignore SIGTERM.
 			script := fmt.Sprintf(`trap '' TERM; echo $$ > %s; while :; do sleep 0.05; done`, pidFile)
 			holder := start(t, env, "lock", path, "--grace", c.grace.String(), "--", "sh", "-c", script)
-			waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+			testkit.Eventually(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
 			pid, err := strconv.Atoi(readLines(t, pidFile)[0])
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +200,7 @@ func TestLockKillsStubbornCommand(t *testing.T) {
 			next := start(t, nil, "lock", path, "--", "sh", "-c",
 				fmt.Sprintf(`if kill -0 %d 2>/dev/null; then echo alive; else echo gone; fi > %s`, pid, nextFile))
 			sess := session(t)
-			waitFor(t, 30*time.Second, "the next holder to queue for the lock", func() bool {
+			testkit.Eventually(t, 30*time.Second, "the next holder to queue for the lock", func() bool {
 				kids, _, err := sess.Children(t.Context(), path)
 				return err == nil && len(kids) == 2
 			})
@@ -246,7 +247,7 @@ func TestLockStopEndsBeforeExpiry(t *testing.T) {
 	proxy := newProxyT(t)
 	script := fmt.Sprintf(`trap '' TERM; echo $$ > %s; while :; do sleep 0.05; done`, pidFile)
 	holder := start(t, testEnv(strings.Join(proxy.Servers(), ",")), "lock", path, "--grace", "1m", "--", "sh", "-c", script)
-	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
 	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +255,7 @@ func TestLockStopEndsBeforeExpiry(t *testing.T) {
 	next := start(t, nil, "lock", path, "--", "sh", "-c",
 		fmt.Sprintf(`if kill -0 %d 2>/dev/null; then echo alive; else echo gone; fi > %s`, pid, nextFile))
 	sess := session(t)
-	waitFor(t, 30*time.Second, "the next holder to queue for the lock", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the next holder to queue for the lock", func() bool {
 		kids, _, err := sess.Children(t.Context(), path)
 		return err == nil && len(kids) == 2
 	})
@@ -280,7 +281,7 @@ func TestLockGrandchildDiesWithZkcoord(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	holder := start(t, nil, "lock", unique(t), "--", "sh", "-c", fmt.Sprintf("sleep 600 & echo $! > %s; wait", pidFile))
-	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
 	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +293,7 @@ func TestLockGrandchildDiesWithZkcoord(t *testing.T) {
 	if err := holder.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the grandchild to die with zkcoord", func() bool { return !alive(pid) })
+	testkit.Eventually(t, 10*time.Second, "the grandchild to die with zkcoord", func() bool { return !alive(pid) })
 }
 
 // If the process between zkcoord and the command is killed on its own
@@ -301,7 +302,7 @@ func TestLockGroupDiesWithItsShim(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	holder := start(t, nil, "lock", unique(t), "--", "sh", "-c", fmt.Sprintf("sleep 600 & echo $! > %s; wait", pidFile))
-	waitFor(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the command to start", func() bool { return len(readLines(t, pidFile)) > 0 })
 	pid, err := strconv.Atoi(readLines(t, pidFile)[0])
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +316,7 @@ func TestLockGroupDiesWithItsShim(t *testing.T) {
 	if err := syscall.Kill(shim, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the grandchild to die with the shim", func() bool { return !alive(pid) })
+	testkit.Eventually(t, 10*time.Second, "the grandchild to die with the shim", func() bool { return !alive(pid) })
 	holder.exitCode(t, 30*time.Second)
 }
 

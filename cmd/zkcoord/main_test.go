@@ -187,18 +187,6 @@ func (b *bg) exitCode(t *testing.T, timeout time.Duration) int {
 	return 0
 }
 
-// waitFor polls cond until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // readLines returns the lines of a file written by the commands under test.
 func readLines(t *testing.T, path string) []string {
 	t.Helper()

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -76,7 +77,7 @@ func TestOperatorCommands(t *testing.T) {
 	db := base + "/double"
 	m1 := start(t, nil, "barrier", "enter", db, "--members", "2", "--", "sh", "-c", "echo one >> "+file)
 	sess := session(t)
-	waitFor(t, 30*time.Second, "the first member to enter", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the first member to enter", func() bool {
 		kids, _, err := sess.Children(context.Background(), db)
 		return err == nil && len(kids) == 1
 	})
@@ -105,7 +106,7 @@ func TestMetrics(t *testing.T) {
 	path := unique(t)
 	addr := freeAddr(t)
 	holder := start(t, nil, "lock", path, "--metrics", addr)
-	waitFor(t, 30*time.Second, "the lock", func() bool { return len(holder.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the lock", func() bool { return len(holder.stdout()) > 0 })
 	body := httpGet(t, "http://"+addr+"/metrics")
 	for _, want := range []string{
 		fmt.Sprintf(`zkcoord_lock_held{path=%q} 1`, path),
@@ -123,7 +124,7 @@ func TestMetrics(t *testing.T) {
 	mustZkc(t, "resources", "add", group, "a", "b", "c")
 	addr = freeAddr(t)
 	w := start(t, nil, "rebalance", group, "--exec", "sleep 600", "--metrics", addr, "--name", "m1")
-	waitFor(t, 30*time.Second, "the worker to run 3 resources and coordinate", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the worker to run 3 resources and coordinate", func() bool {
 		body := httpGet(t, "http://"+addr+"/metrics")
 		return strings.Contains(body, fmt.Sprintf(`zkcoord_assigned_resources{group=%q} 3`, group)) &&
 			strings.Contains(body, fmt.Sprintf(`zkcoord_leader{path=%q} 1`, rebalance.DefaultRoot+"/"+group))
@@ -131,7 +132,7 @@ func TestMetrics(t *testing.T) {
 	// A resource added while it coordinates is one rebalancing, seen
 	// whatever the group looked like when it took office.
 	mustZkc(t, "resources", "add", group, "d")
-	waitFor(t, 30*time.Second, "the worker to run 4 resources and count the rebalancing", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the worker to run 4 resources and count the rebalancing", func() bool {
 		body := httpGet(t, "http://"+addr+"/metrics")
 		return strings.Contains(body, fmt.Sprintf(`zkcoord_assigned_resources{group=%q} 4`, group)) &&
 			strings.Contains(body, fmt.Sprintf(`zkcoord_rebalances_total{group=%q} 1`, group)) &&

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -58,7 +59,7 @@ func statusJSON(t *testing.T, group string) *rebalance.Description {
 // by their own reports, and the group is settled.
 func waitBalanced(t *testing.T, h *oracle.History, group string, names, resources []string) {
 	t.Helper()
-	waitFor(t, 45*time.Second, fmt.Sprintf("%v to share %d resources", names, len(resources)), func() bool {
+	testkit.Eventually(t, 45*time.Second, fmt.Sprintf("%v to share %d resources", names, len(resources)), func() bool {
 		if oracle.CheckBalanced(h.Holdings(), names, resources) != nil {
 			return false
 		}
@@ -315,10 +316,10 @@ func TestRebalanceRestartPolicies(t *testing.T) {
 			w := startWorkerT(t, &h, group, "w", "--restart", c.policy, "--restart-delay", "50ms", "--log-level", "info",
 				"--exec", fmt.Sprintf("echo run >> %s; exit %d", file, c.status))
 			if c.restart {
-				waitFor(t, 30*time.Second, "the command to run 3 times", func() bool { return len(readLines(t, file)) >= 3 })
+				testkit.Eventually(t, 30*time.Second, "the command to run 3 times", func() bool { return len(readLines(t, file)) >= 3 })
 			} else {
 				// The worker says so once it decided; it does not look again.
-				waitFor(t, 30*time.Second, "the worker to decide not to restart", func() bool {
+				testkit.Eventually(t, 30*time.Second, "the worker to decide not to restart", func() bool {
 					return strings.Contains(w.Stderr(), "not restarting the command")
 				})
 				if n := len(readLines(t, file)); n != 1 {

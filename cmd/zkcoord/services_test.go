@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/discovery"
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // services register keeps an instance registered until interrupted; ls and
@@ -19,7 +20,7 @@ func TestServices(t *testing.T) {
 	base := unique(t)
 	reg := start(t, nil, "services", "register", base, "billing", "--address", "10.0.0.5", "--port", "8080",
 		"--id", "one", "--payload", `{"zone":"a"}`)
-	waitFor(t, 30*time.Second, "the registration", func() bool { return len(reg.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the registration", func() bool { return len(reg.stdout()) > 0 })
 	if got := reg.stdout()[0]; got != "registered "+base+"/billing/one id one" {
 		t.Fatalf("register printed %q", got)
 	}

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
 // consoleAt waits for a process to print the console's URL and returns it.
 func consoleAt(t *testing.T, p *bg) string {
 	t.Helper()
 	var url string
-	waitFor(t, 60*time.Second, "the console's URL", func() bool {
+	testkit.Eventually(t, 60*time.Second, "the console's URL", func() bool {
 		for _, l := range p.stdout() {
 			if u, ok := strings.CutPrefix(l, "console at "); ok {
 				url = u
@@ -47,13 +49,13 @@ func TestUI(t *testing.T) {
 	t.Parallel()
 	root := unique(t)
 	holder := start(t, nil, "lock", root+"/report")
-	waitFor(t, 30*time.Second, "the lock", func() bool { return len(holder.stdout()) > 0 })
+	testkit.Eventually(t, 30*time.Second, "the lock", func() bool { return len(holder.stdout()) > 0 })
 	ui := start(t, nil, "ui", "--listen", "127.0.0.1:0", "--root", root)
 	url := consoleAt(t, ui)
 	if code, body := get(t, url); code != http.StatusOK || !strings.Contains(body, "<html") {
 		t.Fatalf("GET /: %d\n%.300s", code, body)
 	}
-	waitFor(t, 30*time.Second, "the lock in /api/state", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the lock in /api/state", func() bool {
 		code, body := get(t, url+"api/state")
 		return code == http.StatusOK && strings.Contains(body, root+"/report")
 	})

@@ -40,7 +40,7 @@ func TestWatchTree(t *testing.T) {
 	has := func(typ, p string) bool {
 		return slices.ContainsFunc(events(), func(ev watchEvent) bool { return ev.Type == typ && ev.Path == p })
 	}
-	waitFor(t, 30*time.Second, "the initial load", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the initial load", func() bool {
 		return slices.ContainsFunc(events(), func(ev watchEvent) bool { return ev.Type == "Initialized" })
 	})
 	if !has("Added", path) || !has("Added", path+"/a") {
@@ -55,16 +55,16 @@ func TestWatchTree(t *testing.T) {
 	if err := sess.Delete(ctx, path+"/a", -1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the changes", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the changes", func() bool {
 		return has("Updated", path+"/a") && has("Added", path+"/b") && has("Removed", path+"/a")
 	})
 	// Text form, and a node that does not exist yet.
 	n := start(t, nil, "watch", path+"/later")
-	waitFor(t, 30*time.Second, "Initialized", func() bool { return slices.Contains(n.stdout(), "Initialized") })
+	testkit.Eventually(t, 30*time.Second, "Initialized", func() bool { return slices.Contains(n.stdout(), "Initialized") })
 	if _, err := sess.Create(ctx, path+"/later", []byte("x"), 0); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the node to show", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the node to show", func() bool {
 		return slices.ContainsFunc(n.stdout(), func(l string) bool {
 			return strings.HasPrefix(l, "Added "+path+"/later version 0 data \"x\"")
 		})
