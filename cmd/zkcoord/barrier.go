@@ -40,16 +40,9 @@ func runBarrier(a *app, cmd *command, args []string) error {
 	timeout := fs.Duration("timeout", 0, "wait, enter: give up (exit 1) after this `duration`; 0 waits for ever")
 	members := fs.Int("members", 0, "enter: `n`, the number of members of the double barrier")
 	ephemeral := fs.Bool("ephemeral", false, "set: the barrier falls when this process ends; hold it until interrupted")
-	pos, cmdArgs, err := fs.parse(args)
+	path, cmdArgs, err := fs.pathArg(args)
 	if err != nil {
 		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("barrier: %v", err)
 	}
 	if sub == "enter" && *members < 1 {
 		return usagef("barrier enter: --members must be at least 1")
@@ -57,10 +50,7 @@ func runBarrier(a *app, cmd *command, args []string) error {
 	if len(cmdArgs) > 0 && sub != "enter" {
 		return usagef("barrier %s: runs no command", sub)
 	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/zkcoord/zkcoord"
 )
 
 // Exit codes of the command (see the package documentation).
@@ -213,6 +214,22 @@ func (fs *flagSet) args(pos []string, names ...string) error {
 		return usagef("%s: unexpected argument %q", fs.title(), pos[len(names)])
 	}
 	return nil
+}
+
+// pathArg parses args and returns the command's one PATH argument,
+// validated, and the command line after "--", if any.
+func (fs *flagSet) pathArg(args []string) (string, []string, error) {
+	pos, rest, err := fs.parse(args)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := fs.args(pos, "PATH"); err != nil {
+		return "", nil, err
+	}
+	if err := zkcoord.ValidatePath(pos[0]); err != nil {
+		return "", nil, usagef("%s: %v", strings.TrimSpace(fs.cmd.parent+" "+fs.cmd.name), err)
+	}
+	return pos[0], rest, nil
 }
 
 func isSlice(v pflag.Value) bool {

@@ -254,11 +254,17 @@ func (o *connOptions) passOn() []string {
 // oneShot sets up logging and metrics and connects, for a command that
 // makes a few requests: it returns the Session, a context bounding the
 // requests (see opContext) and a function that ends both.
-func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
+// open applies the common flags (logging, metrics) and connects: how every
+// command that talks to ZooKeeper starts.
+func (a *app) open() (*zkcoord.Session, error) {
 	if err := a.setup(); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	sess, err := a.connect(a.ctx)
+	return a.connect(a.ctx)
+}
+
+func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
+	sess, err := a.open()
 	if err != nil {
 		return nil, nil, nil, err
 	}

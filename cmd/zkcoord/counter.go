@@ -60,10 +60,7 @@ func runCounter(a *app, cmd *command, args []string) error {
 	if int64(*seed) != int64(int32(*seed)) {
 		return usagef("counter: --seed is not a 32-bit integer")
 	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}

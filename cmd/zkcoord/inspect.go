@@ -76,16 +76,9 @@ func runLocks(a *app, cmd *command, args []string) error {
 	fs := a.flags(cmd, sub)
 	kind := fs.String("kind", "mutex", "the lock's `kind`: mutex, rwlock or semaphore")
 	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, _, err := fs.parse(args)
+	path, _, err := fs.pathArg(args)
 	if err != nil {
 		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("locks: %v", err)
 	}
 	switch *kind {
 	case "mutex", "rwlock", "semaphore":
@@ -175,16 +168,9 @@ func runElection(a *app, cmd *command, args []string) error {
 	}
 	fs := a.flags(cmd, sub)
 	asJSON := fs.Bool("json", false, "print a JSON array")
-	pos, _, err := fs.parse(args)
+	path, _, err := fs.pathArg(args)
 	if err != nil {
 		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("election: %v", err)
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {

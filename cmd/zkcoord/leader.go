@@ -58,21 +58,11 @@ func runLeader(a *app, cmd *command, args []string) error {
 	fs := a.flags(cmd, "")
 	asJSON := fs.Bool("json", false, "print JSON")
 	watch := fs.Bool("watch", false, "print every change until interrupted")
-	pos, _, err := fs.parse(args)
+	path, _, err := fs.pathArg(args)
 	if err != nil {
 		return err
 	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("leader: %v", err)
-	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}

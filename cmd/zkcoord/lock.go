@@ -56,16 +56,9 @@ func runLock(a *app, cmd *command, args []string) error {
 	try := fs.Bool("try", false, "give up at once (exit 1) if the lock is held")
 	grace := fs.Duration("grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	data := fs.String("data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
-	pos, cmdArgs, err := fs.parse(args)
+	path, cmdArgs, err := fs.pathArg(args)
 	if err != nil {
 		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("lock: %v", err)
 	}
 	if *read && *limit > 0 {
 		return usagef("lock: --read and --limit exclude each other")

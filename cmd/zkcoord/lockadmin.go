@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -65,16 +64,9 @@ func lockAdmin(a *app, cmd *command, args []string, breakIt bool) error {
 	if breakIt {
 		yes = fs.Bool("yes", false, "really break the lock")
 	}
-	pos, _, err := fs.parse(args)
+	path, _, err := fs.pathArg(args)
 	if err != nil {
 		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("lock %s: %v", cmd.name, err)
 	}
 	if breakIt && !*yes {
 		return usagef("lock break: breaking %s lets another client take it while its holder may still act; give --yes to do it", path)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/metrics"
 )

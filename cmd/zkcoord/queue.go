@@ -74,10 +74,7 @@ func runQueue(a *app, cmd *command, args []string) error {
 			return fmt.Errorf("reading standard input: %w", err)
 		}
 	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}

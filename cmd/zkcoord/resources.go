@@ -58,10 +58,7 @@ func runResources(a *app, cmd *command, args []string) error {
 			return usagef("resources %s: resource %q: %v", sub, id, err)
 		}
 	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}

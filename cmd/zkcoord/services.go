@@ -80,10 +80,7 @@ func runServices(a *app, cmd *command, args []string) error {
 			return usagef("services register: --payload is not JSON")
 		}
 	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}

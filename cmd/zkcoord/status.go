@@ -51,10 +51,7 @@ func runStatus(a *app, cmd *command, args []string) error {
 	if err := zkcoord.ValidateName(group); err != nil {
 		return usagef("status: group: %v", err)
 	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}

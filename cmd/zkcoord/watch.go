@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cache"
 )
 
@@ -46,24 +45,14 @@ func runWatch(a *app, cmd *command, args []string) error {
 	tree := fs.Bool("tree", false, "watch the subtree under PATH, not PATH alone")
 	depth := fs.Int("depth", -1, "with --tree, watch `n` levels below PATH (default: no limit)")
 	asJSON := fs.Bool("json", false, "print each event as a JSON object")
-	pos, _, err := fs.parse(args)
+	path, _, err := fs.pathArg(args)
 	if err != nil {
 		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("watch: %v", err)
 	}
 	if fs.isSet("depth") && !*tree {
 		return usagef("watch: --depth needs --tree")
 	}
-	if err := a.setup(); err != nil {
-		return err
-	}
-	sess, err := a.connect(a.ctx)
+	sess, err := a.open()
 	if err != nil {
 		return err
 	}
