@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
 // Markers in the names of sequential nodes, after the protected prefix.
@@ -62,31 +63,25 @@ func isUUID(s string) bool {
 }
 
 // ordered returns the children carrying marker, ordered as Curator orders
-// contenders: by the text after the last occurrence of the marker, as
-// strings, then by name.
+// contenders (internal/seq's Curator order): by the text after the last
+// occurrence of the marker, then by name.
 func ordered(kids []string, markers ...string) []string {
-	type named struct{ name, key string }
-	var out []named
+	var out []seq.Keyed
 	for _, k := range kids {
 		if !zkcoord.IsProtected(k) {
 			continue
 		}
 		for _, mk := range markers {
-			if i := strings.LastIndex(k, mk); i >= 0 {
-				out = append(out, named{k, k[i+len(mk):]})
+			if strings.Contains(k, mk) {
+				out = append(out, seq.Keyed{Name: k, Key: seq.After(k, mk)})
 				break
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b named) int {
-		if c := strings.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	slices.SortFunc(out, seq.CompareCurator)
 	names := make([]string, len(out))
 	for i, n := range out {
-		names[i] = n.name
+		names[i] = n.Name
 	}
 	return names
 }
