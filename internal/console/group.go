@@ -1,14 +1,15 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/seq"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
@@ -158,7 +159,7 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 // clientNode is a rebalancer client node: _c_<uuid>-c_<sequence>.
 type clientNode struct {
 	node, id string
-	seq      int64
+	seq      int32
 }
 
 // clientOrder returns the client nodes in sequence order, ignoring foreign
@@ -175,18 +176,21 @@ func clientOrder(kids []string) []clientNode {
 		if !ok || seen[id] {
 			continue
 		}
-		seq, err := strconv.ParseInt(digits, 10, 32)
-		if err != nil {
+		n, ok := seq.Parse(digits)
+		if !ok {
 			continue
 		}
 		seen[id] = true
-		out = append(out, clientNode{node: k, id: id, seq: seq})
+		out = append(out, clientNode{node: k, id: id, seq: n})
 	}
+	// The rebalancer's order: the serial order of the sequence numbers.
+	seqs := make([]int32, len(out))
+	for i, c := range out {
+		seqs[i] = c.seq
+	}
+	order := seq.SerialOf(seqs)
 	slices.SortFunc(out, func(a, b clientNode) int {
-		if a.seq != b.seq {
-			return int(a.seq - b.seq)
-		}
-		return strings.Compare(a.node, b.node)
+		return cmp.Or(order.Compare(a.seq, b.seq), strings.Compare(a.node, b.node))
 	})
 	return out
 }
