@@ -33,7 +33,15 @@ func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 				stub.Close()
 				return
 			}
-			if wait := d - time.Since(c.Timestamp); wait > 0 {
+			wait := d - time.Since(c.Timestamp)
+			switch {
+			case wait <= 0:
+			case wait < coarseTimers:
+				// The runtime's timers may fire a millisecond late
+				// (they wait in epoll with a timeout in whole
+				// milliseconds); a short wait is slept precisely.
+				sleepPrecisely(wait)
+			default:
 				select {
 				case <-time.After(wait):
 				case <-stub.Interrupt:
@@ -45,6 +53,9 @@ func (t *delayToxic) Pipe(stub *toxics.ToxicStub) {
 		}
 	}
 }
+
+// coarseTimers is the wait below which the runtime's timers are too coarse.
+const coarseTimers = 5 * time.Millisecond
 
 func init() {
 	toxics.Register(delayToxicType, new(delayToxic))
