@@ -24,8 +24,9 @@ import (
 // env is what the suites share: the peers and the run's settings.
 type env struct {
 	quick   bool
-	javaDir string // compiled Curator peer
-	curator *peer
+	javaDir string   // compiled Curator peer
+	set     *setting // the setting being measured
+	curator *peer    // the peers of that setting
 	kazoo   *peer
 }
 
@@ -50,7 +51,7 @@ func (e *env) peerStarters() []peerStarter {
 	var out []peerStarter
 	if e.curator != nil {
 		out = append(out, peerStarter{curatorName, func(ctx context.Context) (*peer, error) {
-			return startPeer(ctx, curatorName, "java", javaArgs(e.javaDir, "ZkBench", server.ConnectString())...)
+			return startCurator(ctx, e.javaDir)
 		}})
 	}
 	if e.kazoo != nil {
@@ -63,15 +64,54 @@ func (e *env) close() {
 	for _, p := range e.peers() {
 		p.close()
 	}
+	e.curator, e.kazoo = nil, nil
 }
 
-// suites lists every suite of a run, in order.
+// startPeers starts the Curator and Kazoo peers of the active setting,
+// each connecting through its own proxy outside loopback. A peer that
+// does not start is missing from the setting's tables, and the failure
+// is recorded.
+func (e *env) startPeers(ctx context.Context, res *results) {
+	failed := func(name string, err error) {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		res.errs["peers"] = append(res.errs["peers"],
+			fmt.Sprintf("%s could not start, so it is missing from the tables of setting %q: %v", name, e.set.name(), err))
+	}
+	if e.javaDir != "" {
+		if p, err := startCurator(ctx, e.javaDir); err != nil {
+			failed(curatorName, err)
+		} else {
+			e.curator = p
+		}
+	}
+	if p, err := startKazoo(ctx); err != nil {
+		failed(kazooName, err)
+	} else {
+		e.kazoo = p
+	}
+}
+
+// suites lists the suites of the active setting, in order.
 func suites(e *env) []*suite {
+	if !e.set.loopback() {
+		out := []*suite{floorSuite(e), lockSuite(e), handoffSuite(e)}
+		for _, sz := range failoverSizes(e.quick, e.set) {
+			out = append(out, failoverSuite(e, sz))
+		}
+		for _, sz := range rebalanceSizes(e.quick, e.set) {
+			out = append(out, rebalanceSuite(e, sz))
+		}
+		if e.set.delay == crashDelay {
+			out = append(out, crashSuites(e)...)
+		}
+		return out
+	}
 	out := []*suite{floorSuite(e), lockSuite(e), handoffSuite(e), distinctSuite(e)}
-	for _, sz := range failoverSizes(e.quick) {
+	for _, sz := range failoverSizes(e.quick, e.set) {
 		out = append(out, failoverSuite(e, sz))
 	}
-	for _, sz := range rebalanceSizes(e.quick) {
+	for _, sz := range rebalanceSizes(e.quick, e.set) {
 		out = append(out, rebalanceSuite(e, sz))
 	}
 	return append(out, memorySuite(e))
@@ -83,7 +123,8 @@ func implOrder() []string {
 	for _, m := range rebalanceModes {
 		order = append(order, zkcoordName+" "+m.String())
 	}
-	return append(order, gozkName, curatorName, kazooName, "Kazoo SetPartitioner")
+	order = append(order, zkcoordName+" election", zkcoordName+" failover")
+	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", kazooName, kazooName+" Election", "Kazoo SetPartitioner")
 }
 
 const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 40m -v ."
@@ -107,34 +148,61 @@ func TestBench(t *testing.T) {
 	log.SetOutput(os.Stderr)
 
 	res := newResults()
-	peerFailed := func(name string, err error) {
-		t.Errorf("%s peer: %v", name, err)
-		res.errs["peers"] = append(res.errs["peers"], fmt.Sprintf("%s could not start, so it is missing from every table: %v", name, err))
-	}
 	if err := compileCurator(ctx, e.javaDir); err != nil {
-		peerFailed(curatorName, err)
-	} else if e.curator, err = startPeer(ctx, curatorName, "java", javaArgs(e.javaDir, "ZkBench", server.ConnectString())...); err != nil {
-		peerFailed(curatorName, err)
+		t.Errorf("Curator peer: %v", err)
+		res.errs["peers"] = append(res.errs["peers"], fmt.Sprintf("Curator could not be compiled, so it is missing from every table: %v", err))
+		e.javaDir = ""
 	}
-	var err error
-	if e.kazoo, err = startKazoo(ctx); err != nil {
-		peerFailed(kazooName, err)
-	}
-	defer e.close()
-
-	if err := warmServer(ctx, e.quick); err != nil {
-		t.Fatalf("warming the server up: %v", err)
-	}
-
 	var only *regexp.Regexp
 	if *flagOnly != "" {
 		only = regexp.MustCompile(*flagOnly)
 	}
-	for _, s := range suites(e) {
-		if only != nil && !only.MatchString(s.id) {
-			continue
+	// runSetting runs the suites of the active setting that -bench.only
+	// selects, with that setting's peers.
+	runSetting := func(set *setting) error {
+		activate(set)
+		e.set = set
+		selected := func() []*suite {
+			var todo []*suite
+			for _, s := range suites(e) {
+				if only == nil || only.MatchString(s.id) {
+					todo = append(todo, s)
+				}
+			}
+			return todo
 		}
-		s.run(ctx, res)
+		if len(selected()) == 0 {
+			return nil
+		}
+		log.Printf("bench: setting %s", set.name())
+		e.startPeers(ctx, res)
+		defer e.close()
+		todo := selected() // now with the peers
+		if err := warmServer(ctx, e.quick); err != nil {
+			return fmt.Errorf("warming the server up: %w", err)
+		}
+		for _, s := range todo {
+			s.run(ctx, res)
+		}
+		return nil
+	}
+	loop := active
+	if err := runSetting(loop); err != nil {
+		t.Fatal(err)
+	}
+	if !*flagNoDelay {
+		ens, err := launchEnsemble()
+		if err != nil {
+			t.Fatalf("starting the ensemble: %v", err)
+		}
+		for _, d := range delayedDelays {
+			if err := runSetting(&setting{id: delayID(d), delay: d, cluster: ens}); err != nil {
+				ens.Close()
+				t.Fatal(err)
+			}
+		}
+		ens.Close()
+		activate(loop)
 	}
 
 	rep := &report{
@@ -146,7 +214,7 @@ func TestBench(t *testing.T) {
 		Versions: versions(ctx),
 		Failures: res.errs,
 	}
-	defs := metricDefs(e)
+	defs := metricDefs(e.quick)
 	rep.Metrics = buildMetrics(res, defs, implOrder())
 	if err := writeReport(rep, defs, *flagOut); err != nil {
 		t.Fatal(err)
@@ -174,7 +242,7 @@ func renderAgain(outDir string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return err
 	}
-	return writeReport(&rep, metricDefs(&env{quick: rep.Quick}), outDir)
+	return writeReport(&rep, metricDefs(rep.Quick), outDir)
 }
 
 // warmServer sends the server a few tens of thousands of requests, so
@@ -190,8 +258,11 @@ func warmServer(ctx context.Context, quick bool) error {
 		return err
 	}
 	n := 1500
-	if quick {
+	switch {
+	case quick:
 		n = 100
+	case !active.loopback():
+		n = 200 // every request waits for the delay: enough for the JIT
 	}
 	t := time.Now()
 	err = forEach(ctx, 8, 8, func(ctx context.Context, i int) error {
@@ -214,6 +285,15 @@ func warmServer(ctx context.Context, quick bool) error {
 	})
 	log.Printf("bench: server warmed up with %d requests in %v", 8*n*4, time.Since(t).Round(time.Millisecond))
 	return err
+}
+
+// startCurator starts the Curator peer for the active setting.
+func startCurator(ctx context.Context, javaDir string) (*peer, error) {
+	connect, err := peerConnect()
+	if err != nil {
+		return nil, err
+	}
+	return startPeer(ctx, curatorName, "java", javaArgs(javaDir, "ZkBench", connect)...)
 }
 
 // compileCurator compiles the Curator peer into dir.

@@ -24,11 +24,16 @@ const electionSessions = 10
 // changes per round and the rounds.
 type failoverSize struct{ n, changes, rounds int }
 
-func failoverSizes(quick bool) []failoverSize {
-	if quick {
+func failoverSizes(quick bool, set *setting) []failoverSize {
+	switch {
+	case quick && !set.loopback():
+		return []failoverSize{{10, 3, 2}}
+	case quick:
 		return []failoverSize{{10, 3, 2}, {50, 3, 2}}
+	case !set.loopback():
+		return []failoverSize{{10, 5, 8}}
 	}
-	return []failoverSize{{10, 5, 10}, {100, 20, 8}, {1000, 20, 8}}
+	return []failoverSize{{10, 5, 10}, {100, 20, 8}, {1000, 20, 6}}
 }
 
 // zkElection runs n zkcoord candidates over a few Sessions.
@@ -144,7 +149,7 @@ func (z *zkElection) teardown(context.Context) error {
 }
 
 func failoverSuite(e *env, sz failoverSize) *suite {
-	metric := failoverMetric(sz.n)
+	metric := e.set.metric(failoverMetric(sz.n))
 	s := &suite{id: metric, rounds: sz.rounds}
 	z := &zkElection{}
 	s.impls = append(s.impls, &impl{
