@@ -127,7 +127,7 @@ func implOrder() []string {
 	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", kazooName, kazooName+" Election", "Kazoo SetPartitioner")
 }
 
-const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 40m -v ."
+const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 60m -v ."
 
 // TestBench runs every suite and writes the report. It is a test only so
 // that it can use zktest; it checks nothing.

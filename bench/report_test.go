@@ -107,12 +107,13 @@ func settingDefs(quick bool, set *setting) []metricDef {
 	for _, sz := range failoverSizes(quick, set) {
 		defs = append(defs, metricDef{id: failoverMetric(sz.n), chart: true,
 			title: fmt.Sprintf("Graceful leader failover, %d candidates", sz.n), unit: "ms",
-			extras: []string{"woken_per_change"},
+			extras: []string{"woken_per_change", "work_ms"},
 			what: fmt.Sprintf("%d candidates over %d sessions. The leader resigns (zkcoord: Candidate.Resign; "+
 				"Curator: LeaderLatch.close; Kazoo: the Election's function returns); a sample is the time from that call "+
 				"to the successor's notice of leadership (zkcoord: EventElected, after it has checked its node, bumped the term "+
 				"and written the leader node; Curator: isLeader; Kazoo: the function is called). Notifications per change "+
-				"come from the server; candidates woken are zkcoord's own count of re-examinations caused by a watch.",
+				"come from the server; candidates woken are zkcoord's own count of re-examinations caused by a watch; the successor's "+
+				"work is zkcoord's time from the notification that woke the successor to its EventElected.",
 				sz.n, min(sz.n, electionSessions))})
 	}
 	for _, sz := range rebalanceSizes(quick, set) {

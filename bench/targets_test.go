@@ -111,23 +111,30 @@ func checkTargets(rep *report) []targetRow {
 			"candidates woken per change: " + strings.Join(woken, "; "), verdict(wokenOK)})
 	}
 
-	// Crash failover.
+	// Crash failover. The server expires a session a timeout after the
+	// last request or ping it had from the client, which comes before the
+	// kill by anything up to a third of the timeout (the ping interval):
+	// the total from the kill can end before the timeout. The part after
+	// the expiry is what the implementations control.
 	for _, ct := range crashTimeouts(rep.Quick) {
 		base := crashMetric("leader", ct.timeout)
 		sto := fmt.Sprintf("%g s", ct.timeout.Seconds())
 		limit := ms(int64(ct.timeout)) + 2*rttMS
 		for _, name := range []string{zkcoordName + " election", zkcoordName + " failover"} {
-			t := fmt.Sprintf("crash failover (%s), session timeout %s, 1 ms: ≤ timeout + 2 round trips", strings.TrimPrefix(name, "zkcoord "), sto)
+			kind := strings.TrimPrefix(name, "zkcoord ")
+			t := fmt.Sprintf("crash failover (%s), session timeout %s, 1 ms: ≤ timeout + 2 round trips", kind, sto)
 			zk := get(base, name)
 			if zk == nil {
 				missing(t)
 				continue
 			}
 			rows = append(rows, targetRow{t,
-				fmt.Sprintf("p50 %s ms (limit %s): the server expired the session %s ms after the kill, %s ms past the timeout; "+
-					"then %s ms (%.1f round trips) to the new leader", num(zk.P50), num(limit), num(zk.Extra["expiry_ms"]),
-					num(zk.Extra["expiry_ms"]-ms(int64(ct.timeout))), num(zk.Extra["after_ms"]), zk.Extra["after_ms"]/rttMS),
-				verdict(zk.P50 <= limit)})
+				fmt.Sprintf("p50 %s ms from the kill (limit %s; the server expired the session %s ms after the kill)",
+					num(zk.P50), num(limit), num(zk.Extra["expiry_ms"])), verdict(zk.P50 <= limit)})
+			after := zk.Extra["after_ms"]
+			rows = append(rows, targetRow{
+				fmt.Sprintf("crash failover (%s), %s: from the expiry to the new leader ≤ 2 round trips", kind, sto),
+				fmt.Sprintf("%s ms = %.1f round trips", num(after), after/rttMS), verdict(after <= 2*rttMS)})
 		}
 		t := fmt.Sprintf("crash failover, session timeout %s, 1 ms: zkcoord election no slower than Curator or Kazoo", sto)
 		zk := get(base, zkcoordName+" election")
@@ -135,7 +142,9 @@ func checkTargets(rep *report) []targetRow {
 			missing(t)
 			continue
 		}
-		ok, parts := true, []string{"zkcoord " + num(zk.P50) + " ms"}
+		ok := true
+		parts := []string{fmt.Sprintf("after the expiry: zkcoord %s ms", num(zk.Extra["after_ms"]))}
+		totals := []string{"zkcoord " + num(zk.P50)}
 		for _, o := range []string{curatorName + " LeaderLatch", kazooName + " Election"} {
 			s := get(base, o)
 			if s == nil {
@@ -143,10 +152,12 @@ func checkTargets(rep *report) []targetRow {
 				ok = false
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s %s ms", o, num(s.P50)))
-			ok = ok && zk.P50 <= s.P50
+			parts = append(parts, fmt.Sprintf("%s %s ms", o, num(s.Extra["after_ms"])))
+			totals = append(totals, fmt.Sprintf("%s %s", o, num(s.P50)))
+			ok = ok && zk.Extra["after_ms"] <= s.Extra["after_ms"]
 		}
-		rows = append(rows, targetRow{t, strings.Join(parts, ", "), verdict(ok)})
+		rows = append(rows, targetRow{t, strings.Join(parts, ", ") + " (from the kill: " + strings.Join(totals, ", ") +
+			" ms, which differ mostly by when each victim last pinged)", verdict(ok)})
 	}
 
 	// Rebalancing.
