@@ -366,6 +366,8 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 //	{{rate "distinct" "zkcoord"}}     requests per second (pairs/s × requests/pair)
 //	{{extra "failover-10" "zkcoord" "woken_per_change"}}
 //	{{req "lock" "zkcoord"}}          requests per operation
+//	{{rtt "lock@1ms" "zkcoord"}}      p50 in round trips of the setting
+//	{{xrtt "crash-leader-4s@1ms" "zkcoord election" "after_ms"}}  an extra, in round trips
 //	{{writes ...}} {{notified ...}}
 func renderFindings(rep *report) string {
 	src, err := os.ReadFile("findings.md")
@@ -422,6 +424,24 @@ func renderFindings(rep *report) string {
 				return "(not measured)"
 			}
 			return fmt.Sprintf("%.0f", s.Extra["ops_per_s"]*s.PerOp.Packets)
+		},
+		"rtt": func(metric, impl string) string {
+			s := get(metric, impl)
+			if s == nil || rttOf(metric) == 0 {
+				return "(not measured)"
+			}
+			return fmt.Sprintf("%.1f", inRTT(metric, s.P50))
+		},
+		"xrtt": func(metric, impl, key string) string {
+			s := get(metric, impl)
+			if s == nil || rttOf(metric) == 0 {
+				return "(not measured)"
+			}
+			v, ok := s.Extra[key]
+			if !ok {
+				return "(not measured)"
+			}
+			return fmt.Sprintf("%.1f", inRTT(metric, v))
 		},
 		"cross": func(m1, a, m2, b string) string {
 			x, y := get(m1, a), get(m2, b)
