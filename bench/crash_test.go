@@ -173,22 +173,16 @@ func (c *chain) kill(ctx context.Context) (stepOut, error) {
 		r, err := c.nxt.call(ctx, 10*time.Minute, "crash_await", nil)
 		acted <- await{r, err}
 	}()
-	expired := make(chan time.Time, 1)
-	go func() {
-		<-watch
-		expired <- time.Now()
-	}()
+	expired := seen(watch)
 	t0 := time.Now()
 	c.cur.kill()
 	a := <-acted
 	if a.err != nil {
 		return stepOut{}, a.err
 	}
-	var tExp time.Time
-	select {
-	case tExp = <-expired:
-	case <-time.After(time.Minute):
-		return stepOut{}, fmt.Errorf("no expiry seen within a minute")
+	tExp, err := expired()
+	if err != nil {
+		return stepOut{}, err
 	}
 	at := time.UnixMicro(int64(a.r.Extra["at_us"]))
 	extra := map[string]float64{
@@ -199,6 +193,48 @@ func (c *chain) kill(ctx context.Context) (stepOut, error) {
 		extra["work_ms"] = ms(int64(at.Sub(time.UnixMicro(int64(n)))))
 	}
 	return stepOut{values: []float64{ms(int64(at.Sub(t0)))}, ops: 1, extra: extra}, nil
+}
+
+// seen returns a function that waits (a minute at most) for the watch to
+// fire and returns when it did.
+func seen(watch <-chan zk.Event) func() (time.Time, error) {
+	fired := make(chan time.Time, 1)
+	go func() {
+		<-watch
+		fired <- time.Now()
+	}()
+	return func() (time.Time, error) {
+		select {
+		case t := <-fired:
+			return t, nil
+		case <-time.After(time.Minute):
+			return time.Time{}, fmt.Errorf("no expiry seen within a minute")
+		}
+	}
+}
+
+// expiryStep kills p and waits for settle, which returns when the others
+// took over; the expiry is when observer saw the children of dir change.
+func expiryStep(observer *zk.Conn, dir string, p *peer, settle func() (time.Time, error)) (stepOut, error) {
+	_, _, watch, err := observer.ChildrenW(dir)
+	if err != nil {
+		return stepOut{}, err
+	}
+	expired := seen(watch)
+	t0 := time.Now()
+	p.kill()
+	at, err := settle()
+	if err != nil {
+		return stepOut{}, err
+	}
+	tExp, err := expired()
+	if err != nil {
+		return stepOut{}, err
+	}
+	return stepOut{values: []float64{ms(int64(at.Sub(t0)))}, ops: 1, extra: map[string]float64{
+		"expiry_ms": ms(int64(tExp.Sub(t0))),
+		"after_ms":  ms(int64(at.Sub(tExp))),
+	}}, nil
 }
 
 // next moves the chain on: the one that acts now is next to be killed,
@@ -265,9 +301,16 @@ func crashRebalanceSuite(e *env, ct crashTimeout) *suite {
 	// zkcoord: clients-1 members in this process, the one killed in a
 	// process of its own.
 	g := &zkGroup{size: rebalanceSize{clients: size.clients - 1, resources: size.resources}, mode: rebalance.Incremental}
+	// One client straight to the servers sees the expiries.
+	var observer *zk.Conn
 	s.impls = append(s.impls, &impl{
-		name:  zkcoordName,
-		setup: g.setup,
+		name: zkcoordName,
+		setup: func(ctx context.Context) (err error) {
+			if observer, err = connectDirect(ctx); err != nil {
+				return err
+			}
+			return g.setup(ctx)
+		},
 		round: func(ctx context.Context, rec *recorder) error {
 			p, err := startGoPeer(ctx)
 			if err != nil {
@@ -297,22 +340,27 @@ func crashRebalanceSuite(e *env, ct crashTimeout) *suite {
 				time.Sleep(20 * time.Millisecond)
 			}
 			return rec.step(ctx, metric, func() (stepOut, error) {
-				t0 := time.Now()
-				p.kill()
-				last, err := g.t.wait(ctx, size.resources, 5*time.Minute)
-				if err != nil {
-					return stepOut{}, err
-				}
-				return stepOut{values: []float64{ms(int64(last.Sub(t0)))}, ops: 1}, nil
+				return expiryStep(observer, zkcoord.Join(benchRoot, g.group, "clients"), p, func() (time.Time, error) {
+					return g.t.wait(ctx, size.resources, 5*time.Minute)
+				})
 			})
 		},
-		teardown: g.teardown,
+		teardown: func(ctx context.Context) error {
+			observer.Close()
+			return g.teardown(ctx)
+		},
 	})
 	if e.kazoo != nil {
 		path := freshPath(kazooName, "crash-partition")
 		s.impls = append(s.impls, &impl{
 			name: "Kazoo SetPartitioner",
 			setup: func(ctx context.Context) error {
+				if observer == nil {
+					var err error
+					if observer, err = connectDirect(ctx); err != nil {
+						return err
+					}
+				}
 				_, err := e.kazoo.call(ctx, 20*time.Minute, "part_setup", map[string]any{
 					"path": path, "members": size.clients - 1, "items": size.resources, "tb": kazooTimeBoundary})
 				return err
@@ -336,14 +384,11 @@ func crashRebalanceSuite(e *env, ct crashTimeout) *suite {
 					return err
 				}
 				return rec.step(ctx, metric, func() (stepOut, error) {
-					t0 := time.Now()
-					p.kill()
-					r, err := e.kazoo.call(ctx, 10*time.Minute, "part_settle", nil)
-					if err != nil {
-						return stepOut{}, err
-					}
-					at := time.UnixMicro(int64(r.Extra["at_us"]))
-					return stepOut{values: []float64{ms(int64(at.Sub(t0)))}, ops: 1}, nil
+					// SetPartitioner's party lives in <path>/party.
+					return expiryStep(observer, path+"/party", p, func() (time.Time, error) {
+						r, err := e.kazoo.call(ctx, 10*time.Minute, "part_settle", nil)
+						return time.UnixMicro(int64(r.Extra["at_us"])), err
+					})
 				})
 			},
 			teardown: func(ctx context.Context) error {
@@ -381,7 +426,8 @@ func crashDefs(quick bool) []metricDef {
 				what: "As above with a lock: the holder's process gets SIGKILL while another process waits in Lock (Curator: " +
 					"InterProcessMutex.acquire; Kazoo: Lock.acquire); a sample is the time until the waiter holds the lock."})
 			defs = append(defs, metricDef{id: crashMetric("rebalance", ct.timeout), unit: "ms", chart: true,
-				title: "Crash of a rebalancing member, session timeout " + sto,
+				title:  "Crash of a rebalancing member, session timeout " + sto,
+				extras: []string{"expiry_ms", "after_ms"},
 				what: fmt.Sprintf("%d clients share %d resources; one of them runs in a process of its own (session timeout %s) "+
 					"and gets SIGKILL once the group has settled. A sample is the time from the kill until every resource runs "+
 					"again, evenly shared among the others (zkcoord incremental mode; Kazoo SetPartitioner, time_boundary=%g).",
