@@ -139,6 +139,7 @@ func TestBench(t *testing.T) {
 		return
 	}
 	start := time.Now()
+	loadAtStart := loadAverage()
 	// zkcoord's calls get a context that can be cancelled, as a service's
 	// calls would (a context without Done takes a shorter path).
 	ctx, cancel := context.WithCancel(context.Background())
@@ -217,7 +218,7 @@ func TestBench(t *testing.T) {
 		Command:  command(),
 		Quick:    e.quick,
 		Elapsed:  time.Since(start).Round(time.Second).String(),
-		Machine:  machine(),
+		Machine:  machine(loadAtStart),
 		Versions: versions(ctx),
 		Failures: res.errs,
 	}
@@ -319,9 +320,23 @@ func command() string {
 	return defaultCommand
 }
 
+// loadAverage returns the load averages over 1, 5 and 15 minutes, as
+// uptime shows them: the machine may be shared.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], ", ")
+}
+
 // machine describes the computer the run used.
-func machine() map[string]string {
-	m := map[string]string{"cores": strconv.Itoa(runtime.NumCPU())}
+func machine(loadAtStart string) map[string]string {
+	m := map[string]string{"cores": strconv.Itoa(runtime.NumCPU()), "load at start": loadAtStart, "load at end": loadAverage()}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
