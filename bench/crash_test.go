@@ -413,7 +413,8 @@ func crashDefs(quick bool) []metricDef {
 					"candidate. The leader's process gets SIGKILL; a sample is the time from the kill until the other process acts as " +
 					"leader (zkcoord election: Campaign returns; zkcoord failover: the active function starts, after the fencing " +
 					"function (which returns at once) and the breadcrumb write; Curator: isLeader; Kazoo: the Election's function " +
-					"is called). Then a fresh process queues behind the new leader, and so on. Expiry: when a client connected " +
+					"is called). Then a fresh process queues behind the new leader, and so on (a Curator process first lists the " +
+					"election 300 times, so that its JVM has compiled the request path, as a long-running standby's has). Expiry: when a client connected " +
 					"straight to the servers saw the leader's node go; after expiry: the rest (the notification and the successor's " +
 					"work); successor's work: from the notification zkcoord's candidate received to Campaign's return. The server " +
 					"expires a session one timeout after the last request or ping it had from the client, and an idle client pings " +

@@ -433,6 +433,12 @@ public class ZkBench {
 
     static Result crashJoin(String kind, String path, int sessionMs) throws Exception {
         CuratorFramework c = newClient(sessionMs);
+        // A standby has been running for a while: let the JIT see the
+        // client's request path before this one takes part.
+        ensure(path);
+        for (int i = 0; i < 300; i++) {
+            c.getChildren().forPath(path);
+        }
         switch (kind) {
         case "latch":
             LeaderLatch l = new LeaderLatch(c, path, "crash");
