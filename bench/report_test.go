@@ -215,6 +215,16 @@ func writeReport(rep *report, defs []metricDef, outDir string) error {
 	if err := os.WriteFile(filepath.Join(dataDir, "results.json"), b, 0o644); err != nil {
 		return err
 	}
+	// Charts of metrics this run did not measure would be stale.
+	old, err := filepath.Glob(filepath.Join(dataDir, "*.png"))
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
 	charts := map[string]string{}
 	for _, d := range defs {
 		m := rep.metric(d.id)
