@@ -337,10 +337,7 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 		if m == nil || d.id == mMemory {
 			continue
 		}
-		sec := sectionOf(d.base)
-		if !d.set.loopback() {
-			sec += ", " + d.set.name()
-		}
+		sec := sectionOf(d.base) + ", " + d.set.name()
 		if sec != section {
 			section = sec
 			w("## %s\n\n", sec)
@@ -609,7 +606,7 @@ func renderRebalanceScaling(b *strings.Builder, rep *report) {
 	if len(rows) == 0 {
 		return
 	}
-	w("### ZooKeeper requests per rebalancing\n\n")
+	w("## ZooKeeper requests per rebalancing, loopback\n\n")
 	w("Requests per change against the clients (N) and the resources that moved: if the requests grow as ")
 	w("O(N + moved), the last-but-one column stays flat as the group grows.\n\n")
 	w("| change | mode | requests | resources moved | requests ÷ (N + moved) | writes |\n|---|---|---|---|---|---|\n")

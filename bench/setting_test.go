@@ -24,7 +24,7 @@ func (s *setting) name() string {
 	if s.loopback() {
 		return "loopback"
 	}
-	return s.id + " one-way"
+	return fmt.Sprintf("%g ms one-way", float64(s.delay)/float64(time.Millisecond))
 }
 
 // loopback is the setting of the classic suites.
