@@ -85,12 +85,16 @@ demo: deps zkcoord
 	@$(ZKCOORD_BIN) demo $(if $(UI),--ui $(UI)) $(DEMO_FLAGS)
 
 # bench measures zkcoord side by side with go-zookeeper, Curator and Kazoo
-# against one ZooKeeper server (bench/, a module of its own so that its
-# plotting library is no requirement of zkcoord, and behind the build tag
-# "bench") and writes docs/benchmarks.md, docs/bench/results.json
-# and docs/bench/*.png. It installs what is missing first: deps, and a JDK
-# to compile the Curator program. BENCH_FLAGS passes flags on, for example
-# make bench BENCH_FLAGS="-bench.quick -bench.only=lock".
+# (bench/, a module of its own so that its plotting library is no
+# requirement of zkcoord, and behind the build tag "bench"): on loopback
+# against one server, then deployed-like against a 3-server ensemble with
+# fsync on, every client behind a proxy delaying each direction by 0.25 ms
+# and 1 ms, with crash failover of separate processes. It writes
+# docs/benchmarks.md, docs/bench/results.json and docs/bench/*.png, in
+# about 20 minutes on 2 cores. It installs what is missing first: deps, and
+# a JDK to compile the Curator program. BENCH_FLAGS passes flags on, for
+# example make bench BENCH_FLAGS="-bench.quick" (a few minutes) or
+# BENCH_FLAGS="-bench.only=lock -bench.nodelay".
 BENCH_FLAGS ?=
 .PHONY: bench
 bench: deps
@@ -100,4 +104,4 @@ bench: deps
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends default-jdk-headless >/dev/null; }
 	cd bench && $(GO) vet -tags bench ./...
-	cd bench && ZKBENCH_COMMAND="make bench $(BENCH_FLAGS)" $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 40m -v . -args $(BENCH_FLAGS)
+	cd bench && ZKBENCH_COMMAND="make bench $(BENCH_FLAGS)" $(GO) test -tags bench -run '^TestBench$$' -count=1 -timeout 60m -v . -args $(BENCH_FLAGS)

@@ -24,8 +24,9 @@ import (
 // env is what the suites share: the peers and the run's settings.
 type env struct {
 	quick   bool
-	javaDir string // compiled Curator peer
-	curator *peer
+	javaDir string   // compiled Curator peer
+	set     *setting // the setting being measured
+	curator *peer    // the peers of that setting
 	kazoo   *peer
 }
 
@@ -50,7 +51,7 @@ func (e *env) peerStarters() []peerStarter {
 	var out []peerStarter
 	if e.curator != nil {
 		out = append(out, peerStarter{curatorName, func(ctx context.Context) (*peer, error) {
-			return startPeer(ctx, curatorName, "java", javaArgs(e.javaDir, "ZkBench", server.ConnectString())...)
+			return startCurator(ctx, e.javaDir)
 		}})
 	}
 	if e.kazoo != nil {
@@ -63,15 +64,54 @@ func (e *env) close() {
 	for _, p := range e.peers() {
 		p.close()
 	}
+	e.curator, e.kazoo = nil, nil
 }
 
-// suites lists every suite of a run, in order.
+// startPeers starts the Curator and Kazoo peers of the active setting,
+// each connecting through its own proxy outside loopback. A peer that
+// does not start is missing from the setting's tables, and the failure
+// is recorded.
+func (e *env) startPeers(ctx context.Context, res *results) {
+	failed := func(name string, err error) {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		res.errs["peers"] = append(res.errs["peers"],
+			fmt.Sprintf("%s could not start, so it is missing from the tables of setting %q: %v", name, e.set.name(), err))
+	}
+	if e.javaDir != "" {
+		if p, err := startCurator(ctx, e.javaDir); err != nil {
+			failed(curatorName, err)
+		} else {
+			e.curator = p
+		}
+	}
+	if p, err := startKazoo(ctx); err != nil {
+		failed(kazooName, err)
+	} else {
+		e.kazoo = p
+	}
+}
+
+// suites lists the suites of the active setting, in order.
 func suites(e *env) []*suite {
+	if !e.set.loopback() {
+		out := []*suite{floorSuite(e), lockSuite(e), handoffSuite(e)}
+		for _, sz := range failoverSizes(e.quick, e.set) {
+			out = append(out, failoverSuite(e, sz))
+		}
+		for _, sz := range rebalanceSizes(e.quick, e.set) {
+			out = append(out, rebalanceSuite(e, sz))
+		}
+		if e.set.delay == crashDelay {
+			out = append(out, crashSuites(e)...)
+		}
+		return out
+	}
 	out := []*suite{floorSuite(e), lockSuite(e), handoffSuite(e), distinctSuite(e)}
-	for _, sz := range failoverSizes(e.quick) {
+	for _, sz := range failoverSizes(e.quick, e.set) {
 		out = append(out, failoverSuite(e, sz))
 	}
-	for _, sz := range rebalanceSizes(e.quick) {
+	for _, sz := range rebalanceSizes(e.quick, e.set) {
 		out = append(out, rebalanceSuite(e, sz))
 	}
 	return append(out, memorySuite(e))
@@ -83,10 +123,11 @@ func implOrder() []string {
 	for _, m := range rebalanceModes {
 		order = append(order, zkcoordName+" "+m.String())
 	}
-	return append(order, gozkName, curatorName, kazooName, "Kazoo SetPartitioner")
+	order = append(order, zkcoordName+" election", zkcoordName+" failover")
+	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", kazooName, kazooName+" Election", "Kazoo SetPartitioner")
 }
 
-const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 40m -v ."
+const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 60m -v ."
 
 // TestBench runs every suite and writes the report. It is a test only so
 // that it can use zktest; it checks nothing.
@@ -98,6 +139,7 @@ func TestBench(t *testing.T) {
 		return
 	}
 	start := time.Now()
+	loadAtStart := loadAverage()
 	// zkcoord's calls get a context that can be cancelled, as a service's
 	// calls would (a context without Done takes a shorter path).
 	ctx, cancel := context.WithCancel(context.Background())
@@ -107,34 +149,68 @@ func TestBench(t *testing.T) {
 	log.SetOutput(os.Stderr)
 
 	res := newResults()
-	peerFailed := func(name string, err error) {
-		t.Errorf("%s peer: %v", name, err)
-		res.errs["peers"] = append(res.errs["peers"], fmt.Sprintf("%s could not start, so it is missing from every table: %v", name, err))
-	}
 	if err := compileCurator(ctx, e.javaDir); err != nil {
-		peerFailed(curatorName, err)
-	} else if e.curator, err = startPeer(ctx, curatorName, "java", javaArgs(e.javaDir, "ZkBench", server.ConnectString())...); err != nil {
-		peerFailed(curatorName, err)
+		t.Errorf("Curator peer: %v", err)
+		res.errs["peers"] = append(res.errs["peers"], fmt.Sprintf("Curator could not be compiled, so it is missing from every table: %v", err))
+		e.javaDir = ""
 	}
-	var err error
-	if e.kazoo, err = startKazoo(ctx); err != nil {
-		peerFailed(kazooName, err)
-	}
-	defer e.close()
-
-	if err := warmServer(ctx, e.quick); err != nil {
-		t.Fatalf("warming the server up: %v", err)
-	}
-
 	var only *regexp.Regexp
 	if *flagOnly != "" {
 		only = regexp.MustCompile(*flagOnly)
 	}
-	for _, s := range suites(e) {
-		if only != nil && !only.MatchString(s.id) {
-			continue
+	// runSetting runs the suites of the active setting that -bench.only
+	// selects, with that setting's peers.
+	runSetting := func(set *setting) error {
+		activate(set)
+		e.set = set
+		selected := func() []*suite {
+			var todo []*suite
+			for _, s := range suites(e) {
+				if only == nil || only.MatchString(s.id) {
+					todo = append(todo, s)
+				}
+			}
+			return todo
 		}
-		s.run(ctx, res)
+		if len(selected()) == 0 {
+			return nil
+		}
+		log.Printf("bench: setting %s", set.name())
+		e.startPeers(ctx, res)
+		defer e.close()
+		todo := selected() // now with the peers
+		if err := warmServer(ctx, e.quick); err != nil {
+			return fmt.Errorf("warming the server up: %w", err)
+		}
+		for _, s := range todo {
+			s.run(ctx, res)
+		}
+		return nil
+	}
+	loop := active
+	if err := runSetting(loop); err != nil {
+		t.Fatal(err)
+	}
+	if !*flagNoDelay {
+		ens, err := launchEnsemble()
+		if err != nil {
+			t.Fatalf("starting the ensemble: %v", err)
+		}
+		// Warm the ensemble's JITs up straight, without the delay, so that
+		// the first delayed setting does not pay for their compiling.
+		activate(&setting{cluster: ens})
+		if err := warmServer(ctx, e.quick); err != nil {
+			ens.Close()
+			t.Fatalf("warming the ensemble up: %v", err)
+		}
+		for _, d := range delayedDelays {
+			if err := runSetting(&setting{id: delayID(d), delay: d, cluster: ens}); err != nil {
+				ens.Close()
+				t.Fatal(err)
+			}
+		}
+		ens.Close()
+		activate(loop)
 	}
 
 	rep := &report{
@@ -142,11 +218,11 @@ func TestBench(t *testing.T) {
 		Command:  command(),
 		Quick:    e.quick,
 		Elapsed:  time.Since(start).Round(time.Second).String(),
-		Machine:  machine(),
+		Machine:  machine(loadAtStart),
 		Versions: versions(ctx),
 		Failures: res.errs,
 	}
-	defs := metricDefs(e)
+	defs := metricDefs(e.quick)
 	rep.Metrics = buildMetrics(res, defs, implOrder())
 	if err := writeReport(rep, defs, *flagOut); err != nil {
 		t.Fatal(err)
@@ -174,7 +250,7 @@ func renderAgain(outDir string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return err
 	}
-	return writeReport(&rep, metricDefs(&env{quick: rep.Quick}), outDir)
+	return writeReport(&rep, metricDefs(rep.Quick), outDir)
 }
 
 // warmServer sends the server a few tens of thousands of requests, so
@@ -190,8 +266,11 @@ func warmServer(ctx context.Context, quick bool) error {
 		return err
 	}
 	n := 1500
-	if quick {
+	switch {
+	case quick:
 		n = 100
+	case !active.loopback():
+		n = 200 // every request waits for the delay: enough for the JIT
 	}
 	t := time.Now()
 	err = forEach(ctx, 8, 8, func(ctx context.Context, i int) error {
@@ -216,6 +295,15 @@ func warmServer(ctx context.Context, quick bool) error {
 	return err
 }
 
+// startCurator starts the Curator peer for the active setting.
+func startCurator(ctx context.Context, javaDir string) (*peer, error) {
+	connect, err := peerConnect()
+	if err != nil {
+		return nil, err
+	}
+	return startPeer(ctx, curatorName, "java", javaArgs(javaDir, "ZkBench", connect)...)
+}
+
 // compileCurator compiles the Curator peer into dir.
 func compileCurator(ctx context.Context, dir string) error {
 	src, err := filepath.Abs(filepath.Join(peerDir, "ZkBench.java"))
@@ -232,9 +320,23 @@ func command() string {
 	return defaultCommand
 }
 
+// loadAverage returns the load averages over 1, 5 and 15 minutes, as
+// uptime shows them: the machine may be shared.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], ", ")
+}
+
 // machine describes the computer the run used.
-func machine() map[string]string {
-	m := map[string]string{"cores": strconv.Itoa(runtime.NumCPU())}
+func machine(loadAtStart string) map[string]string {
+	m := map[string]string{"cores": strconv.Itoa(runtime.NumCPU()), "load at start": loadAtStart, "load at end": loadAverage()}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {

@@ -24,11 +24,16 @@ const electionSessions = 10
 // changes per round and the rounds.
 type failoverSize struct{ n, changes, rounds int }
 
-func failoverSizes(quick bool) []failoverSize {
-	if quick {
+func failoverSizes(quick bool, set *setting) []failoverSize {
+	switch {
+	case quick && !set.loopback():
+		return []failoverSize{{10, 3, 2}}
+	case quick:
 		return []failoverSize{{10, 3, 2}, {50, 3, 2}}
+	case !set.loopback():
+		return []failoverSize{{10, 5, 8}}
 	}
-	return []failoverSize{{10, 5, 10}, {100, 20, 8}, {1000, 20, 8}}
+	return []failoverSize{{10, 5, 10}, {100, 20, 8}, {1000, 20, 6}}
 }
 
 // zkElection runs n zkcoord candidates over a few Sessions.
@@ -44,6 +49,9 @@ type zkElection struct {
 	elected  chan electedAt
 	notified atomic.Int64 // determinations caused by a watch notification
 	leader   string
+
+	notifiedMu sync.Mutex
+	notifiedAt map[string]time.Time // node -> its last notified determination
 }
 
 type electedAt struct {
@@ -55,6 +63,7 @@ func (z *zkElection) setup(ctx context.Context, n int) error {
 	var err error
 	z.byNode = map[string]*election.Candidate{}
 	z.elected = make(chan electedAt, 1<<16)
+	z.notifiedAt = map[string]time.Time{}
 	z.path = freshPath(zkcoordName, "election")
 	if z.sessions, err = connectN(ctx, min(n, electionSessions)); err != nil {
 		return err
@@ -65,6 +74,9 @@ func (z *zkElection) setup(ctx context.Context, n int) error {
 			z.elected <- electedAt{ev.Node, ev.At}
 		case ev.Type == election.EventDetermine && ev.Notified:
 			z.notified.Add(1)
+			z.notifiedMu.Lock()
+			z.notifiedAt[ev.Node] = ev.At
+			z.notifiedMu.Unlock()
 		}
 	}
 	for i, s := range z.sessions {
@@ -109,7 +121,7 @@ func (z *zkElection) nominate(ctx context.Context, k int) error {
 // from each Resign call to the successor's election.
 func (z *zkElection) failover(ctx context.Context, changes int) (stepOut, error) {
 	before := z.notified.Load()
-	var out []float64
+	var out, work []float64
 	for i := 0; i < changes; i++ {
 		z.mu.Lock()
 		c := z.byNode[z.leader]
@@ -126,6 +138,11 @@ func (z *zkElection) failover(ctx context.Context, changes int) (stepOut, error)
 		case ev := <-z.elected:
 			out = append(out, ms(int64(ev.at.Sub(t))))
 			z.leader = ev.node
+			z.notifiedMu.Lock()
+			if n, ok := z.notifiedAt[ev.node]; ok && !n.Before(t) {
+				work = append(work, ms(int64(ev.at.Sub(n))))
+			}
+			z.notifiedMu.Unlock()
 		case <-time.After(time.Minute):
 			return stepOut{}, fmt.Errorf("no new leader within a minute")
 		case <-ctx.Done():
@@ -133,7 +150,11 @@ func (z *zkElection) failover(ctx context.Context, changes int) (stepOut, error)
 		}
 	}
 	woken := float64(z.notified.Load()-before) / float64(changes)
-	return stepOut{values: out, extra: map[string]float64{"woken_per_change": woken}}, nil
+	extra := map[string]float64{"woken_per_change": woken}
+	if len(work) > 0 {
+		extra["work_ms"] = median(work)
+	}
+	return stepOut{values: out, extra: extra}, nil
 }
 
 // teardown closes the Sessions, which ends every candidate at once
@@ -144,7 +165,7 @@ func (z *zkElection) teardown(context.Context) error {
 }
 
 func failoverSuite(e *env, sz failoverSize) *suite {
-	metric := failoverMetric(sz.n)
+	metric := e.set.metric(failoverMetric(sz.n))
 	s := &suite{id: metric, rounds: sz.rounds}
 	z := &zkElection{}
 	s.impls = append(s.impls, &impl{

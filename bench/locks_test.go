@@ -19,6 +19,7 @@ import (
 // Metric ids of the lock workloads.
 const (
 	mFloor      = "floor"
+	mRead       = "read"
 	mLock       = "lock"
 	mHandoff    = "handoff"
 	mDistinct   = "distinct"
@@ -200,9 +201,13 @@ type lockSizes struct {
 	per, perWarm    int // distinct: pairs per goroutine
 }
 
-func lockSizesFor(quick bool) lockSizes {
-	if quick {
+func lockSizesFor(e *env) lockSizes {
+	switch {
+	case e.quick:
 		return lockSizes{n: 30, warm: 5, rounds: 2, per: 3, perWarm: 1}
+	case !e.set.loopback():
+		// A pair costs milliseconds here, not a fraction of one.
+		return lockSizes{n: 100, warm: 20, rounds: 6}
 	}
 	return lockSizes{n: 500, warm: 100, rounds: 8, per: 40, perWarm: 5}
 }
@@ -221,12 +226,13 @@ func peerImpl(p *peer, metric, cmd string, args func() map[string]any) *impl {
 }
 
 func floorSuite(e *env) *suite {
-	sz := lockSizesFor(e.quick)
+	sz := lockSizesFor(e)
 	var conn *zk.Conn
 	var sess *zkcoord.Session
 	rawDir := freshPath(gozkName, "floor")
 	sessDir := freshPath(zkcoordName, "floor")
-	s := &suite{id: "floor", rounds: sz.rounds}
+	mf, mr := e.set.metric(mFloor), e.set.metric(mRead)
+	s := &suite{id: mf, rounds: sz.rounds}
 	s.impls = append(s.impls,
 		&impl{
 			name: gozkName,
@@ -237,13 +243,25 @@ func floorSuite(e *env) *suite {
 				return ensureRaw(conn, rawDir)
 			},
 			round: func(ctx context.Context, rec *recorder) error {
-				return rec.step(ctx, mFloor, func() (stepOut, error) {
+				err := rec.step(ctx, mf, func() (stepOut, error) {
 					v, err := pairs(ctx, sz.n, sz.warm, func(context.Context) error {
 						p, err := conn.Create(rawDir+"/n-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 						if err != nil {
 							return err
 						}
 						return conn.Delete(p, -1)
+					})
+					return stepOut{values: v, ops: sz.n + sz.warm}, err
+				})
+				if err != nil {
+					return err
+				}
+				// One read: the round trip as clients see it, the proxy's
+				// own cost included.
+				return rec.step(ctx, mr, func() (stepOut, error) {
+					v, err := pairs(ctx, sz.n, sz.warm, func(context.Context) error {
+						_, _, err := conn.Exists(rawDir)
+						return err
 					})
 					return stepOut{values: v, ops: sz.n + sz.warm}, err
 				})
@@ -259,7 +277,7 @@ func floorSuite(e *env) *suite {
 				return sess.EnsurePath(ctx, sessDir)
 			},
 			round: func(ctx context.Context, rec *recorder) error {
-				return rec.step(ctx, mFloor, func() (stepOut, error) {
+				return rec.step(ctx, mf, func() (stepOut, error) {
 					v, err := pairs(ctx, sz.n, sz.warm, func(ctx context.Context) error {
 						p, err := sess.Create(ctx, sessDir+"/n-", nil, zkcoord.FlagEphemeralSequential)
 						if err != nil {
@@ -275,7 +293,7 @@ func floorSuite(e *env) *suite {
 	)
 	for _, p := range e.peers() {
 		dir := freshPath(p.name, "floor")
-		s.impls = append(s.impls, peerImpl(p, mFloor, "floor", func() map[string]any {
+		s.impls = append(s.impls, peerImpl(p, mf, "floor", func() map[string]any {
 			return map[string]any{"path": dir, "n": sz.n, "warm": sz.warm}
 		}))
 	}
@@ -283,8 +301,9 @@ func floorSuite(e *env) *suite {
 }
 
 func lockSuite(e *env) *suite {
-	sz := lockSizesFor(e.quick)
-	s := &suite{id: "lock", rounds: sz.rounds}
+	sz := lockSizesFor(e)
+	ml := e.set.metric(mLock)
+	s := &suite{id: ml, rounds: sz.rounds}
 	var (
 		sess *zkcoord.Session
 		conn *zk.Conn
@@ -310,7 +329,7 @@ func lockSuite(e *env) *suite {
 				return err
 			},
 			round: func(ctx context.Context, rec *recorder) error {
-				return rec.step(ctx, mLock, func() (stepOut, error) {
+				return rec.step(ctx, ml, func() (stepOut, error) {
 					v, err := pairs(ctx, sz.n, sz.warm, pair(&zl))
 					return stepOut{values: v, ops: sz.n + sz.warm}, err
 				})
@@ -327,7 +346,7 @@ func lockSuite(e *env) *suite {
 				return nil
 			},
 			round: func(ctx context.Context, rec *recorder) error {
-				return rec.step(ctx, mLock, func() (stepOut, error) {
+				return rec.step(ctx, ml, func() (stepOut, error) {
 					v, err := pairs(ctx, sz.n, sz.warm, pair(&gl))
 					return stepOut{values: v, ops: sz.n + sz.warm}, err
 				})
@@ -337,7 +356,7 @@ func lockSuite(e *env) *suite {
 	)
 	for _, p := range e.peers() {
 		dir := freshPath(p.name, "lock")
-		s.impls = append(s.impls, peerImpl(p, mLock, "lock", func() map[string]any {
+		s.impls = append(s.impls, peerImpl(p, ml, "lock", func() map[string]any {
 			return map[string]any{"path": dir, "n": sz.n, "warm": sz.warm}
 		}))
 	}
@@ -345,8 +364,9 @@ func lockSuite(e *env) *suite {
 }
 
 func handoffSuite(e *env) *suite {
-	sz := lockSizesFor(e.quick)
-	s := &suite{id: "handoff", rounds: sz.rounds}
+	sz := lockSizesFor(e)
+	mh := e.set.metric(mHandoff)
+	s := &suite{id: mh, rounds: sz.rounds}
 	var (
 		sessions []*zkcoord.Session
 		conns    []*zk.Conn
@@ -370,7 +390,7 @@ func handoffSuite(e *env) *suite {
 				return nil
 			},
 			round: func(ctx context.Context, rec *recorder) error {
-				return rec.step(ctx, mHandoff, func() (stepOut, error) { return handoff(ctx, zls, sz.n, sz.warm) })
+				return rec.step(ctx, mh, func() (stepOut, error) { return handoff(ctx, zls, sz.n, sz.warm) })
 			},
 			teardown: func(context.Context) error { closeAll(sessions); return nil },
 		},
@@ -389,7 +409,7 @@ func handoffSuite(e *env) *suite {
 				return nil
 			},
 			round: func(ctx context.Context, rec *recorder) error {
-				return rec.step(ctx, mHandoff, func() (stepOut, error) { return handoff(ctx, gls, sz.n, sz.warm) })
+				return rec.step(ctx, mh, func() (stepOut, error) { return handoff(ctx, gls, sz.n, sz.warm) })
 			},
 			teardown: func(context.Context) error {
 				for _, c := range conns {
@@ -401,7 +421,7 @@ func handoffSuite(e *env) *suite {
 	)
 	for _, p := range e.peers() {
 		dir := freshPath(p.name, "handoff")
-		s.impls = append(s.impls, peerImpl(p, mHandoff, "handoff", func() map[string]any {
+		s.impls = append(s.impls, peerImpl(p, mh, "handoff", func() map[string]any {
 			return map[string]any{"path": dir, "sessions": handoffN, "n": sz.n, "warm": sz.warm}
 		}))
 	}
@@ -409,7 +429,7 @@ func handoffSuite(e *env) *suite {
 }
 
 func distinctSuite(e *env) *suite {
-	sz := lockSizesFor(e.quick)
+	sz := lockSizesFor(e)
 	// One sample per round: run more rounds than the other lock suites.
 	s := &suite{id: "distinct", rounds: sz.rounds * 7 / 4}
 	var (

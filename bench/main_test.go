@@ -13,20 +13,18 @@ import (
 )
 
 var (
-	flagQuick  = flag.Bool("bench.quick", false, "few iterations and small sizes, to try the suite out")
-	flagOnly   = flag.String("bench.only", "", "run only the suites whose id matches this regular expression")
-	flagOut    = flag.String("bench.out", "../docs", "directory that receives benchmarks.md and bench/")
-	flagRender = flag.Bool("bench.render", false, "measure nothing: render benchmarks.md and the charts again from bench/results.json")
+	flagQuick   = flag.Bool("bench.quick", false, "few iterations and small sizes, to try the suite out")
+	flagOnly    = flag.String("bench.only", "", "run only the suites whose id matches this regular expression")
+	flagOut     = flag.String("bench.out", "../docs", "directory that receives benchmarks.md and bench/")
+	flagNoDelay = flag.Bool("bench.nodelay", false, "measure on loopback only, without the deployed-like settings")
+	flagRender  = flag.Bool("bench.render", false, "measure nothing: render benchmarks.md and the charts again from bench/results.json")
 )
-
-// server is the one ZooKeeper every implementation talks to.
-var server *zktest.Cluster
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if os.Getenv(memProbeEnv) != "" || *flagRender {
-		// A re-executed test binary measuring memory, or a rendering of
-		// earlier results: no server.
+	if os.Getenv(memProbeEnv) != "" || os.Getenv(goPeerEnv) != "" || *flagRender {
+		// A re-executed test binary measuring memory or running as a
+		// peer, or a rendering of earlier results: no server.
 		os.Exit(m.Run())
 	}
 	if os.Getenv(zktest.EnvJava) == "" {
@@ -35,13 +33,14 @@ func TestMain(m *testing.M) {
 			os.Setenv(zktest.EnvJava, wrapper)
 		}
 	}
-	var err error
-	if server, err = zktest.Launch(); err != nil {
+	c, err := zktest.Launch()
+	if err != nil {
 		// A benchmark run without a server is a failure, not a skip.
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	activate(&setting{cluster: c})
 	code := m.Run()
-	server.Close()
+	c.Close()
 	os.Exit(code)
 }

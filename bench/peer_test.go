@@ -48,7 +48,15 @@ func (r peerReply) out() stepOut { return stepOut{values: r.Samples, ops: r.Ops,
 
 // startPeer starts a peer process and waits for its "ready".
 func startPeer(ctx context.Context, name, bin string, args ...string) (*peer, error) {
+	return startPeerEnv(ctx, nil, name, bin, args...)
+}
+
+// startPeerEnv is startPeer with variables added to the environment.
+func startPeerEnv(ctx context.Context, env []string, name, bin string, args ...string) (*peer, error) {
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	// The peer dies with the benchmark.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	p := &peer{name: name, cmd: cmd, lines: make(chan string, 64), done: make(chan struct{})}
@@ -211,11 +219,25 @@ func python() string {
 	return "python3"
 }
 
-// startKazoo starts the Kazoo peer.
+// startKazoo starts the Kazoo peer for the active setting.
 func startKazoo(ctx context.Context) (*peer, error) {
 	src, err := filepath.Abs(filepath.Join(peerDir, "kazoo_bench.py"))
 	if err != nil {
 		return nil, err
 	}
-	return startPeer(ctx, "Kazoo", python(), "-u", src, server.ConnectString())
+	connect, err := peerConnect()
+	if err != nil {
+		return nil, err
+	}
+	return startPeer(ctx, "Kazoo", python(), "-u", src, connect)
+}
+
+// peerConnect is the connect string of a new peer process: all its
+// clients share one proxy, which delays each of their connections alike.
+func peerConnect() (string, error) {
+	servers, err := clientServers()
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(servers, ","), nil
 }

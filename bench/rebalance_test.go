@@ -27,15 +27,20 @@ func (s rebalanceSize) label() string { return fmt.Sprintf("%dx%d", s.clients, s
 func joinMetric(s rebalanceSize) string  { return "rebalance-join-" + s.label() }
 func leaveMetric(s rebalanceSize) string { return "rebalance-leave-" + s.label() }
 
-func rebalanceSizes(quick bool) []rebalanceSize {
-	if quick {
+func rebalanceSizes(quick bool, set *setting) []rebalanceSize {
+	switch {
+	case quick && !set.loopback():
+		return []rebalanceSize{{clients: 5, resources: 50, pairs: 1, rounds: 2}}
+	case !set.loopback():
+		return []rebalanceSize{{clients: 50, resources: 1000, pairs: 2, rounds: 3}}
+	case quick:
 		return []rebalanceSize{{clients: 5, resources: 50, pairs: 1, rounds: 2}, {clients: 10, resources: 200, pairs: 1, rounds: 1}}
 	}
 	return []rebalanceSize{
 		{clients: 10, resources: 100, pairs: 3, rounds: 5},
 		{clients: 50, resources: 1000, pairs: 2, rounds: 4},
 		{clients: 200, resources: 10000, pairs: 1, rounds: 4},
-		{clients: 1000, resources: 10000, pairs: 1, rounds: 4, kazooRounds: -1},
+		{clients: 1000, resources: 10000, pairs: 1, rounds: 3, kazooRounds: -1},
 	}
 }
 
@@ -46,6 +51,15 @@ const kazooTimeBoundary = 0.0
 
 var rebalanceModes = []rebalance.Mode{rebalance.Incremental, rebalance.ResourceBarrier, rebalance.GlobalBarrier}
 
+// modesIn are the modes measured in a setting: all on loopback, the
+// incremental one (the one with a target) in the delayed settings.
+func modesIn(set *setting) []rebalance.Mode {
+	if set.loopback() {
+		return rebalanceModes
+	}
+	return rebalanceModes[:1]
+}
+
 // tracker follows who runs which resource, from the Handler calls of every
 // client of one group.
 type tracker struct {
@@ -55,6 +69,7 @@ type tracker struct {
 	live     map[string]bool
 	paused   int       // Unassigned calls since reset
 	last     time.Time // last Assigned call
+	moved    time.Time // last Assigned or Unassigned call
 	changed  chan struct{}
 	failures []error
 }
@@ -81,6 +96,7 @@ func (t *tracker) handler(name string) rebalance.Handler {
 			t.holder[a.Resource] = name
 			t.count[name]++
 			t.last = time.Now()
+			t.moved = t.last
 			t.poke()
 			return nil
 		},
@@ -92,6 +108,7 @@ func (t *tracker) handler(name string) rebalance.Handler {
 				t.count[name]--
 			}
 			t.paused++
+			t.moved = time.Now()
 			t.poke()
 			return nil
 		},
@@ -159,6 +176,20 @@ func (t *tracker) setLive(name string, live bool) {
 		delete(t.live, name)
 	}
 	t.paused = 0
+}
+
+// held returns how many resources the tracked clients run.
+func (t *tracker) held() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.holder)
+}
+
+// quiet reports whether no resource moved for d.
+func (t *tracker) quiet(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return time.Since(t.moved) >= d
 }
 
 func (t *tracker) takePaused() int {
@@ -267,9 +298,9 @@ func (g *zkGroup) teardown(ctx context.Context) error {
 }
 
 func rebalanceSuite(e *env, size rebalanceSize) *suite {
-	s := &suite{id: "rebalance-" + size.label(), rounds: size.rounds}
-	join, leave := joinMetric(size), leaveMetric(size)
-	for _, mode := range rebalanceModes {
+	s := &suite{id: e.set.metric("rebalance-" + size.label()), rounds: size.rounds}
+	join, leave := e.set.metric(joinMetric(size)), e.set.metric(leaveMetric(size))
+	for _, mode := range modesIn(e.set) {
 		g := &zkGroup{size: size, mode: mode}
 		s.impls = append(s.impls, &impl{
 			name:  "zkcoord " + mode.String(),

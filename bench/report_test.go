@@ -41,6 +41,8 @@ type metricDef struct {
 	what            string   // how it is measured
 	extras          []string // extra columns, by key
 	chart           bool
+	set             *setting // the setting it is measured in
+	base            string   // the id without the setting
 }
 
 var extraNames = map[string]string{
@@ -48,10 +50,33 @@ var extraNames = map[string]string{
 	"ops_per_s":        "pairs/s",
 	"woken_per_change": "candidates woken per change",
 	"paused":           "resources paused",
+	"expiry_ms":        "expiry (ms after the kill)",
+	"after_ms":         "after expiry (ms)",
+	"work_ms":          "successor's work after its notification (ms)",
 }
 
-func metricDefs(e *env) []metricDef {
-	defs := []metricDef{
+// reportSettings are the settings of a full run, in the report's order
+// (without a cluster: for naming and sizes only).
+func reportSettings() []*setting {
+	out := []*setting{{}}
+	for _, d := range delayedDelays {
+		out = append(out, &setting{id: delayID(d), delay: d})
+	}
+	return out
+}
+
+// metricDefs lists every metric a run may produce, setting by setting.
+func metricDefs(quick bool) []metricDef {
+	var defs []metricDef
+	for _, set := range reportSettings() {
+		defs = append(defs, settingDefs(quick, set)...)
+	}
+	return defs
+}
+
+// settingDefs lists the metrics of one setting.
+func settingDefs(quick bool, set *setting) []metricDef {
+	all := []metricDef{
 		{id: mFloor, title: "Floor: create+delete of an ephemeral sequential node", unit: "ms per pair", chart: true,
 			what: "One client creates an ephemeral sequential node and deletes it, one pair after the other. " +
 				"go-zookeeper is the raw floor every Go lock is measured against; zkcoord here is the plain Session " +
@@ -68,19 +93,30 @@ func metricDefs(e *env) []metricDef {
 			what: fmt.Sprintf("One client; %d goroutines (Curator and Kazoo: threads), each with its own lock, acquire and release "+
 				"in a loop from a common start. A sample is one round's wall time divided by the pairs done: "+
 				"the inverse of throughput.", distinctN)},
+		{id: mRead, title: "One read (exists), a single round trip", unit: "ms", chart: true,
+			what: "go-zookeeper's Exists on one node, one after the other: the round trip as a client sees it, " +
+				"the proxy's and the server's own time included."},
 	}
-	for _, sz := range failoverSizes(e.quick) {
+	var defs []metricDef
+	for _, d := range all {
+		if d.id == mDistinct && !set.loopback() {
+			continue // a throughput figure, bounded by this machine: loopback only
+		}
+		defs = append(defs, d)
+	}
+	for _, sz := range failoverSizes(quick, set) {
 		defs = append(defs, metricDef{id: failoverMetric(sz.n), chart: true,
 			title: fmt.Sprintf("Graceful leader failover, %d candidates", sz.n), unit: "ms",
-			extras: []string{"woken_per_change"},
+			extras: []string{"woken_per_change", "work_ms"},
 			what: fmt.Sprintf("%d candidates over %d sessions. The leader resigns (zkcoord: Candidate.Resign; "+
 				"Curator: LeaderLatch.close; Kazoo: the Election's function returns); a sample is the time from that call "+
 				"to the successor's notice of leadership (zkcoord: EventElected, after it has checked its node, bumped the term "+
 				"and written the leader node; Curator: isLeader; Kazoo: the function is called). Notifications per change "+
-				"come from the server; candidates woken are zkcoord's own count of re-examinations caused by a watch.",
+				"come from the server; candidates woken are zkcoord's own count of re-examinations caused by a watch; the successor's "+
+				"work is zkcoord's time from the notification that woke the successor to its EventElected.",
 				sz.n, min(sz.n, electionSessions))})
 	}
-	for _, sz := range rebalanceSizes(e.quick) {
+	for _, sz := range rebalanceSizes(quick, set) {
 		m := fmt.Sprintf("%d clients × %d resources", sz.clients, sz.resources)
 		absent := ""
 		if sz.kazooRounds < 0 {
@@ -105,7 +141,20 @@ func metricDefs(e *env) []metricDef {
 				what: "The client that joined leaves (Stop; Kazoo: finish()); a sample is the time until every " +
 					"resource runs again, evenly shared. The leaver's own resources count as paused." + absent})
 	}
-	defs = append(defs, metricDef{id: mMemory, title: "Memory per client", unit: "KiB resident per client", chart: true})
+	if set.delay == crashDelay {
+		defs = append(defs, crashDefs(quick)...)
+	}
+	if set.loopback() {
+		defs = append(defs, metricDef{id: mMemory, title: "Memory per client", unit: "KiB resident per client", chart: true})
+	}
+	for i := range defs {
+		defs[i].set = set
+		defs[i].base = defs[i].id
+		defs[i].id = set.metric(defs[i].id)
+		if !set.loopback() {
+			defs[i].title += ", " + set.name()
+		}
+	}
 	return defs
 }
 
@@ -165,6 +214,16 @@ func writeReport(rep *report, defs []metricDef, outDir string) error {
 	}
 	if err := os.WriteFile(filepath.Join(dataDir, "results.json"), b, 0o644); err != nil {
 		return err
+	}
+	// Charts of metrics this run did not measure would be stale.
+	old, err := filepath.Glob(filepath.Join(dataDir, "*.png"))
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
 	}
 	charts := map[string]string{}
 	for _, d := range defs {
@@ -242,7 +301,10 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmarks\n\n")
 	w("zkcoord measured side by side with what its users would pick instead: go-zookeeper/zk used directly, ")
-	w("Apache Curator (Java) and Kazoo (Python), against one ZooKeeper server, in one run, with interleaved rounds.\n\n")
+	w("Apache Curator (Java) and Kazoo (Python), in one run, with interleaved rounds: on loopback against one ")
+	w("server, and deployed-like against a 3-server ensemble with fsync on, every client behind a proxy that ")
+	w("delays each direction by 0.25 ms or 1 ms, where each operation is also counted in round trips; and ")
+	w("crash failover of separate processes.\n\n")
 	w("This file is generated by `make bench` (bench/report_test.go); the Findings section comes from ")
 	w("bench/findings.md. Raw samples: [bench/results.json](bench/results.json).\n\n")
 	if rep.Quick {
@@ -250,7 +312,7 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 	}
 	w("## The run\n\n| | |\n|---|---|\n")
 	w("| date | %s |\n| command | `%s` |\n| duration | %s |\n", rep.Date, rep.Command, rep.Elapsed)
-	for _, k := range []string{"cpu", "cores", "memory", "os", "kernel"} {
+	for _, k := range []string{"cpu", "cores", "memory", "os", "kernel", "load at start", "load at end"} {
 		w("| %s | %s |\n", k, rep.Machine[k])
 	}
 	w("\n| software | version |\n|---|---|\n")
@@ -259,13 +321,15 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 	}
 	w("\n")
 	w(methodText)
-	w("\n## Targets\n\nThe performance targets the project set itself, checked against this run. ")
-	w("Ratios are zkcoord's median divided by the other's: below 1 is faster.\n\n")
+	w("\n## Targets\n\nThe performance targets of the design, checked against this run: in round trips of the ")
+	w("1 ms one-way setting (2 ms each) unless they say otherwise. Ratios are zkcoord's median divided by the ")
+	w("other's: below 1 is faster.\n\n")
 	w("| target | measured | met? |\n|---|---|---|\n")
 	for _, t := range checkTargets(rep) {
 		w("| %s | %s | %s |\n", t.target, t.measured, t.verdict)
 	}
 	w("\n")
+	renderRoundTrips(&b, rep, defs)
 
 	section := ""
 	for _, d := range defs {
@@ -273,7 +337,7 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 		if m == nil || d.id == mMemory {
 			continue
 		}
-		sec := sectionOf(d.id)
+		sec := sectionOf(d.base) + ", " + d.set.name()
 		if sec != section {
 			section = sec
 			w("## %s\n\n", sec)
@@ -313,6 +377,8 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 //	{{rate "distinct" "zkcoord"}}     requests per second (pairs/s × requests/pair)
 //	{{extra "failover-10" "zkcoord" "woken_per_change"}}
 //	{{req "lock" "zkcoord"}}          requests per operation
+//	{{rtt "lock@1ms" "zkcoord"}}      p50 in round trips of the setting
+//	{{xrtt "crash-leader-4s@1ms" "zkcoord election" "after_ms"}}  an extra, in round trips
 //	{{writes ...}} {{notified ...}}
 func renderFindings(rep *report) string {
 	src, err := os.ReadFile("findings.md")
@@ -370,6 +436,24 @@ func renderFindings(rep *report) string {
 			}
 			return fmt.Sprintf("%.0f", s.Extra["ops_per_s"]*s.PerOp.Packets)
 		},
+		"rtt": func(metric, impl string) string {
+			s := get(metric, impl)
+			if s == nil || rttOf(metric) == 0 {
+				return "(not measured)"
+			}
+			return fmt.Sprintf("%.1f", inRTT(metric, s.P50))
+		},
+		"xrtt": func(metric, impl, key string) string {
+			s := get(metric, impl)
+			if s == nil || rttOf(metric) == 0 {
+				return "(not measured)"
+			}
+			v, ok := s.Extra[key]
+			if !ok {
+				return "(not measured)"
+			}
+			return fmt.Sprintf("%.1f", inRTT(metric, v))
+		},
 		"cross": func(m1, a, m2, b string) string {
 			x, y := get(m1, a), get(m2, b)
 			if x == nil || y == nil || y.P50 == 0 {
@@ -395,28 +479,40 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func sectionOf(id string) string {
 	switch {
+	case strings.HasPrefix(id, "crash"):
+		return "Crash failover"
 	case strings.HasPrefix(id, "failover"):
 		return "Leader election"
 	case strings.HasPrefix(id, "rebalance"):
 		return "Rebalancing"
 	default:
-		return "Locks"
+		return "Requests and locks"
 	}
 }
 
 const methodText = `## Method
 
-- One standalone ZooKeeper server (zktest: loopback, tickTime 100 ms, fsync off, ` + "`-Xmx256m`" + `, serial GC, with
-  the full JIT: bench/testdata/server-java drops zktest's C1-only flag) serves every implementation. It is
-  warmed up with some 50,000 requests before anything is measured. Every client asks for a 30 s session timeout.
+- **Loopback**: one standalone ZooKeeper server (zktest: loopback, tickTime 100 ms, fsync off, ` + "`-Xmx256m`" + `,
+  serial GC, with the full JIT: bench/testdata/server-java drops zktest's C1-only flag) serves every
+  implementation, with no delay: a request costs CPU, not a round trip.
+- **Deployed-like**: a 3-server ensemble (zktest, same JVM settings, tickTime 100 ms) with fsync on
+  (forceSync=yes: a write is acknowledged once a quorum has synced it to disk), every client connected through a
+  proxy of its own (zktest Proxy: toxiproxy with a delay toxic) that delays each direction by 0.25 ms (one rack) or
+  1 ms (zones apart). The Go clients get one proxy each; a Curator or Kazoo process shares one among its clients
+  (the delay applies to each connection alike). The servers talk to each other on loopback, without delay.
+- Every server is warmed up with some 50,000 requests (fewer in the delayed settings' wall time) before anything is
+  measured. Every client asks for a 30 s session timeout, except in the crash suites.
 - The Curator and Kazoo programs (bench/peers) run as long-lived processes (the JVM with its default settings)
   and time their operations themselves (System.nanoTime, time.perf_counter); the Go driver times zkcoord
   and go-zookeeper in-process, zkcoord's calls with a cancellable context as a service would pass.
   Setup (connecting, creating candidates and groups) is never timed.
+- The crash suites run every participant as a process of its own (zkcoord: the test binary re-executed;
+  Curator, Kazoo: their peer programs), kill one with SIGKILL and take the time from the kill to the other's
+  action from the wall clock of both processes (one machine, one clock).
 - Rounds are interleaved, each implementation running one round in turn (the first of each round rotates);
-  one warm-up round per suite is discarded (none for memory). p10/p50/p90 are over all recorded samples.
-- Requests per operation come from the server's mntr counters read before and after each step
-  (zk_packets_received: every request, pings included; zk_cnt_updatelatency: writes; the sums of the
+  one warm-up round per suite is discarded (none for memory and crashes). p10/p50/p90 are over all recorded samples.
+- Requests per operation come from the servers' mntr counters, added up over the servers, read before and after
+  each step (zk_packets_received: every request, pings included; zk_cnt_updatelatency: writes; the sums of the
   node_*_watch_count summaries: watch notifications). Idle sessions of the other implementations ping
   during a step, so these numbers are upper bounds, a little high for short steps.
 `
@@ -492,7 +588,7 @@ func renderTable(b *strings.Builder, d metricDef, m *metricResult) {
 func renderRebalanceScaling(b *strings.Builder, rep *report) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	var rows []string
-	for _, sz := range rebalanceSizes(rep.Quick) {
+	for _, sz := range rebalanceSizes(rep.Quick, &setting{}) {
 		for _, id := range []string{joinMetric(sz), leaveMetric(sz)} {
 			m := rep.metric(id)
 			for _, mode := range rebalanceModes {
@@ -510,7 +606,7 @@ func renderRebalanceScaling(b *strings.Builder, rep *report) {
 	if len(rows) == 0 {
 		return
 	}
-	w("### ZooKeeper requests per rebalancing\n\n")
+	w("## ZooKeeper requests per rebalancing, loopback\n\n")
 	w("Requests per change against the clients (N) and the resources that moved: if the requests grow as ")
 	w("O(N + moved), the last-but-one column stays flat as the group grows.\n\n")
 	w("| change | mode | requests | resources moved | requests ÷ (N + moved) | writes |\n|---|---|---|---|---|---|\n")

@@ -41,11 +41,25 @@ func (c counters) div(n float64) counters {
 // of event; their _sum is the number of watchers triggered.
 var watchKinds = []string{"node_created", "node_deleted", "node_changed", "node_children"}
 
-// readCounters reads the server's counters with mntr. The mntr request
-// itself counts as one received packet, which minus() of two readings
-// leaves in: stepCounters takes it out.
+// readCounters reads the counters of every server with mntr and adds
+// them up. Each mntr request itself counts as one received packet, which
+// minus() of two readings leaves in: recorder.step takes it out.
 func readCounters(ctx context.Context) (counters, error) {
-	m, err := server.Server(0).Mntr(ctx)
+	var sum counters
+	for i := range server.Len() {
+		c, err := readServerCounters(ctx, i)
+		if err != nil {
+			return sum, err
+		}
+		sum.Packets += c.Packets
+		sum.Writes += c.Writes
+		sum.Notified += c.Notified
+	}
+	return sum, nil
+}
+
+func readServerCounters(ctx context.Context, i int) (counters, error) {
+	m, err := server.Server(i).Mntr(ctx)
 	if err != nil {
 		return counters{}, err
 	}
@@ -83,11 +97,15 @@ func serverVersion(ctx context.Context) string {
 	return strings.TrimSuffix(strings.TrimSpace(v), "-${mvngit.commit.id}")
 }
 
-// connect opens a zkcoord Session to the server.
+// connect opens a zkcoord Session to the active setting's servers.
 func connect(ctx context.Context) (*zkcoord.Session, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	return zkcoord.Connect(ctx, zkcoord.Config{Servers: server.Servers(), SessionTimeout: sessionTimeout})
+	servers, err := clientServers()
+	if err != nil {
+		return nil, err
+	}
+	return zkcoord.Connect(ctx, zkcoord.Config{Servers: servers, SessionTimeout: sessionTimeout})
 }
 
 // connectN opens n Sessions, a few at a time.
@@ -121,7 +139,11 @@ func closeAll(ss []*zkcoord.Session) {
 func connectRaw(ctx context.Context) (*zk.Conn, error) {
 	has := make(chan struct{})
 	var once atomic.Bool
-	conn, _, err := zk.Connect(server.Servers(), sessionTimeout,
+	servers, err := clientServers()
+	if err != nil {
+		return nil, err
+	}
+	conn, _, err := zk.Connect(servers, sessionTimeout,
 		zk.WithLogger(quiet{}),
 		zk.WithEventCallback(func(ev zk.Event) {
 			if ev.State == zk.StateHasSession && once.CompareAndSwap(false, true) {

@@ -105,7 +105,7 @@ func (rec *recorder) step(ctx context.Context, metric string, f func() (stepOut,
 		return nil
 	}
 	c := after.minus(before)
-	c.Packets-- // the second mntr request itself
+	c.Packets -= float64(server.Len()) // the second reading's mntr requests
 	ops := out.ops
 	if ops == 0 {
 		ops = len(out.values)

@@ -115,13 +115,13 @@ func (p *Proxy) Blackhole() error {
 }
 
 // Delay adds d of latency to every chunk of data in each direction, so a
-// request/response round trip takes at least 2*d longer. A second Delay
-// replaces the first.
+// request/response round trip takes at least 2*d longer. d counts to the
+// microsecond. A second Delay replaces the first.
 func (p *Proxy) Delay(d time.Duration) error {
 	if err := p.removeToxics("delay"); err != nil {
 		return err
 	}
-	return p.addToxics("delay", "latency", fmt.Sprintf(`{"latency":%d}`, d.Milliseconds()))
+	return p.addToxics("delay", delayToxicType, fmt.Sprintf(`{"micros":%d}`, d.Microseconds()))
 }
 
 // ResetPeer makes connections fail with a TCP reset: the next data sent in

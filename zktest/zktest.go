@@ -63,6 +63,10 @@ func WithTickTime(d time.Duration) Option { return zkserver.WithTickTime(d) }
 // zkserver.WithTLS.
 func WithTLS() Option { return zkserver.WithTLS() }
 
+// WithFsync makes the servers sync their log before acknowledging a write;
+// see zkserver.WithFsync.
+func WithFsync() Option { return zkserver.WithFsync() }
+
 // WithLogf receives progress notes of the start, such as a retry after a
 // port conflict. Start sends them to the test's log.
 func WithLogf(logf func(format string, args ...any)) Option { return zkserver.WithLogf(logf) }

@@ -464,7 +464,22 @@ func TestProxyDelay(t *testing.T) {
 	if took := time.Since(start); took < d {
 		t.Fatalf("request took %v with a %v delay", took, d)
 	}
-	// A second Delay replaces the first.
+	// A second Delay replaces the first, and counts in microseconds (not
+	// rounded down to no delay at all): every request now takes at least
+	// twice 0.9ms.
+	const fine = 900 * time.Microsecond
+	if err := p.Delay(fine); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		start := time.Now()
+		if _, _, err := cl.Exists("/"); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took < 2*fine {
+			t.Fatalf("request took %v with a %v delay each way", took, fine)
+		}
+	}
 	if err := p.Delay(d); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -43,6 +44,13 @@ import org.apache.zookeeper.KeeperException;
  *   latch_refill                   replace the latches closed by latch_failover
  *   latch_teardown
  *   mem path clients               memory per client holding one lock
+ *   crash_join kind path session_ms
+ *                                  a client of its own with that session timeout
+ *                                  starts a LeaderLatch (kind=latch) or waits for an
+ *                                  InterProcessMutex (kind=lock); this process is
+ *                                  the one killed, or the one taking over
+ *   crash_await                    waits until it leads or holds the lock: extra
+ *                                  at_us, the wall-clock time, in microseconds
  */
 public class ZkBench {
     static String connect;
@@ -101,6 +109,10 @@ public class ZkBench {
             return new Result();
         case "mem":
             return mem(a.get("path"), num(a, "clients"));
+        case "crash_join":
+            return crashJoin(a.get("kind"), a.get("path"), num(a, "session_ms"));
+        case "crash_await":
+            return crashAwait();
         default:
             throw new IllegalArgumentException("unknown command " + cmd);
         }
@@ -115,9 +127,13 @@ public class ZkBench {
     }
 
     static CuratorFramework newClient() throws Exception {
+        return newClient(SESSION_TIMEOUT_MS);
+    }
+
+    static CuratorFramework newClient(int sessionTimeoutMs) throws Exception {
         CuratorFramework c = CuratorFrameworkFactory.builder()
                 .connectString(connect)
-                .sessionTimeoutMs(SESSION_TIMEOUT_MS)
+                .sessionTimeoutMs(sessionTimeoutMs)
                 .connectionTimeoutMs(15000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 5))
                 .build();
@@ -399,6 +415,73 @@ public class ZkBench {
         closed.clear();
         leaderEvents.clear();
         leader = -1;
+    }
+
+    // --- crash: this process is one participant ---
+
+    static final CountDownLatch crashActed = new CountDownLatch(1);
+    static volatile long crashAtUs;
+    static volatile Exception crashErr;
+
+    static void crashActs() {
+        if (crashAtUs == 0) {
+            Instant now = Instant.now();
+            crashAtUs = now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+        }
+        crashActed.countDown();
+    }
+
+    static Result crashJoin(String kind, String path, int sessionMs) throws Exception {
+        CuratorFramework c = newClient(sessionMs);
+        // A standby has been running for a while: let the JIT see the
+        // client's request path before this one takes part.
+        ensure(path);
+        for (int i = 0; i < 300; i++) {
+            c.getChildren().forPath(path);
+        }
+        switch (kind) {
+        case "latch":
+            LeaderLatch l = new LeaderLatch(c, path, "crash");
+            l.addListener(new LeaderLatchListener() {
+                public void isLeader() {
+                    crashActs();
+                }
+
+                public void notLeader() {
+                }
+            });
+            l.start();
+            break;
+        case "lock":
+            InterProcessMutex m = new InterProcessMutex(c, path);
+            Thread t = new Thread(() -> {
+                try {
+                    m.acquire();
+                    crashActs();
+                } catch (Exception e) {
+                    crashErr = e;
+                    crashActed.countDown();
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            break;
+        default:
+            throw new IllegalArgumentException("unknown kind " + kind);
+        }
+        return new Result();
+    }
+
+    static Result crashAwait() throws Exception {
+        if (!crashActed.await(10, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("did not act within 10 minutes");
+        }
+        if (crashErr != null) {
+            throw crashErr;
+        }
+        Result r = new Result();
+        r.extra.put("at_us", (double) crashAtUs);
+        return r;
     }
 
     // --- memory ---

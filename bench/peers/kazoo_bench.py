@@ -20,7 +20,20 @@ measured here with time.perf_counter), "ops" (operations performed) and
   part_join                       one more member; time until all items are owned
   part_leave                      the newest member leaves; same
   part_teardown
+  part_wait_external held        wait until the members hold all items but
+                                  the held ones of a member in another process
+  part_settle                     wait until the members hold every item again:
+                                  extra at_us, the wall-clock time in microseconds
   mem path clients                memory per client holding one lock
+  crash_join kind path session_ms [items tb]
+                                  a client of its own with that session timeout
+                                  runs an Election candidate (kind=elect), waits
+                                  for a Lock (kind=lock) or joins a SetPartitioner
+                                  (kind=part); this process is the one killed, or
+                                  the one taking over
+  crash_await                     waits until it leads, holds the lock or has
+                                  acquired its partition: extra at_us (wall clock,
+                                  microseconds) and held (items)
 """
 
 import json
@@ -291,6 +304,7 @@ class Member:
         self.event = threading.Event()
         self.held = frozenset()
         self.acquired_at = 0.0
+        self.acquired_wall = 0
         self.stopping = False
         self.part = None
         self.thread = None
@@ -319,6 +333,7 @@ class Member:
                 if not self.held:
                     self.held = frozenset(p)
                     self.acquired_at = time.perf_counter()
+                    self.acquired_wall = time.time_ns() // 1000
                     g.changed()
             self.event.wait(1.0)
 
@@ -348,9 +363,10 @@ class Group:
         with self.cond:
             self.cond.notify_all()
 
-    def settled(self):
+    def settled(self, external=0, wall=False):
         """Every member holds its items and together they hold every item
-        exactly once; returns the time the last one acquired, or None."""
+        but external ones exactly once; returns the time the last one
+        acquired (perf_counter, or wall-clock microseconds), or None."""
         total = 0
         seen = set()
         last = 0.0
@@ -359,16 +375,17 @@ class Group:
                 return None
             total += len(m.held)
             seen |= m.held
-            last = max(last, m.acquired_at)
-        if total != len(self.items) or len(seen) != len(self.items):
+            last = max(last, m.acquired_wall if wall else m.acquired_at)
+        want = len(self.items) - external
+        if total != want or len(seen) != want:
             return None
         return last
 
-    def wait_settled(self, timeout):
+    def wait_settled(self, timeout, external=0, wall=False):
         deadline = time.time() + timeout
         with self.cond:
             while True:
-                t = self.settled()
+                t = self.settled(external, wall)
                 if t is not None:
                     return t
                 left = deadline - time.time()
@@ -425,6 +442,77 @@ class Group:
 
 
 GROUP = Group()
+
+
+# --- crash: this process is one participant ---
+
+
+class Crash:
+    def __init__(self):
+        self.acted = threading.Event()
+        self.at = None
+        self.held = 0
+        self.err = None
+
+    def acts(self, held=0):
+        if self.at is None:
+            self.at = time.time_ns() // 1000
+            self.held = held
+        self.acted.set()
+
+    def join(self, kind, path, session_ms, items=0, tb=0.0):
+        c = KazooClient(hosts=CONNECT, timeout=session_ms / 1000.0)
+        c.start(timeout=60)
+        if kind == "elect":
+            el = c.Election(path, "crash")
+
+            def lead():
+                self.acts()
+                threading.Event().wait()
+
+            target = lambda: el.run(lead)
+        elif kind == "lock":
+            lk = c.Lock(path, "crash")
+
+            def target():
+                lk.acquire()
+                self.acts()
+        elif kind == "part":
+            event = threading.Event()
+            p = c.SetPartitioner(path, set=["r%05d" % i for i in range(items)], identifier="crash",
+                                 time_boundary=tb, state_change_event=event)
+
+            def target():
+                while not p.failed:
+                    event.clear()
+                    if p.release:
+                        p.release_set()
+                        continue
+                    if p.acquired:
+                        self.acts(len(list(p)))
+                    event.wait(1.0)
+        else:
+            raise ValueError("unknown kind " + kind)
+
+        def run():
+            try:
+                target()
+            except Exception as e:
+                self.err = e
+                self.acted.set()
+
+        threading.Thread(target=run, daemon=True).start()
+        return result()
+
+    def wait(self):
+        if not self.acted.wait(600):
+            raise RuntimeError("did not act within 10 minutes")
+        if self.err is not None:
+            raise self.err
+        return result([], 1, {"at_us": float(self.at), "held": float(self.held)})
+
+
+CRASH = Crash()
 
 
 # --- memory ---
@@ -493,6 +581,15 @@ def run(cmd, a):
         return GROUP.leave()
     if cmd == "part_teardown":
         return GROUP.teardown()
+    if cmd == "part_wait_external":
+        GROUP.wait_settled(600, external=i("held"))
+        return result()
+    if cmd == "part_settle":
+        return result([], 1, {"at_us": float(GROUP.wait_settled(600, wall=True))})
+    if cmd == "crash_join":
+        return CRASH.join(a["kind"], a["path"], i("session_ms"), int(a.get("items", "0")), float(a.get("tb", "0")))
+    if cmd == "crash_await":
+        return CRASH.wait()
     if cmd == "mem":
         return mem(a["path"], i("clients"))
     raise ValueError("unknown command " + cmd)

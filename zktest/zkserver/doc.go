@@ -42,8 +42,8 @@
 //
 // The servers run with tickTime DefaultTickTime (WithTickTime changes it),
 // accept session timeouts from two ticks up to MaxSessionTimeout, and skip
-// fsync, so they start in about a second and are fit for tests and demos
-// only.
+// fsync (unless WithFsync), so they start in about a second and are fit for
+// tests and demos only.
 //
 // A standalone ZooKeeper 3.8.0 server that restarts can leave a client that
 // connects in its first moments hanging; see WithQuorumMode.

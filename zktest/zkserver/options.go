@@ -10,6 +10,7 @@ type options struct {
 	tickTime time.Duration
 	tls      bool
 	quorum   bool
+	fsync    bool
 	logf     func(format string, args ...any)
 }
 
@@ -49,6 +50,13 @@ func WithTickTime(d time.Duration) Option {
 // to the Netty connection factory; the plain client ports keep working.
 func WithTLS() Option {
 	return func(o *options) { o.tls = true }
+}
+
+// WithFsync makes the servers sync their transaction log to disk before
+// they acknowledge a write (forceSync=yes), as production servers do. By
+// default they skip it, which makes writes cheaper than in production.
+func WithFsync() Option {
+	return func(o *options) { o.fsync = true }
 }
 
 // WithLogf receives Launch's progress notes, such as a start attempt retried

@@ -342,8 +342,13 @@ func (s *Server) writeConfig(all []*Server, o options) error {
 	kv("maxClientCnxns", "0")
 	kv("4lw.commands.whitelist", "*")
 	kv("admin.enableServer", "false")
-	// Not a durability test harness: skip fsync and large preallocation.
-	kv("forceSync", "no")
+	// Not a durability test harness: skip fsync (unless WithFsync) and
+	// large preallocation.
+	if o.fsync {
+		kv("forceSync", "yes")
+	} else {
+		kv("forceSync", "no")
+	}
 	kv("preAllocSize", "1024")
 	kv("autopurge.purgeInterval", "0")
 	if s.peerPort != 0 {

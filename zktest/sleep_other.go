@@ -1,0 +1,8 @@
+//go:build !linux
+
+package zktest
+
+import "time"
+
+// sleepPrecisely sleeps as precisely as the runtime's timers allow.
+func sleepPrecisely(d time.Duration) { time.Sleep(d) }
