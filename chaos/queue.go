@@ -20,9 +20,14 @@ import (
 // (ZooKeeper server faults aside, which it recovers from through
 // zkcoord.Supervise).
 
-// produceEvery is the producer's pace: a little below what the consumers
-// can take, so that the queue stays short but never stays empty.
-const produceEvery = 150 * time.Millisecond
+// produceEvery is the producer's pace, and queueDepth the most items it
+// lets wait unacknowledged: the consumers always have work, whatever their
+// number, and a backlog never grows beyond what they clear in a few
+// seconds, so that the time to converge measures recovery, not a queue.
+const (
+	produceEvery = 100 * time.Millisecond
+	queueDepth   = 20
+)
 
 // producerName is the producer's name in the history.
 const producerName = "producer"
@@ -48,6 +53,9 @@ func (h *harness) startProducer() (stop func()) {
 				case <-ctx.Done():
 					return ctx.Err()
 				case <-t.C:
+				}
+				if h.queue.outstanding() >= queueDepth {
+					continue
 				}
 				n++
 				item := itemName(n)
@@ -90,6 +98,19 @@ type queueTracker struct {
 
 func newQueueTracker() *queueTracker {
 	return &queueTracker{put: map[string]int64{}, done: map[string]int64{}, ackBy: map[string]string{}}
+}
+
+// outstanding returns the number of items put and not yet acknowledged.
+func (t *queueTracker) outstanding() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for item := range t.put {
+		if _, ok := t.done[item]; !ok {
+			n++
+		}
+	}
+	return n
 }
 
 func (t *queueTracker) setProducing(on bool) {
