@@ -18,16 +18,21 @@ import (
 //	Note "processed"             processing finished (every use was made)
 //	Note "ack"                   about to acknowledge it
 //	Note "acked"                 the acknowledgement succeeded
+//	Note "ack failed"            it failed; it may still have gone through
 //	Release                      done with it (Detail: acked, lost, ...)
 //
 // The producer (the harness) records Note "put" for an item it added, or
-// "put?" when the outcome of the Put is unknown. Processing is a sequence
+// "put?" when the outcome of the Put is unknown, and Note "ack went
+// through" for an item whose acknowledgement failed or was cut short by a
+// crash but whose entry is gone from the queue. Processing is a sequence
 // of uses of the item through the fenced service, with the claim's czxid
 // as the token, so a consumer that lost its claim to another is refused.
 const (
 	noteProcessed  = "processed"
 	noteAck        = "ack"
 	noteAcked      = "acked"
+	noteAckFailed  = "ack failed"
+	noteAckThrough = "ack went through"
 	notePut        = "put"
 	notePutUnknown = "put?"
 )
@@ -184,7 +189,10 @@ func (a *queueApp) ack(c *queue.Claim, item string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := c.Ack(ctx); err != nil {
+		// A Session lost while the transaction was in flight leaves its
+		// outcome unknown: the harness looks at the queue.
 		a.f.log.Warn("ack failed", "item", item, "err", err)
+		a.em.Emit(oracle.Event{Kind: oracle.Note, Resource: item, Detail: noteAckFailed})
 		return false
 	}
 	a.em.Emit(oracle.Event{Kind: oracle.Note, Resource: item, Detail: noteAcked})

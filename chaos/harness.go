@@ -387,7 +387,7 @@ func (h *harness) converge(since int64, stable, limit time.Duration) (at int64, 
 	for {
 		h.checkClients()
 		if h.queue != nil {
-			ok, at, why = h.queue.settled(h.track, h.live(), since)
+			ok, at, why = h.settleQueue(since)
 		} else {
 			ok, at, why = settled(h.o.Workload, h.track, h.live(), h.resources, since)
 		}

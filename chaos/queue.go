@@ -92,12 +92,15 @@ type queueTracker struct {
 	mu        sync.Mutex
 	producing bool
 	put       map[string]int64  // certain items: when put
-	done      map[string]int64  // items acknowledged (or whose ack may have gone through): when
-	ackBy     map[string]string // item -> client that began acknowledging it, until acked
+	done      map[string]int64  // items acknowledged: when
+	entry     map[string]string // item -> its entry's name (from the last claim)
+	ackBy     map[string]string // item -> client acknowledging it, until acked or failed
+	unsure    map[string]bool   // items whose acknowledgement failed or was cut short
 }
 
 func newQueueTracker() *queueTracker {
-	return &queueTracker{put: map[string]int64{}, done: map[string]int64{}, ackBy: map[string]string{}}
+	return &queueTracker{put: map[string]int64{}, done: map[string]int64{}, entry: map[string]string{},
+		ackBy: map[string]string{}, unsure: map[string]bool{}}
 }
 
 // outstanding returns the number of items put and not yet acknowledged.
@@ -125,22 +128,24 @@ func (t *queueTracker) observe(e oracle.Event) {
 	switch {
 	case e.Kind == oracle.Note && e.Client == producerName && e.Detail == notePut:
 		t.put[e.Resource] = e.At
+	case e.Kind == oracle.Acquire:
+		t.entry[e.Resource] = e.Detail
 	case e.Kind == oracle.Note && e.Detail == noteAck:
 		t.ackBy[e.Resource] = e.Client
-	case e.Kind == oracle.Note && e.Detail == noteAcked:
+	case e.Kind == oracle.Note && e.Detail == noteAckFailed:
 		delete(t.ackBy, e.Resource)
+		t.unsure[e.Resource] = true
+	case e.Kind == oracle.Note && (e.Detail == noteAcked || e.Detail == noteAckThrough):
+		delete(t.ackBy, e.Resource)
+		delete(t.unsure, e.Resource)
 		if _, ok := t.done[e.Resource]; !ok {
 			t.done[e.Resource] = e.At
 		}
 	case e.Kind == oracle.Crash:
-		// An ack begun by a process that died may have gone through:
-		// the final check looks at the queue itself.
 		for item, c := range t.ackBy {
 			if c == e.Client {
 				delete(t.ackBy, item)
-				if _, ok := t.done[item]; !ok {
-					t.done[item] = e.At
-				}
+				t.unsure[item] = true
 			}
 		}
 	}
@@ -148,34 +153,50 @@ func (t *queueTracker) observe(e oracle.Event) {
 
 // settled reports whether every item put by since has been acknowledged
 // and, while the producer runs, every live consumer has taken an item
-// since then; at is when the last of these happened.
-func (t *queueTracker) settled(track *tracker, live []string, since int64) (ok bool, at int64, why string) {
+// since then; at is when the last of these happened. An item whose
+// acknowledgement failed (or whose consumer died acknowledging it) counts
+// as acknowledged once gone reports its entry gone from the queue: the
+// acknowledgement went through, its reply was lost; the harness records
+// that in the history.
+func (h *harness) settleQueue(since int64) (ok bool, at int64, why string) {
+	t := h.queue
 	t.mu.Lock()
 	at = since
-	var pending []string
+	var pending, unsure []string
+	entries := map[string]string{}
 	for item, put := range t.put {
 		if put > since {
 			continue
 		}
 		if d, ok := t.done[item]; ok {
 			at = max(at, d)
-		} else {
-			pending = append(pending, item)
+			continue
+		}
+		pending = append(pending, item)
+		if t.unsure[item] {
+			unsure = append(unsure, item)
+			entries[item] = t.entry[item]
 		}
 	}
 	producing := t.producing
 	t.mu.Unlock()
-	if len(pending) > 0 {
-		slices.Sort(pending)
-		if len(pending) > 5 {
-			pending = append(pending[:5], "...")
+	if len(pending) > len(unsure) {
+		return h.queueWaiting(pending)
+	}
+	for _, item := range unsure {
+		gone, err := h.entryGone(entries[item])
+		if err != nil || !gone {
+			return h.queueWaiting(pending)
 		}
-		return false, 0, "not acknowledged yet: " + strings.Join(pending, ", ")
+		h.record(oracle.Event{Kind: oracle.Note, Client: "harness", Resource: item, Detail: noteAckThrough})
+	}
+	if len(unsure) > 0 {
+		return h.settleQueue(since)
 	}
 	if producing {
 		var idle []string
-		for _, c := range live {
-			if a, ok := track.firstAcquire(c, true, since); ok {
+		for _, c := range h.live() {
+			if a, ok := h.track.firstAcquire(c, true, since); ok {
 				at = max(at, a)
 			} else {
 				idle = append(idle, c)
@@ -186,6 +207,28 @@ func (t *queueTracker) settled(track *tracker, live []string, since int64) (ok b
 		}
 	}
 	return true, at, ""
+}
+
+func (h *harness) queueWaiting(pending []string) (bool, int64, string) {
+	slices.Sort(pending)
+	if len(pending) > 5 {
+		pending = append(pending[:5], "...")
+	}
+	return false, 0, "not acknowledged yet: " + strings.Join(pending, ", ")
+}
+
+// entryGone reports whether the queue entry named entry no longer exists.
+func (h *harness) entryGone(entry string) (bool, error) {
+	if entry == "" {
+		return false, nil
+	}
+	var exists bool
+	err := h.operate("look for "+entry, func(ctx context.Context, s *zkcoord.Session) error {
+		var err error
+		exists, _, err = s.Exists(ctx, zkcoord.Join(queuePath(h.root), "entries", entry))
+		return err
+	})
+	return !exists, err
 }
 
 // checkQueueEmpty is the last part of the final state: nothing is left in
@@ -223,9 +266,9 @@ type QueueStats struct {
 	Processed   int `json:"processed"`
 	Redelivered int `json:"redelivered"`
 	Acked       int `json:"acked"`
-	// AckUnrecorded: items gone from the queue whose consumer died while
-	// acknowledging them (the ack went through, its reply was not
-	// recorded).
+	// AckUnrecorded: items whose acknowledgement failed, or whose consumer
+	// died acknowledging it, and whose entry the harness then found gone:
+	// the acknowledgement went through, its reply was lost.
 	AckUnrecorded int `json:"ack_unrecorded"`
 }
 
@@ -244,6 +287,7 @@ func checkQueue(events []oracle.Event) (QueueStats, []oracle.Violation) {
 		everDone   bool
 		acked      []oracle.Event
 		ackBegun   []oracle.Event
+		through    bool // the harness found its entry gone after a failed ack
 	}
 	items := map[string]*item{}
 	get := func(name string) *item {
@@ -283,6 +327,8 @@ func checkQueue(events []oracle.Event) (QueueStats, []oracle.Violation) {
 				out = append(out, oracle.Violation{Kind: "ack before processed", Resource: e.Resource,
 					ClientA: e.Client, At: e.At, Detail: "acknowledged an item it had not processed"})
 			}
+		case e.Kind == oracle.Note && e.Detail == noteAckThrough:
+			get(e.Resource).through = true
 		case e.Kind == oracle.Note && e.Detail == noteAcked:
 			it := get(e.Resource)
 			it.acked = append(it.acked, e)
@@ -315,7 +361,7 @@ func checkQueue(events []oracle.Event) (QueueStats, []oracle.Violation) {
 			// Maybe put: nothing is owed.
 		case !it.everDone:
 			out = append(out, oracle.Violation{Kind: "lost", Resource: n, Detail: "put but never processed"})
-		case len(it.acked) == 0 && len(it.ackBegun) == 0:
+		case len(it.acked) == 0 && !it.through:
 			out = append(out, oracle.Violation{Kind: "lost", Resource: n, Detail: "processed but never acknowledged"})
 		case len(it.acked) == 0:
 			st.AckUnrecorded++
