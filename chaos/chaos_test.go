@@ -64,6 +64,16 @@ var shortRuns = map[chaos.Workload][]chaos.Fault{
 		{Kind: chaos.PartitionShort, Pick: 0, Dur: T / 4},
 		{Kind: chaos.PauseShort, Pick: 0, Dur: T / 4},
 	},
+	chaos.Queue: {
+		{Kind: chaos.KillClient, Pick: 0, Dur: 500 * time.Millisecond},
+		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2}, // mid-item, past the session
+		{Kind: chaos.PartitionMedium, Pick: 2, Dur: 4 * T / 5},
+	},
+	chaos.Recovery: {
+		{Kind: chaos.PartitionLong, Pick: 0, Dur: 3 * T / 2}, // expired: recovered on a new Session
+		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2},
+		{Kind: chaos.KillFollower, Dur: time.Second},
+	},
 }
 
 func shortOptions(t *testing.T, w chaos.Workload, faults []chaos.Fault) chaos.Options {
@@ -158,6 +168,36 @@ func TestCheckerCatchesBrokenClient(t *testing.T) {
 				t.Fatal("the timeline does not show the overlap")
 			}
 		})
+	}
+}
+
+// TestQueueCatchesAckFirst gives consumer c1 the ack-first bug (it
+// acknowledges an item before processing it, so that its death mid-item
+// loses the item) and checks that the queue checker reports it.
+func TestQueueCatchesAckFirst(t *testing.T) {
+	zk := cluster(t)
+	o := shortOptions(t, chaos.Queue, []chaos.Fault{{Kind: chaos.KillClient, Pick: 0, Wait: 2 * time.Second}})
+	o.Bug = chaos.BugAckFirst
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, zk, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep.Verdict)
+	if rep.Pass {
+		dump(t, rep)
+		t.Fatal("the run with a broken consumer passed")
+	}
+	early := 0
+	for _, v := range rep.Violations {
+		if v.Kind == "ack before processed" && v.ClientA == "c1" {
+			early++
+		}
+	}
+	if early == 0 {
+		dump(t, rep)
+		t.Fatalf("no early acknowledgement by c1 reported: %v", rep.Violations)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 )
 
@@ -29,6 +30,11 @@ type Stats struct {
 	// OutsideContinues counts paused clients found running before the
 	// harness continued them (see holdPaused); they were stopped again.
 	OutsideContinues int `json:"outside_continues,omitempty"`
+	// Recoveries counts the new Sessions zkcoord.Supervise opened after a
+	// loss (recovery workload).
+	Recoveries int `json:"recoveries,omitempty"`
+	// Queue sums the items up (queue workload).
+	Queue *QueueStats `json:"queue,omitempty"`
 	// Faults run and Converged after; convergence times after the end of
 	// each fault.
 	Faults      int                 `json:"faults"`
@@ -63,6 +69,10 @@ func analyze(h *oracle.History, records []FaultRecord, sessionTimeout time.Durat
 		case oracle.Resume:
 			if e.Detail == outsideContinue {
 				st.OutsideContinues++
+			}
+		case oracle.Note:
+			if strings.Contains(e.Detail, ": "+zkcoord.Recovered.String()+" session") {
+				st.Recoveries++
 			}
 		case oracle.Reject:
 			st.Rejects++
@@ -193,6 +203,13 @@ func (r *Report) verdict() string {
 	if n := st.OutsideContinues; n > 0 {
 		fmt.Fprintf(&b, "; %d paused clients continued from outside", n)
 	}
+	if n := st.Recoveries; n > 0 {
+		fmt.Fprintf(&b, "; %d sessions recovered", n)
+	}
+	if q := st.Queue; q != nil {
+		fmt.Fprintf(&b, "; queue: %d items put (+%d unknown), %d processed, %d acknowledged, %d redelivered",
+			q.Put, q.PutUnknown, q.Processed, q.Acked, q.Redelivered)
+	}
 	if n := len(r.Problems); n > 0 {
 		fmt.Fprintf(&b, "; %d problems", n)
 	}
@@ -207,6 +224,10 @@ func finalWord(w Workload) string {
 		return "one leader per election"
 	case w == CLI:
 		return "every lock and leadership taken again, every resource of the group held"
+	case w == Queue:
+		return "every item acknowledged, the queue empty"
+	case w == Recovery:
+		return "every lock and leadership taken again"
 	}
 	return "locks still granted"
 }

@@ -143,9 +143,12 @@ func clientMain(args []string) int {
 	cfg := zkcoord.Config{Servers: f.servers, SessionTimeout: f.timeout, LostAfter: f.lostAfter, Logger: f.log}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	var app clientApp
-	if f.workload.rebalance() {
+	switch {
+	case f.workload.rebalance():
 		app, err = startRebalance(ctx, f, cfg, em, svc)
-	} else {
+	case f.workload == Queue:
+		app, err = startQueue(ctx, f, cfg, em, svc)
+	default:
 		app, err = startOwner(ctx, f, cfg, em, svc)
 	}
 	cancel()

@@ -62,20 +62,33 @@ var ownerKinds = map[Workload]ownerKind{
 	},
 }
 
-// ownerApp is a client of the election and lock workloads: one loop per
-// resource acquires it, uses it for a while, gives it up and competes
-// again, on Sessions that a sessions manager renews after each loss.
+// recoveryKind is what the recovery workload does with resource r: an
+// election for even-numbered resources, a lock for the others.
+func recoveryKind(r string) ownerKind {
+	if r != "" && (r[len(r)-1]-'0')%2 == 0 {
+		return ownerKinds[Election]
+	}
+	return ownerKinds[Lock]
+}
+
+// ownerApp is a client of the election, lock and recovery workloads: one
+// loop per resource acquires it, uses it for a while, gives it up and
+// competes again, on Sessions that a sessions manager renews after each
+// loss or (recovery) under zkcoord.Supervise.
 type ownerApp struct {
 	f    clientFlags
+	cfg  zkcoord.Config
 	kind ownerKind
 	em   *oracle.Emitter
 	svc  *serviceConn
-	sm   *sessions
+	sm   *sessions // nil for the recovery workload
 
-	mu    sync.Mutex
-	loops map[string]*ownerLoop
-	wg    sync.WaitGroup
-	ended chan struct{} // never closed: these clients only end when told
+	mu      sync.Mutex
+	loops   map[string]*ownerLoop
+	wg      sync.WaitGroup
+	ended   chan struct{} // closed if a supervised loop gave up (recovery)
+	endOnce sync.Once
+	endErr  error
 }
 
 type ownerLoop struct {
@@ -84,8 +97,14 @@ type ownerLoop struct {
 }
 
 func startOwner(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *oracle.Emitter, svc *serviceConn) (*ownerApp, error) {
-	a := &ownerApp{f: f, kind: ownerKinds[f.workload], em: em, svc: svc, loops: map[string]*ownerLoop{},
+	a := &ownerApp{f: f, cfg: cfg, kind: ownerKinds[f.workload], em: em, svc: svc, loops: map[string]*ownerLoop{},
 		ended: make(chan struct{})}
+	if f.workload == Recovery {
+		for _, r := range f.resources {
+			a.add(r)
+		}
+		return a, nil
+	}
 	a.sm = startSessions(cfg, em, f.log)
 	if _, err := a.sm.get(ctx); err != nil {
 		a.sm.close()
@@ -143,12 +162,29 @@ func (a *ownerApp) stop(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("chaos: stop: %w", ctx.Err())
 	}
-	a.sm.close()
+	if a.sm != nil {
+		a.sm.close()
+	}
 	return nil
 }
 
 func (a *ownerApp) done() <-chan struct{} { return a.ended }
-func (a *ownerApp) err() error            { return nil }
+func (a *ownerApp) err() error {
+	select {
+	case <-a.ended:
+		return a.endErr
+	default:
+		return nil
+	}
+}
+
+// end ends the app on its own: a supervised loop gave up.
+func (a *ownerApp) end(err error) {
+	a.endOnce.Do(func() {
+		a.endErr = err
+		close(a.ended)
+	})
+}
 
 // loop competes for resource r until ctx ends.
 func (a *ownerApp) loop(ctx context.Context, r string) {
@@ -159,22 +195,56 @@ func (a *ownerApp) loop(ctx context.Context, r string) {
 		}
 		return rg[0] + time.Duration(rng.Int64N(int64(rg[1]-rg[0])))
 	}
+	if a.sm == nil {
+		a.supervised(ctx, r, draw)
+		return
+	}
 	for ctx.Err() == nil {
 		sess, err := a.sm.get(ctx)
 		if err != nil {
 			return
 		}
-		h, err := a.kind.acquire(ctx, sess, a.f.root, a.f.name, r)
-		if err != nil {
-			if ctx.Err() == nil && sess.Err() == nil {
-				a.f.log.Warn("acquire failed", "resource", r, "err", err)
-			}
-			sleepCtx(ctx, draw([2]time.Duration{100 * time.Millisecond, 300 * time.Millisecond}))
-			continue
-		}
-		a.hold(ctx, r, h, draw(a.kind.holdRange))
-		sleepCtx(ctx, draw(a.kind.gapRange))
+		a.round(ctx, sess, a.kind, r, draw)
 	}
+}
+
+// supervised competes for r under zkcoord.Supervise (the recovery
+// workload): each Session runs the competition until it is lost, then
+// Supervise opens a new one and the competition starts again from scratch.
+func (a *ownerApp) supervised(ctx context.Context, r string, draw func([2]time.Duration) time.Duration) {
+	kind := recoveryKind(r)
+	events := func(ev zkcoord.RecoveryEvent) {
+		d := fmt.Sprintf("%s: %s session 0x%x", r, ev.Kind, ev.Session)
+		if ev.Err != nil {
+			d += fmt.Sprint(": ", ev.Err)
+		}
+		a.em.Emit(oracle.Event{Kind: oracle.Note, Detail: d})
+	}
+	err := zkcoord.Supervise(ctx, a.cfg, func(ctx context.Context, sess *zkcoord.Session) error {
+		for ctx.Err() == nil {
+			a.round(ctx, sess, kind, r, draw)
+		}
+		return ctx.Err()
+	}, zkcoord.WithRecoveryEvents(events), zkcoord.WithMaxBackoff(time.Second))
+	if ctx.Err() == nil {
+		a.end(fmt.Errorf("chaos: %s: supervisor gave up: %w", r, err))
+	}
+}
+
+// round acquires r once on sess, holds it for a while, gives it up, and
+// pauses before the next round.
+func (a *ownerApp) round(ctx context.Context, sess *zkcoord.Session, kind ownerKind, r string,
+	draw func([2]time.Duration) time.Duration) {
+	h, err := kind.acquire(ctx, sess, a.f.root, a.f.name, r)
+	if err != nil {
+		if ctx.Err() == nil && sess.Err() == nil {
+			a.f.log.Warn("acquire failed", "resource", r, "err", err)
+		}
+		sleepCtx(ctx, draw([2]time.Duration{100 * time.Millisecond, 300 * time.Millisecond}))
+		return
+	}
+	a.hold(ctx, r, h, draw(kind.holdRange))
+	sleepCtx(ctx, draw(kind.gapRange))
 }
 
 // hold uses r from its acquisition until the holding is lost, hold time has

@@ -23,7 +23,13 @@
 //     after their last, so a recorded holding contains every use. In the
 //     cli workload the clients are the zkcoord binary itself (lock, elect,
 //     rebalance --exec), whose command uses the resource from a grandchild
-//     process that the service records holdings for (see cli.go);
+//     process that the service records holdings for (see cli.go). In the
+//     recovery workload the clients are lock contenders and candidates
+//     again, each resource's loop running under zkcoord.Supervise. In the
+//     queue workload they are consumers of one queue.WorkQueue that the
+//     harness fills with numbered items: each takes an item, processes it
+//     (uses it through the service, the claim node's czxid as the token)
+//     and acknowledges it (see client_queue.go, queue.go);
 //   - M resources.
 //
 // Children are the caller's own binary started again (Options.Spawn, and
@@ -54,7 +60,12 @@
 //     time, every resource is held by exactly one live client and the
 //     holdings are balanced (rebalancer), every election has one leader
 //     (election), every lock is granted again and every client gets one
-//     (lock).
+//     (lock and recovery), every item put before the fault acknowledged
+//     and every consumer taking items again (queue), and at the end the
+//     queue empty.
+//   - Queue delivery (checkQueue): every item put is processed at least
+//     once and acknowledged exactly once, and only by a consumer that had
+//     processed it; nothing is processed that was not put.
 //   - Liveness of the processes: a client that exits on its own is a
 //     problem (and is restarted so the run goes on).
 //

@@ -26,6 +26,11 @@ func (h *harness) finish() FinalState {
 		h.sleep(h.o.Settle)
 		_, ok, why = h.converge(oracle.Now(), 0, h.o.ConvergeTimeout)
 	}
+	if ok && h.queue != nil {
+		if err := h.checkQueueEmpty(); err != nil {
+			ok, why = false, err.Error()
+		}
+	}
 	fs.OK, fs.Why = ok && h.ctx.Err() == nil, why
 	if h.ctx.Err() != nil {
 		fs.Why = "interrupted"

@@ -28,6 +28,7 @@ type harness struct {
 	proxies []*zktest.Proxy // of every client made, closed at the end of the run
 	hist    *oracle.History
 	track   *tracker
+	queue   *queueTracker // queue workload only
 	procs   launch.Group
 
 	dir     string // logs
@@ -151,10 +152,19 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 	if o.Workload == CLI {
 		return runCLI(h)
 	}
+	if o.Workload == Queue {
+		h.queue = newQueueTracker()
+	}
 	if err := h.setup(); err != nil {
 		return nil, err
 	}
-	h.faults()
+	if h.queue != nil {
+		stop := h.startProducer()
+		h.faults()
+		stop()
+	} else {
+		h.faults()
+	}
 	final := h.finish()
 	return h.report(final), nil
 }
@@ -183,6 +193,9 @@ func (h *harness) record(e oracle.Event) {
 	}
 	h.hist.Add(e)
 	h.track.observe(e)
+	if h.queue != nil {
+		h.queue.observe(e)
+	}
 }
 
 // sink parses the output lines of a process (see oracle.History.Sink).
@@ -373,7 +386,11 @@ func (h *harness) converge(since int64, stable, limit time.Duration) (at int64, 
 	deadline := time.Now().Add(limit)
 	for {
 		h.checkClients()
-		ok, at, why = settled(h.o.Workload, h.track, h.live(), h.resources, since)
+		if h.queue != nil {
+			ok, at, why = h.settleQueue(since)
+		} else {
+			ok, at, why = settled(h.o.Workload, h.track, h.live(), h.resources, since)
+		}
 		if ok && stable > 0 {
 			n, _ := h.track.changeCount()
 			h.sleep(stable)

@@ -30,11 +30,21 @@ const (
 	// rebalance --exec, in turn), running through a shell a command that
 	// uses the resource; the faults hit zkcoord (see cli.go).
 	CLI Workload = "cli"
+	// Queue: every client is a consumer of one queue.WorkQueue, which the
+	// harness fills with numbered items; a consumer takes an item,
+	// processes it (uses it through the fenced service, the claim's czxid
+	// as the token) and acknowledges it (see client_queue.go, queue.go).
+	Queue Workload = "queue"
+	// Recovery: the lock and election clients again (a lock for every
+	// odd-numbered resource, an election for every even one), but every
+	// resource's loop runs under zkcoord.Supervise, which opens a new
+	// Session after a loss and starts the loop again on it.
+	Recovery Workload = "recovery"
 )
 
 // Workloads lists every workload.
 func Workloads() []Workload {
-	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI}
+	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI, Queue, Recovery}
 }
 
 // ParseWorkload checks a workload name.
@@ -64,6 +74,10 @@ const (
 	// parent-death signal alone, which does not reach grandchildren.
 	BugGrace     = "grace"
 	BugPdeathsig = "pdeathsig"
+	// BugAckFirst (queue workload only): the consumer acknowledges an item
+	// as soon as it has taken it and processes it afterwards, so an item
+	// whose consumer dies mid-item is lost.
+	BugAckFirst = "ack-first"
 )
 
 // ErrInvalidOptions is wrapped by the errors of Run for bad Options.
@@ -85,7 +99,8 @@ type Options struct {
 	// keeps it within [MinClients, MaxClients] (default [2, Clients+2]).
 	Clients, MinClients, MaxClients int
 	// Resources is the initial number of resources (default 10 for the
-	// rebalancer, 3 for elections and locks), kept within [MinResources,
+	// rebalancer, 3 for elections and locks; the queue workload has none
+	// and ignores these), kept within [MinResources,
 	// MaxResources] (default [Resources/2 (at least MaxClients for the
 	// rebalancer), Resources*3/2]).
 	Resources, MinResources, MaxResources int
@@ -147,6 +162,9 @@ func (o *Options) setDefaults() error {
 	def(&o.Clients, 4)
 	def(&o.MinClients, min(2, o.Clients))
 	def(&o.MaxClients, o.Clients+2)
+	if o.Workload == Queue { // one queue; the planner adds and removes no resource
+		o.Resources, o.MinResources, o.MaxResources = 1, 1, 1
+	}
 	if o.Workload.rebalance() {
 		def(&o.Resources, 10)
 		def(&o.MinResources, max(o.Resources/2, o.MaxClients))
@@ -170,8 +188,9 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("%w: resources %d in [%d, %d]", ErrInvalidOptions, o.Resources, o.MinResources, o.MaxResources)
 	case !(o.LostAfter > 0.3 && o.LostAfter < 0.9):
 		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
-	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI,
-		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig:
+	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI && o.Workload != Queue,
+		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig,
+		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst:
 		return fmt.Errorf("%w: unknown bug %q for workload %s", ErrInvalidOptions, o.Bug, o.Workload)
 	}
 	if o.Bug != "" && len(o.BugClients) == 0 {

@@ -59,12 +59,16 @@ func Kinds() []Kind {
 }
 
 // KindsOf lists the fault kinds the planner draws for workload w: the cli
-// workload has its own (see cli.go).
+// workload has its own (see cli.go); the queue workload, which has one
+// queue, has no resources to add or remove.
 func KindsOf(w Workload) []Kind {
 	if w == CLI {
 		return []Kind{KillClient, PartitionMedium, PartitionLong, TermPartitioned, PartitionPartial}
 	}
-	return slices.DeleteFunc(Kinds(), func(k Kind) bool { return k == TermPartitioned || k == PartitionPartial })
+	return slices.DeleteFunc(Kinds(), func(k Kind) bool {
+		return k == TermPartitioned || k == PartitionPartial ||
+			w == Queue && (k == AddResource || k == RemoveResource)
+	})
 }
 
 // onClient reports whether the kind targets one client process.

@@ -48,6 +48,11 @@ func (r *Report) Wall() time.Duration { return time.Duration(r.End - r.Start) }
 func (h *harness) report(final FinalState) *Report {
 	o := h.o
 	st, violations := analyze(h.hist, h.records, o.SessionTimeout)
+	if h.queue != nil {
+		q, v := checkQueue(h.hist.Events())
+		st.Queue = &q
+		violations = append(violations, v...)
+	}
 	r := &Report{
 		Workload: o.Workload, Seed: o.Seed, Duration: o.Duration, SessionTimeout: o.SessionTimeout,
 		LostAfter: o.LostAfter, Clients: o.Clients, Resources: o.Resources, Bug: o.Bug,
@@ -123,6 +128,15 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |\n", k, ks.Count, ks.Converged, ms(ks.Mean), ms(ks.Max), ms(ks.MaxFromStart))
+	}
+	if q := st.Queue; q != nil {
+		fmt.Fprintf(&b, "\n| items put | put, outcome unknown | taken | processed | redelivered | acknowledged | acknowledged, reply lost with its consumer |\n")
+		fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d |\n", q.Put, q.PutUnknown, q.Taken, q.Processed,
+			q.Redelivered, q.Acked, q.AckUnrecorded)
+	}
+	if st.Recoveries > 0 {
+		fmt.Fprintf(&b, "\nSessions recovered by zkcoord.Supervise: %d.\n", st.Recoveries)
 	}
 	if r.Final.OK {
 		fmt.Fprintf(&b, "\nFinal state (%s) reached %s after the last fault.\n", finalWord(r.Workload), ms(r.Final.Converge))
