@@ -67,7 +67,9 @@ var (
 
 // Ack acknowledges the item: it deletes the item and the claim in one
 // transaction, so an item is acknowledged at most once. It fails with an
-// error wrapping ErrClaimLost if the claim had ended.
+// error wrapping ErrClaimLost if the claim had ended, and with one wrapping
+// ErrOutcomeUnknown if the Session ended while the acknowledgement was in
+// flight (it may have been applied).
 func (c *Claim) Ack(ctx context.Context) error {
 	if err := c.held(); err != nil {
 		return err
@@ -88,9 +90,15 @@ func (c *Claim) Ack(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		if c.q.sess.Err() != nil || errors.Is(err, zkcoord.ErrNoNode) {
+		switch {
+		case errors.Is(err, zkcoord.ErrNoNode):
 			err = fmt.Errorf("%w: %w", ErrClaimLost, err)
 			c.end(err)
+		case c.q.sess.Err() != nil:
+			// The Session ended with the transaction in flight: it may
+			// have been applied. The claim is gone either way.
+			c.end(fmt.Errorf("%w: %w", ErrClaimLost, err))
+			err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
 		}
 		return fmt.Errorf("queue: ack %s: %w", c.name, err)
 	}

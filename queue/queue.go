@@ -15,9 +15,10 @@ var (
 	ErrEmpty = errors.New("queue: empty")
 	// ErrPriority: a priority outside [MinPriority, MaxPriority].
 	ErrPriority = errors.New("queue: priority out of range")
-	// ErrOutcomeUnknown: the Session ended while a take was in flight; the
-	// item may have been taken by this taker and is then lost.
-	ErrOutcomeUnknown = errors.New("queue: outcome of take unknown")
+	// ErrOutcomeUnknown: the Session ended, or the connection dropped,
+	// while a write was in flight (a Queue's take, a WorkQueue's Put or
+	// Ack): it may or may not have been applied.
+	ErrOutcomeUnknown = errors.New("queue: outcome unknown")
 )
 
 // Queue is a distributed FIFO queue of byte strings. It is safe for
