@@ -69,8 +69,8 @@ func (l *link) Write(p []byte) (int, error) {
 	l.out.feed(p, func(int32) { l.sent = append(l.sent, now) })
 	l.greeted = true
 	l.sendMu.Unlock()
-	if !first && l.s.creates.waiting() {
-		l.s.creates.written(p)
+	if !first && l.s.written.waiting() {
+		l.s.written.written(p)
 	}
 	n, err := l.Conn.Write(p)
 	if err != nil {

@@ -3,6 +3,7 @@ package zkcoord
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -203,13 +204,64 @@ type Op struct {
 // Multi runs operations atomically. Paths in the responses are relative to
 // the chroot.
 func (s *Session) Multi(ctx context.Context, ops ...Op) ([]MultiResponse, error) {
+	return s.MultiThen(ctx, ops)
+}
+
+// MultiThen runs the transaction ops like Multi and, as soon as it is
+// written to the connection, each of then on a goroutine of its own, to
+// send reads: ZooKeeper executes them after the transaction, so they see
+// what it wrote (or, if it failed, what stood before it), and transaction
+// and reads together usually take one round trip. If the moment of writing
+// cannot be observed, the reads start once the transaction's reply is in.
+// MultiThen returns when the transaction and every function of then have
+// returned; those get ctx, and learn the transaction's outcome only from
+// what MultiThen returns. A watch a read sets stays set whatever the
+// outcome.
+func (s *Session) MultiThen(ctx context.Context, ops []Op, then ...func(ctx context.Context)) ([]MultiResponse, error) {
+	rooted, first, err := s.rootOps(ops)
+	if err != nil {
+		return nil, err
+	}
+	if len(then) == 0 {
+		return s.multi(ctx, rooted)
+	}
+	key := writeKey{multi: true, path: first}
+	sent := s.written.add(key)
+	defer s.written.remove(key, sent)
+	finished, readsDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(readsDone)
+		select {
+		case <-sent:
+		case <-finished:
+		}
+		var wg sync.WaitGroup
+		wg.Add(len(then))
+		for _, f := range then {
+			go func() {
+				defer wg.Done()
+				f(ctx)
+			}()
+		}
+		wg.Wait()
+	}()
+	res, err := s.multi(ctx, rooted)
+	close(finished)
+	<-readsDone
+	return res, err
+}
+
+// rootOps validates ops and returns them as go-zookeeper takes them, under
+// the Session's root, with the first operation's rooted path.
+func (s *Session) rootOps(ops []Op) ([]any, string, error) {
 	rooted := make([]any, len(ops))
+	first := ""
 	for i, op := range ops {
 		var path string
 		switch o := op.req.(type) {
 		case *zk.CreateRequest:
 			if err := s.checkCreate(o.Path, o.Data, o.Flags); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			c := *o
 			c.Path = s.root.add(o.Path)
@@ -217,10 +269,13 @@ func (s *Session) Multi(ctx context.Context, ops ...Op) ([]MultiResponse, error)
 				c.Acl = s.cfg.ACL
 			}
 			rooted[i] = &c
+			if i == 0 {
+				first = c.Path
+			}
 			continue
 		case *zk.SetDataRequest:
 			if err := s.checkSize(o.Path, o.Data); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			c := *o
 			path, c.Path = o.Path, s.root.add(o.Path)
@@ -234,12 +289,20 @@ func (s *Session) Multi(ctx context.Context, ops ...Op) ([]MultiResponse, error)
 			path, c.Path = o.Path, s.root.add(o.Path)
 			rooted[i] = &c
 		default:
-			return nil, fmt.Errorf("zkcoord: multi: operation %d is empty; build it with CreateOp, SetOp, DeleteOp or CheckOp", i)
+			return nil, "", fmt.Errorf("zkcoord: multi: operation %d is empty; build it with CreateOp, SetOp, DeleteOp or CheckOp", i)
 		}
 		if err := ValidatePath(path); err != nil {
-			return nil, err
+			return nil, "", err
+		}
+		if i == 0 {
+			first = s.root.add(path)
 		}
 	}
+	return rooted, first, nil
+}
+
+// multi sends a rooted transaction.
+func (s *Session) multi(ctx context.Context, rooted []any) ([]MultiResponse, error) {
 	res, err := call(s, ctx, func() ([]MultiResponse, error) {
 		return s.conn.Multi(rooted...)
 	})

@@ -11,53 +11,75 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// createWatch lets a caller learn that a create request has been written
-// to the connection. go-zookeeper writes requests from one goroutine in the
-// order they were queued, so a request queued after that moment reaches the
-// server after the create, and ZooKeeper executes one session's requests in
-// order: a listing queued then sees the created node, without waiting for
-// the create's reply.
-type createWatch struct {
+// writeWatch lets a caller learn that a request has been written to the
+// connection. go-zookeeper writes requests from one goroutine in the order
+// they were queued, so a request queued after that moment reaches the
+// server after the first one, and ZooKeeper executes one session's
+// requests in order: a listing queued then sees a created node, and a read
+// queued then sees what a transaction wrote, without waiting for the
+// reply. Creates are known by their path, transactions by the path of
+// their first operation.
+type writeWatch struct {
 	n  atomic.Int32
 	mu sync.Mutex
-	m  map[string]chan struct{} // request path -> closed when written
+	m  map[writeKey]chan struct{} // closed when the request is written
 }
 
-func (w *createWatch) waiting() bool { return w.n.Load() > 0 }
+// writeKey names a request someone waits on: its kind and its path (for a
+// transaction, its first operation's path).
+type writeKey struct {
+	multi bool
+	path  string
+}
 
-func (w *createWatch) add(path string) chan struct{} {
+func (w *writeWatch) waiting() bool { return w.n.Load() > 0 }
+
+// add registers a wait for the request k and returns the channel closed
+// when it is written. If someone waits on the same key already, the
+// returned channel is never closed: the caller falls back to the reply.
+func (w *writeWatch) add(k writeKey) chan struct{} {
 	ch := make(chan struct{})
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.m == nil {
-		w.m = make(map[string]chan struct{})
+		w.m = make(map[writeKey]chan struct{})
 	}
-	w.m[path] = ch
-	w.mu.Unlock()
+	if _, taken := w.m[k]; taken {
+		return ch
+	}
+	w.m[k] = ch
 	w.n.Add(1)
 	return ch
 }
 
-func (w *createWatch) remove(path string) {
+// remove ends the wait that add returned ch for.
+func (w *writeWatch) remove(k writeKey, ch chan struct{}) {
 	w.mu.Lock()
-	if _, ok := w.m[path]; ok {
-		delete(w.m, path)
+	if w.m[k] == ch {
+		delete(w.m, k)
 		w.n.Add(-1)
 	}
 	w.mu.Unlock()
 }
 
-// Request opcodes that create a node, and the offset of the path in their
-// frames: int32 length, int32 xid, int32 opcode, then the path as an int32
-// length and bytes.
+// Request opcodes recognised, and where their paths start in a frame
+// (after the int32 length): int32 xid and int32 opcode, then for a create
+// the path (int32 length and bytes); for a transaction first a header of
+// the first operation (int32 type, one byte done, int32 error), then that
+// operation's path.
 const (
 	opCreate  = 1
+	opMulti   = 14
 	opCreate2 = 15
+
+	createPathAt = 8
+	multiPathAt  = 8 + 4 + 1 + 4
 )
 
-// written inspects one write for create requests that somebody waits on.
-// A request split over several writes is not recognised; its waiter then
+// written inspects one write for requests that somebody waits on. A
+// request split over several writes is not recognised; its waiter then
 // falls back to waiting for the reply.
-func (w *createWatch) written(p []byte) {
+func (w *writeWatch) written(p []byte) {
 	for len(p) >= 16 {
 		size := int(binary.BigEndian.Uint32(p))
 		if size < 12 || 4+size > len(p) {
@@ -65,19 +87,27 @@ func (w *createWatch) written(p []byte) {
 		}
 		frame := p[4 : 4+size]
 		p = p[4+size:]
-		op := int32(binary.BigEndian.Uint32(frame[4:]))
-		if op != opCreate && op != opCreate2 {
+		var k writeKey
+		at := createPathAt
+		switch int32(binary.BigEndian.Uint32(frame[4:])) {
+		case opCreate, opCreate2:
+		case opMulti:
+			k.multi, at = true, multiPathAt
+		default:
 			continue
 		}
-		n := int(int32(binary.BigEndian.Uint32(frame[8:])))
-		if n < 0 || 12+n > len(frame) {
+		if at+4 > len(frame) {
 			continue
 		}
-		path := string(frame[12 : 12+n])
+		n := int(int32(binary.BigEndian.Uint32(frame[at:])))
+		if n < 0 || at+4+n > len(frame) {
+			continue
+		}
+		k.path = string(frame[at+4 : at+4+n])
 		w.mu.Lock()
-		if ch, ok := w.m[path]; ok {
+		if ch, ok := w.m[k]; ok {
 			close(ch)
-			delete(w.m, path)
+			delete(w.m, k)
 			w.n.Add(-1)
 		}
 		w.mu.Unlock()
@@ -134,8 +164,9 @@ func (s *Session) createThenList(ctx context.Context, path string, data []byte, 
 		return "", nil, err
 	}
 	rooted := s.root.add(path)
-	sent := s.creates.add(rooted)
-	defer s.creates.remove(rooted)
+	key := writeKey{path: rooted}
+	sent := s.written.add(key)
+	defer s.written.remove(key, sent)
 	type created struct {
 		path string
 		err  error

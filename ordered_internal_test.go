@@ -37,3 +37,36 @@ func TestCreateThenListIsOneRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A transaction is recognised as it is written, by its first operation's
+// path under the chroot, so that reads can be sent right behind it.
+func TestMultiIsRecognisedWhenWritten(t *testing.T) {
+	c := zktest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, root := range []string{"", "/rooted"} {
+		s, err := Connect(ctx, Config{Servers: c.Servers(), Chroot: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EnsurePath(ctx, "/mt/a"); err != nil {
+			t.Fatal(err)
+		}
+		for _, first := range []struct {
+			path string
+			op   Op
+		}{{"/mt/a", CheckOp("/mt/a", -1)}, {"/mt/a/b", CreateOp("/mt/a/b", nil, FlagEphemeral)}} {
+			key := writeKey{multi: true, path: s.root.add(first.path)}
+			sent := s.written.add(key)
+			// The outcome does not matter here, only that it was written.
+			_, _ = s.Multi(ctx, first.op, DeleteOp("/mt/a/b", -1))
+			s.written.remove(key, sent)
+			select {
+			case <-sent:
+			default:
+				t.Fatalf("chroot %q: the transaction starting with %s was not recognised when written", root, first.path)
+			}
+		}
+		s.Close(ctx)
+	}
+}

@@ -1,6 +1,7 @@
 package zkcoord_test
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
@@ -66,5 +67,43 @@ func TestCreateProtectedAndListAcrossDroppedReply(t *testing.T) {
 	}
 	if len(kids) != 1 || "/d/"+kids[0] != node {
 		t.Fatalf("children %v, want exactly %s", kids, node)
+	}
+}
+
+// The reads sent right behind a transaction see what it wrote when it
+// succeeds, and what stood before when it fails.
+func TestMultiThenReadsSeeTheTransaction(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers()})
+	ctx := testCtx(t, 30*time.Second)
+	if err := s.EnsurePath(ctx, "/multithen"); err != nil {
+		t.Fatal(err)
+	}
+	current := int32(0) // the node's version
+	for i, tc := range []struct {
+		version int32 // the set's expected version
+		ok      bool
+	}{{0, true}, {0, false}, {1, true}} {
+		var (
+			st  *zkcoord.Stat
+			w   <-chan zkcoord.Event
+			err error
+		)
+		_, merr := s.MultiThen(ctx, []zkcoord.Op{zkcoord.SetOp("/multithen", []byte{byte(i)}, tc.version)},
+			func(ctx context.Context) { _, st, w, err = s.GetW(ctx, "/multithen") })
+		if (merr == nil) != tc.ok {
+			t.Fatalf("step %d: transaction: %v", i, merr)
+		}
+		if err != nil {
+			t.Fatalf("step %d: read behind: %v", i, err)
+		}
+		if tc.ok {
+			current++
+		}
+		if want := current; st.Version != want {
+			t.Fatalf("step %d: read behind the transaction sees version %d, want %d", i, st.Version, want)
+		}
+		if w == nil {
+			t.Fatalf("step %d: no watch", i)
+		}
 	}
 }

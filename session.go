@@ -29,7 +29,7 @@ type Session struct {
 	link   *link
 	hs     handshake // of the most recent connection
 
-	creates createWatch // create requests someone waits to see written
+	written writeWatch // requests someone waits to see written
 
 	inbox     *fifo.Queue[zk.Event]
 	closeReq  chan struct{}

@@ -21,9 +21,6 @@ type Election struct {
 	lay   elect.Layout // the engine's view of this election's nodes
 	hooks elect.Hooks  // test hooks of the engine
 
-	// afterTakeOffice, if set, runs in a candidate's goroutine right after
-	// it took office (tests only).
-	afterTakeOffice func(node string)
 	// leaderNotified, if set, runs in a leader's goroutine when a watch
 	// on its term or node fires, before it reacts (tests only).
 	leaderNotified func(node string)

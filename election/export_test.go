@@ -27,10 +27,11 @@ func AdoptForTest(ctx context.Context, e *Election, node string) (*Candidate, er
 }
 
 // SetAfterTakeOfficeForTest makes every candidate of e call f with its node
-// right after it took office, before it checks the term and its node and
-// before its leadership begins. Call it before nominating.
+// once its transaction taking office is written, before it reads the term
+// and its node back and before its leadership begins. Call it before
+// nominating.
 func SetAfterTakeOfficeForTest(e *Election, f func(node string)) {
-	e.afterTakeOffice = f
+	e.hooks.AfterBump = f
 }
 
 // SetLeaderNotifiedForTest makes every leader of e call f with its node

@@ -32,9 +32,6 @@ func (c *Candidate) takeOffice(p elect.Place) (elect.Office, error) {
 	// From here on, finish deletes the leader node with the candidate's
 	// node, guarded by the term, even if the checks below fail.
 	c.office = &off
-	if h := c.el.afterTakeOffice; h != nil {
-		h(c.node)
-	}
 	return off, nil
 }
 

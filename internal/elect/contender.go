@@ -63,6 +63,17 @@ func (f *StateFeed) Handle(sc zkcoord.StateChange, ok bool) {
 type Hooks struct {
 	dropNext atomic.Bool
 	dropped  atomic.Bool
+
+	// AfterBump, if set, runs with the contender's node once its
+	// transaction taking office is written, before the reads that follow
+	// it are sent.
+	AfterBump func(node string)
+}
+
+func (h *Hooks) afterBump(node string) {
+	if h != nil && h.AfterBump != nil {
+		h.AfterBump(node)
+	}
 }
 
 // DropNextNotification makes the next notification from a predecessor's
@@ -225,10 +236,16 @@ func (c *Contender) readOwn(ctx context.Context, watch bool) error {
 	} else {
 		ok, st, err = c.sess.Exists(ctx, c.node)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case !ok:
+	}
+	return c.ownRead(ok, st, w)
+}
+
+// ownRead records a read of the contender's node: its stat and watch, or
+// ErrMissing.
+func (c *Contender) ownRead(ok bool, st *zkcoord.Stat, w <-chan zkcoord.Event) error {
+	if !ok {
 		return ErrMissing
 	}
 	c.own, c.ownW = st, w

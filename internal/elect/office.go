@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
@@ -20,6 +21,55 @@ type Office struct {
 	Token   int64 // creation zxid of the leader's node: its fencing token
 	Term    int64 // version of the term node after the leader's bump
 	Version int32 // the same, as ZooKeeper reports it
+
+	watch *behind // the watches sent right behind the bump, for WatchTerm
+}
+
+// behind holds the reads a contender sends right behind its bump: the
+// term node with a watch and, if it is not watched yet, its own node with
+// a watch. ZooKeeper executes them after the bump, so when the bump
+// succeeded they are what WatchTerm would read, a round trip earlier.
+type behind struct {
+	mu    sync.Mutex
+	taken bool
+
+	data   []byte
+	st     *zkcoord.Stat
+	w      <-chan zkcoord.Event
+	err    error
+	own    bool // whether the own node was read
+	ownOK  bool
+	ownSt  *zkcoord.Stat
+	ownW   <-chan zkcoord.Event
+	ownErr error
+}
+
+// reads returns the functions that fill b, for Session.MultiThen.
+func (b *behind) reads(c *Contender) []func(context.Context) {
+	fs := []func(context.Context){func(ctx context.Context) {
+		c.hooks.afterBump(c.node)
+		b.data, b.st, b.w, b.err = c.sess.GetW(ctx, c.lay.TermPath)
+	}}
+	if b.own {
+		fs = append(fs, func(ctx context.Context) {
+			b.ownOK, b.ownSt, b.ownW, b.ownErr = c.sess.ExistsW(ctx, c.node)
+		})
+	}
+	return fs
+}
+
+// take hands b to its one user; later calls get nil.
+func (b *behind) take() *behind {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.taken {
+		return nil
+	}
+	b.taken = true
+	return b
 }
 
 // Guard returns the check that makes a transaction fail once the term is
@@ -139,11 +189,12 @@ func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (
 		ack := c.lay.LeaderData(c.node, token, int64(rd.term.Version)+1)
 		ops = append(ops, zkcoord.CreateOp(c.lay.LeaderPath, ack, zkcoord.FlagEphemeral))
 	}
-	res, err := c.sess.Multi(ctx, ops...)
+	w := &behind{own: c.ownW == nil}
+	res, err := c.sess.MultiThen(ctx, ops, w.reads(c)...)
 	switch {
 	case err == nil:
 		v := res[1].Stat.Version
-		return Office{Token: token, Term: int64(v), Version: v}, nil
+		return Office{Token: token, Term: int64(v), Version: v, watch: w}, nil
 	case zkcoord.IsRetryable(err):
 		// The outcome is unknown: the term node's data tells.
 		data, stat, gerr := c.sess.Get(ctx, c.lay.TermPath)
@@ -185,7 +236,8 @@ func (c *Contender) ensureParents(ctx context.Context) error {
 }
 
 // WatchTerm watches the term node after TakeOffice, and the contender's
-// node (NodeChanged) if it is not watched yet, in one round trip: the
+// node (NodeChanged) if it is not watched yet, in one round trip, or none
+// when TakeOffice sent these reads right behind its transaction: the
 // returned channel fires when anyone else bumps or deletes the term. It
 // fails with ErrTermGone, with ErrTermChanged and the term's data when the
 // term is already over, and with ErrMissing when the node is gone.
@@ -197,11 +249,19 @@ func (c *Contender) WatchTerm(ctx context.Context, off Office) (<-chan zkcoord.E
 		err    error
 		ownErr error
 	)
-	reads := []func(){func() { data, st, w, err = c.sess.GetW(bg(ctx), c.lay.TermPath) }}
-	if c.ownW == nil {
-		reads = append(reads, func() { ownErr = c.readOwn(bg(ctx), true) })
+	if r := off.watch.take(); r != nil && r.err == nil && (!r.own || r.ownErr == nil) {
+		// Read right behind the bump: no round trip of its own.
+		data, st, w = r.data, r.st, r.w
+		if r.own {
+			ownErr = c.ownRead(r.ownOK, r.ownSt, r.ownW)
+		}
+	} else {
+		reads := []func(){func() { data, st, w, err = c.sess.GetW(bg(ctx), c.lay.TermPath) }}
+		if c.ownW == nil {
+			reads = append(reads, func() { ownErr = c.readOwn(bg(ctx), true) })
+		}
+		Parallel(reads...)
 	}
-	Parallel(reads...)
 	switch {
 	case errors.Is(err, zkcoord.ErrNoNode):
 		return nil, nil, ErrTermGone
