@@ -36,8 +36,8 @@ func opsInRTT() []opRTT {
 		{failoverMetric(10), 2, "Resign's write reaches the server (½), the notification the successor (½), which lists " +
 			"the candidates (1). zkcoord's design adds its office: the reads of the term, leader and own nodes and a " +
 			"transaction (term bump, leader node), 3 at the least with the reads sent with the listing and the watches " +
-			"set with the transaction; today it lists, then reads, then writes, then reads (5)",
-			map[string]float64{zkcoordName: 5, curatorName: 2, kazooName: 2}},
+			"sent right behind the transaction, as it does",
+			map[string]float64{zkcoordName: 3, curatorName: 2, kazooName: 2}},
 	}
 }
 
