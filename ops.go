@@ -2,6 +2,7 @@ package zkcoord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -118,6 +119,22 @@ func (s *Session) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan
 		return false, nil, nil, wrapPath(err, "exists", path)
 	}
 	return r.ok, r.stat, s.strip(r.w), nil
+}
+
+// DataW is GetW for a node that may not exist yet: when it does not, DataW
+// returns nil data and a nil Stat with a watch that fires when the node is
+// created. A node deleted between the two reads is read again.
+func (s *Session) DataW(ctx context.Context, path string) ([]byte, *Stat, <-chan Event, error) {
+	for {
+		data, st, w, err := s.GetW(ctx, path)
+		if !errors.Is(err, ErrNoNode) {
+			return data, st, w, err
+		}
+		ok, _, w, err := s.ExistsW(ctx, path)
+		if err != nil || !ok {
+			return nil, nil, w, err
+		}
+	}
 }
 
 // Sync makes the connected server catch up with the leader for path, so that

@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
@@ -43,20 +42,12 @@ func watch[V any](ctx context.Context, n *Node, conv func(Version) V) *Watcher[V
 // read returns the node's current version and a watch that fires when it
 // changes (including creation and deletion).
 func read(ctx context.Context, n *Node) (Version, <-chan zkcoord.Event, error) {
-	for {
-		data, st, fire, err := n.sess.GetW(ctx, n.path)
-		if err == nil {
-			return versionOf(data, st), fire, nil
-		}
-		if !errors.Is(err, zkcoord.ErrNoNode) {
-			return Version{}, nil, fmt.Errorf("config: watch %s: %w", n.path, err)
-		}
-		ok, _, fire, err := n.sess.ExistsW(ctx, n.path)
-		if err != nil {
-			return Version{}, nil, fmt.Errorf("config: watch %s: %w", n.path, err)
-		}
-		if !ok {
-			return Version{Version: -1}, fire, nil
-		}
+	data, st, fire, err := n.sess.DataW(ctx, n.path)
+	switch {
+	case err != nil:
+		return Version{}, nil, fmt.Errorf("config: watch %s: %w", n.path, err)
+	case st == nil:
+		return Version{Version: -1}, fire, nil
 	}
+	return versionOf(data, st), fire, nil
 }

@@ -2,7 +2,6 @@ package counter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
@@ -38,24 +37,16 @@ func (c *Of[T]) Watch(ctx context.Context) *zkcoord.Watcher[CountOf[T]] {
 // watch that fires on its next change.
 func (c *Of[T]) read(ctx context.Context) (*CountOf[T], <-chan zkcoord.Event, error) {
 	sess := c.sess
-	for {
-		data, st, fire, err := sess.GetW(ctx, c.path)
-		if err == nil {
-			cur, err := c.decode(data, st)
-			if err != nil {
-				return nil, nil, err
-			}
-			return &cur, fire, nil
-		}
-		if !errors.Is(err, zkcoord.ErrNoNode) {
-			return nil, nil, fmt.Errorf("counter: watch %s: %w", c.path, err)
-		}
-		ok, _, fire, err := sess.ExistsW(ctx, c.path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("counter: watch %s: %w", c.path, err)
-		}
-		if !ok {
-			return nil, fire, nil
-		}
+	data, st, fire, err := sess.DataW(ctx, c.path)
+	switch {
+	case err != nil:
+		return nil, nil, fmt.Errorf("counter: watch %s: %w", c.path, err)
+	case st == nil:
+		return nil, fire, nil
 	}
+	cur, err := c.decode(data, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &cur, fire, nil
 }
