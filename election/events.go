@@ -40,10 +40,14 @@ const (
 	// EventFailed: the candidate ended for another reason (Event.Err).
 	// Last event of such a candidate.
 	EventFailed
+	// EventRevokeRequested: another client asked the leader to give its
+	// leadership up (Election.Revoke); it is seen once Leadership.Revoked
+	// has been called. The leader still leads.
+	EventRevokeRequested
 )
 
 var eventNames = [...]string{"", "offer", "offered", "determine", "following", "elected",
-	"suspended", "reconnected", "lost", "resigned", "failed"}
+	"suspended", "reconnected", "lost", "resigned", "failed", "revoke-requested"}
 
 func (t EventType) String() string {
 	if t > 0 && int(t) < len(eventNames) {

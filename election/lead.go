@@ -80,8 +80,12 @@ func (c *Candidate) hold(l *Leadership, off elect.Office, termW <-chan zkcoord.E
 		return err
 	})
 	defer rc.Stop()
+	revoked := l.revoked
 	for {
 		select {
+		case <-revoked:
+			revoked = nil
+			c.emit(Event{Type: EventRevokeRequested, Token: off.Token, Term: off.Term})
 		// A notification ends the leadership at once, before anything is
 		// asked of ZooKeeper: a successor may act as soon as the change
 		// that fired it is committed, and a read may take until the

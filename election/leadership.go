@@ -23,12 +23,15 @@ type Leadership struct {
 	cancel   context.CancelCauseFunc
 	unfollow func() bool // stops following the Session's context
 
+	revoked     chan struct{} // closed when revocation is requested
+	revokeWatch sync.Once     // starts watching for it
+
 	mu  sync.Mutex
 	err error
 }
 
 func newLeadership(c *Candidate, token int64, off elect.Office) *Leadership {
-	l := &Leadership{c: c, token: token, term: off.Term, lost: make(chan struct{})}
+	l := &Leadership{c: c, token: token, term: off.Term, lost: make(chan struct{}), revoked: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	// The Session's end cancels the context at once, with the loss as its
 	// cause, whatever the candidate's goroutine is doing. (A context derived

@@ -21,13 +21,14 @@ const MaxIDLen = 4096
 type Option func(*options)
 
 type options struct {
-	id       string
-	idSet    bool
-	logger   *slog.Logger
-	events   func(Event)
-	termPath string
-	ackPath  string
-	recheck  time.Duration
+	id         string
+	idSet      bool
+	logger     *slog.Logger
+	events     func(Event)
+	termPath   string
+	ackPath    string
+	revokePath string
+	recheck    time.Duration
 }
 
 // WithRecheck sets how often a follower reads the participants again in
@@ -68,6 +69,13 @@ func WithTermPath(p string) Option {
 	return func(o *options) { o.termPath = p }
 }
 
+// WithRevokePath sets the path of the node through which a leader is
+// asked to give its leadership up (Election.Revoke). Default: the election
+// path with "-revoke" appended.
+func WithRevokePath(p string) Option {
+	return func(o *options) { o.revokePath = p }
+}
+
 // WithLeaderPath sets the path of the node in which a leader acknowledges
 // that it has taken office. Default: the election path with "-leader"
 // appended.
@@ -94,7 +102,10 @@ func (o *options) validate(sess *zkcoord.Session, path string) error {
 	if o.ackPath == "" {
 		o.ackPath = path + "-leader"
 	}
-	for _, p := range []string{o.termPath, o.ackPath} {
+	if o.revokePath == "" {
+		o.revokePath = path + "-revoke"
+	}
+	for _, p := range []string{o.termPath, o.ackPath, o.revokePath} {
 		if err := zkcoord.ValidatePath(p); err != nil {
 			return fmt.Errorf("election: %w", err)
 		}
@@ -102,8 +113,8 @@ func (o *options) validate(sess *zkcoord.Session, path string) error {
 			return fmt.Errorf("election: %w: %s must not be / or inside the election node %s", zkcoord.ErrInvalidPath, p, path)
 		}
 	}
-	if o.termPath == o.ackPath {
-		return fmt.Errorf("election: %w: term and leader paths are the same", zkcoord.ErrInvalidPath)
+	if o.termPath == o.ackPath || o.revokePath == o.termPath || o.revokePath == o.ackPath {
+		return fmt.Errorf("election: %w: the term, leader and revocation paths must differ", zkcoord.ErrInvalidPath)
 	}
 	if o.logger == nil {
 		o.logger = sess.Logger()
