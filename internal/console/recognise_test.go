@@ -459,3 +459,44 @@ func TestRecognisesServicesAndGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestRecipeAboveReplacesRecipesBelow: a node whose layout is completed
+// later (a semaphore's leases/ created after its locks/ held a waiter)
+// becomes one recipe, and what was taken for a recipe below it (locks/ as
+// a mutex) leaves the console.
+func TestRecipeAboveReplacesRecipesBelow(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess := connect(t)
+	if err := sess.EnsurePath(ctx, "/x/sem/locks"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.Create(ctx, "/x/sem/locks/_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000000", nil, zkcoord.FlagEphemeral); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, connect(t), console.Options{})
+	waitView(t, srv, "/x/sem/locks", func(v *console.View) error {
+		if v.Kind != console.KindMutex {
+			return fmt.Errorf("kind %s", v.Kind)
+		}
+		return nil
+	})
+	if err := sess.EnsurePath(ctx, "/x/sem/leases"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/x/sem", func(v *console.View) error {
+		if v.Kind != console.KindSemaphore || len(v.Lock.Waiters) != 1 {
+			return fmt.Errorf("%s: %+v", v.Kind, v.Lock)
+		}
+		return nil
+	})
+	testkit.WaitFor(t, 30*time.Second, "locks/ no longer a recipe of its own", func() error {
+		st, err := getState(t, srv)
+		if err != nil {
+			return err
+		}
+		if v, ok := st.Views["/x/sem/locks"]; ok {
+			return fmt.Errorf("still shown: %s", v.Kind)
+		}
+		return nil
+	})
+}
