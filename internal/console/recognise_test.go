@@ -450,7 +450,7 @@ func TestRecognisesServicesAndGroups(t *testing.T) {
 		"/app/services/billing: found service: 2 instances",
 		"/app/services/billing: instance " + second.Instance().ID + " registered at 10.0.0.3:9090",
 		"/app/services/billing: instance " + first.Instance().ID + " unregistered",
-		"/app/workers: found membership: 1 members",
+		"/app/workers: found membership: 1 member",
 		"/app/workers: member beta joined",
 		"/app/workers: member alpha left",
 	} {

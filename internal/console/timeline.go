@@ -54,11 +54,19 @@ func describe(v *View) string {
 	case v.Group != nil:
 		return fmt.Sprintf(": %d members, %d resources, generation %d", len(v.Group.Members), v.Group.Resources, v.Group.Generation)
 	case v.Service != nil:
-		return fmt.Sprintf(": %d instances", len(v.Service.Instances))
+		return ": " + count(len(v.Service.Instances), "instance")
 	case v.Membership != nil:
-		return fmt.Sprintf(": %d members", len(v.Membership.Members))
+		return ": " + count(len(v.Membership.Members), "member")
 	}
 	return ""
+}
+
+// count gives n things, in the singular for one.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // who names a contender by its id if it has one, else by its session.
