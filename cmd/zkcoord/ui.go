@@ -22,11 +22,12 @@ var uiCommand = &command{
 	help: `
 Serve a live web console (docs/ui.md) of what is under --root: who leads,
 who holds which lock and who waits, which worker of a rebalancer group runs
-which resource, and what changed since it started. It prints the URL and
+which resource, which service instances and group members are registered,
+and what changed since it started. It prints the URL and
 serves until interrupted. Instead of walking --root, --path (repeatable)
 names the places to show: a path to walk, or KIND:PATH for a recipe of a
 known kind (group, election, lock, rwlock, semaphore, queue, barrier,
-double-barrier, counter).
+double-barrier, counter, service, membership).
 
 The console only reads unless --admin is given: then it can break a lock and
 add or remove a rebalancer resource, each after a typed confirmation. It

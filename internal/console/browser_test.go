@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -15,7 +16,9 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
 	"github.com/zkcoord/zkcoord/counter"
+	"github.com/zkcoord/zkcoord/discovery"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/group"
 	"github.com/zkcoord/zkcoord/internal/console"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
@@ -199,12 +202,50 @@ func TestBrowserShowsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The timeline lists the three.
+	// A service instance registers and goes away.
+	shown(t, b, "/web/services/billing-api", `c.querySelectorAll("tr[data-instance]").length === 1`)
+	d, _ := discovery.New(s2, "/web/services")
+	t0 = time.Now()
+	reg, err := d.Register(ctx, discovery.Instance{Name: "billing-api", Address: "10.0.0.7", Port: 8080, SSLPort: 8443,
+		Payload: json.RawMessage(`{"zone":"eu-2","version":"1.4.2"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := fmt.Sprintf(`c.querySelector('tr[data-instance="%s"]')`, reg.Instance().ID)
+	measured(t, "instance registered", t0, shown(t, b, "/web/services/billing-api",
+		row+` && `+row+`.querySelector(".addr").textContent === "10.0.0.7:8080"`))
+	screenshot(t, b, "service.png", `[id="card:/web/services/billing-api"]`)
+	t0 = time.Now()
+	if err := reg.Unregister(ctx); err != nil {
+		t.Fatal(err)
+	}
+	measured(t, "instance unregistered", t0, shown(t, b, "/web/services/billing-api",
+		`!`+row+` && c.querySelectorAll("tr[data-instance]").length === 1`))
+
+	// A group member joins and leaves.
+	shown(t, b, "/web/workers", `c.querySelector('tr[data-member="alpha"]')`)
+	t0 = time.Now()
+	beta, err := group.Join(ctx, s2, "/web/workers", "beta", []byte("10.0.0.8:7000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured(t, "member joined", t0, shown(t, b, "/web/workers",
+		`c.querySelector('tr[data-member="beta"]')?.textContent.includes("10.0.0.8:7000")`))
+	t0 = time.Now()
+	if err := beta.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	measured(t, "member left", t0, shown(t, b, "/web/workers",
+		`!c.querySelector('tr[data-member="beta"]') && c.querySelector('tr[data-member="alpha"]')`))
+
+	// The timeline lists them all.
 	var timeline string
 	run(t, b, time.Minute,
-		chromedp.Poll(`document.querySelectorAll("#timeline li").length >= 3`, nil, chromedp.WithPollingTimeout(40*time.Second)),
+		chromedp.Poll(`document.querySelectorAll("#timeline li").length >= 7`, nil, chromedp.WithPollingTimeout(40*time.Second)),
 		chromedp.Text("#timeline", &timeline))
-	for _, want := range []string{"leader: billing-b", "rebalanced: generation", "granted to"} {
+	for _, want := range []string{"leader: billing-b", "rebalanced: generation", "granted to",
+		"instance " + reg.Instance().ID + " registered at 10.0.0.7:8080 (ssl 8443)",
+		"instance " + reg.Instance().ID + " unregistered", "member beta joined", "member beta left"} {
 		if !strings.Contains(timeline, want) {
 			t.Errorf("timeline lacks %q:\n%s", want, timeline)
 		}
@@ -213,8 +254,9 @@ func TestBrowserShowsChanges(t *testing.T) {
 }
 
 // extras adds one of each other recipe, so that the page shows them all:
-// a read/write lock, a semaphore, a queue, a counter, a barrier and a
-// double barrier still gathering.
+// a read/write lock, a semaphore, a queue, a counter, a barrier, a double
+// barrier still gathering, a service with one instance (named by a UUID,
+// like the double barrier's member) and a group with one member.
 func extras(t *testing.T, ctx context.Context, s1, s2 *zkcoord.Session) {
 	t.Helper()
 	check := func(err error) {
@@ -252,4 +294,11 @@ func extras(t *testing.T, ctx context.Context, s1, s2 *zkcoord.Session) {
 		_ = d.Enter(enterCtx) // waits for two more members, until the test ends
 	}()
 	t.Cleanup(func() { cancel(); <-entered })
+	svc, _ := discovery.New(s1, "/web/services")
+	_, err = svc.Register(ctx, discovery.Instance{Name: "billing-api", Address: "10.0.0.5", Port: 8080,
+		Payload: json.RawMessage(`{"zone":"eu-1","version":"1.4.1"}`), URISpec: "{scheme}://{address}:{port}/v1"})
+	check(err)
+	alpha, err := group.Join(ctx, s1, "/web/workers", "alpha", []byte("10.0.0.5:7000"))
+	check(err)
+	t.Cleanup(func() { _ = alpha.Leave(testkit.Ctx(t, time.Minute)) })
 }

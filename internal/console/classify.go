@@ -20,8 +20,9 @@ const (
 )
 
 // classify recognises a recipe by the children of its node; "" means
-// none. A counter (a leaf holding 4 bytes) is recognised by its data, and
-// a simple barrier not at all.
+// none. Protected children without a recipe's marker are the members of a
+// group (group.Join). A counter (a leaf holding 4 bytes) and a service
+// (see isService) are recognised by data, and a simple barrier not at all.
 func classify(kids []string) Kind {
 	has := func(name string) bool { return slices.Contains(kids, name) }
 	if has("clients") && has("resources") && has("barriers") && has("term") {
@@ -49,6 +50,11 @@ func classify(kids []string) Kind {
 	for _, k := range kids {
 		if isUUID(k) {
 			return KindDoubleBarrier
+		}
+	}
+	for _, k := range kids {
+		if zkcoord.IsProtected(k) {
+			return KindMembership
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package console
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -24,6 +25,8 @@ func TestClassify(t *testing.T) {
 		{[]string{u1 + "queue-0000000007", "claims"}, KindQueue},
 		{[]string{u1 + "queue-005-0000000007"}, KindQueue},
 		{[]string{"8d3c2b1a-0b7e-4c38-9f7e-2a1d5c6b7e8f", "ready"}, KindDoubleBarrier},
+		{[]string{u1 + "worker-7", u2 + "worker-8"}, KindMembership},
+		{[]string{"8d3c2b1a-0b7e-4c38-9f7e-2a1d5c6b7e8f", u1 + "worker-7"}, KindDoubleBarrier},
 		{[]string{"lock-0000000001"}, ""}, // not protected: not a zkcoord or Curator lock
 		{[]string{"config", "app"}, ""},
 		{nil, ""},
@@ -60,5 +63,65 @@ func TestTimelineChanges(t *testing.T) {
 	got := changes(group(1, map[string][]string{"c1": {"r1", "r2"}}), group(2, map[string][]string{"c1": {"r1"}, "c2": {"r2"}}))
 	if !slices.Contains(got, "rebalanced: generation 2, 1 moved: r2 c1→c2") {
 		t.Errorf("rebalancing: %q", got)
+	}
+}
+
+func TestInstanceOf(t *testing.T) {
+	const curator = `{"name":"billing","id":"8d3c2b1a-0b7e-4c38-9f7e-2a1d5c6b7e8f","address":"10.0.0.1","port":8080,` +
+		`"sslPort":null,"payload":null,"registrationTimeUTC":1700000000000,"serviceType":"DYNAMIC","uriSpec":null}`
+	for _, tc := range []struct {
+		name, data string
+		want       bool
+	}{
+		{"billing", curator, true},
+		{"orders", curator, false}, // another service's instance
+		{"billing", `{"name":"billing","id":"x","address":null,"port":null,"registrationTimeUTC":0}`, true},
+		{"billing", `{"name":"billing","id":"x"}`, false}, // not written by a discovery service
+		{"billing", `{"name":"billing","id":"","address":"a","port":1,"registrationTimeUTC":1}`, false},
+		{"billing", ``, false}, // a double barrier's member
+		{"billing", `[1,2]`, false},
+	} {
+		if got := instanceOf(tc.name, []byte(tc.data)); got != tc.want {
+			t.Errorf("instanceOf(%q, %s) = %v, want %v", tc.name, tc.data, got, tc.want)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	for _, tc := range []struct{ in, want string }{
+		{`{ "zone": "eu-1" }`, `{"zone":"eu-1"}`},
+		{"host-a:7000", "host-a:7000"},
+		{"\x00\x01\x02", "<3 bytes>"},
+		{long, long[:maxSummary] + "…"},
+	} {
+		if got := summary([]byte(tc.in)); got != tc.want {
+			t.Errorf("summary(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestServiceAndMembershipChanges(t *testing.T) {
+	svc := func(ins ...Instance) *View { return &View{Kind: KindService, Service: &ServiceView{Instances: ins}} }
+	a := Instance{Node: "a", ID: "a", Address: "10.0.0.1", Port: 80}
+	b := Instance{Node: "b", ID: "b", Address: "10.0.0.2", Port: 80, SSLPort: 443}
+	off := a
+	off.Disabled = true
+	got := changes(svc(a), svc(a, b))
+	if !slices.Equal(got, []string{"instance b registered at 10.0.0.2:80 (ssl 443)"}) {
+		t.Errorf("registered: %q", got)
+	}
+	if got := changes(svc(a, b), svc(off)); !slices.Equal(got, []string{"instance a disabled", "instance b unregistered"}) {
+		t.Errorf("disabled, unregistered: %q", got)
+	}
+	grp := func(ids ...string) *View {
+		g := &MembershipView{}
+		for _, id := range ids {
+			g.Members = append(g.Members, GroupMember{Node: u1 + id, ID: id, Session: "0x1"})
+		}
+		return &View{Kind: KindMembership, Membership: g}
+	}
+	if got := changes(grp("x"), grp("y")); !slices.Equal(got, []string{"member y joined (session 0x1)", "member x left"}) {
+		t.Errorf("members: %q", got)
 	}
 }

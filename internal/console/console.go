@@ -110,7 +110,7 @@ func parsePaths(opts Options) ([]string, map[string]Kind, error) {
 		case "":
 			roots = append(roots, path)
 		case KindGroup, KindElection, KindMutex, KindRWLock, KindSemaphore, KindQueue,
-			KindBarrier, KindDoubleBarrier, KindCounter:
+			KindBarrier, KindDoubleBarrier, KindCounter, KindService, KindMembership:
 			hints[path] = k
 		default:
 			return nil, nil, fmt.Errorf("%w: path %q: unknown kind %q", ErrInvalid, p, kind)

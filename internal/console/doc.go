@@ -7,9 +7,13 @@
 // resources/, barriers/ and term), elections (_c_<uuid>-latch-<seq>
 // children), mutexes (-lock-), read/write locks (__READ__, __WRIT__),
 // semaphores (locks/ and leases/), queues (queue-<seq> items), double
-// barriers (UUID members and ready) and counters (a leaf holding 4 bytes).
-// A simple barrier is a plain node and is shown only when named in
-// Options.Paths as "barrier:<path>".
+// barriers (UUID members and ready), counters (a leaf holding 4 bytes),
+// groups of the group package (other protected children, _c_<uuid>-<id>)
+// and services of the discovery package (<base>/<service>/<id>: told from
+// a double barrier by the instance JSON its first child holds). A simple
+// barrier is a plain node and is shown only when named in Options.Paths as
+// "barrier:<path>"; so are groups whose members are not protected names
+// ("membership:<path>").
 //
 // One goroutine owns the model. Every node it reads is read with a watch
 // and cached until that watch fires, so a change costs reads of what

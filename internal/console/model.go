@@ -154,12 +154,18 @@ func (m *model) walk(p string) {
 		return
 	}
 	kind := classify(kids)
+	if (kind == "" || kind == KindDoubleBarrier) && len(kids) > 0 && m.isService(ctx, p, kids) {
+		kind = KindService
+	}
 	if kind == "" && len(kids) == 0 {
 		if data, _, err := m.cache.get(ctx, p); err == nil && len(data) == 4 {
 			kind = KindCounter
 		}
 	}
 	if kind != "" {
+		// Whatever was taken for a recipe below, while p's layout was
+		// incomplete, is part of this one.
+		m.forgetUnder(p, []string{})
 		r := &recipe{path: p, kind: kind}
 		m.recipes[p] = r
 		m.refresh(r)

@@ -43,6 +43,12 @@ func (m *model) read(ctx context.Context, r *recipe) (*View, error) {
 	case KindCounter:
 		c, err := m.readCounter(ctx, r.path)
 		return &View{Counter: c}, err
+	case KindService:
+		s, err := m.readService(ctx, r.path)
+		return &View{Service: s}, err
+	case KindMembership:
+		g, err := m.readMembership(ctx, r.path)
+		return &View{Membership: g}, err
 	}
 	return nil, fmt.Errorf("console: unknown kind %q", r.kind)
 }

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,7 +14,9 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
 	"github.com/zkcoord/zkcoord/counter"
+	"github.com/zkcoord/zkcoord/discovery"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/group"
 	"github.com/zkcoord/zkcoord/internal/console"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
@@ -308,6 +311,191 @@ func TestSessionEndShown(t *testing.T) {
 		}
 		if !strings.Contains(st.Status.Failure, "session ended") {
 			return fmt.Errorf("status %+v", st.Status)
+		}
+		return nil
+	})
+}
+
+// TestRecognisesServicesAndGroups registers real service instances
+// (discovery.Register, with UUID ids like a double barrier's members) and
+// joins real group members (group.Join), next to a double barrier, and
+// checks that the console tells them apart and follows them coming and
+// going.
+func TestRecognisesServicesAndGroups(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	s1, s2 := connect(t), connect(t)
+
+	d1, _ := discovery.New(s1, "/app/services")
+	d2, _ := discovery.New(s2, "/app/services")
+	first, err := d1.Register(ctx, discovery.Instance{Name: "billing", Address: "10.0.0.1", Port: 8080, SSLPort: 8443,
+		Payload: json.RawMessage(`{"zone": "eu-1"}`)})
+	if err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	if _, err := d2.Register(ctx, discovery.Instance{Name: "billing", ID: "billing-drained", Address: "10.0.0.2", Port: 8080,
+		ServiceType: discovery.Static, Disabled: true}); err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	alpha, err := group.Join(ctx, s1, "/app/workers", "alpha", []byte("host-a:7000"))
+	if err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	t.Cleanup(func() { _ = alpha.Leave(testkit.Ctx(t, time.Minute)) })
+	// A double barrier with one member (a UUID) still gathering.
+	dbl, _ := barrier.NewDouble(s2, "/app/batch", 2)
+	enterCtx, cancel := context.WithCancel(ctx)
+	entered := make(chan struct{})
+	go func() {
+		defer close(entered)
+		_ = dbl.Enter(enterCtx)
+	}()
+	t.Cleanup(func() { cancel(); <-entered })
+
+	srv := serve(t, connect(t), console.Options{})
+
+	waitView(t, srv, "/app/services/billing", func(v *console.View) error {
+		s := v.Service
+		if v.Kind != console.KindService || s == nil || s.Name != "billing" || len(s.Instances) != 2 {
+			return fmt.Errorf("%s: %+v", v.Kind, s)
+		}
+		in, drained := s.Instances[0], s.Instances[1]
+		if in.ID != first.Instance().ID { // sorted by id: the UUID may come second
+			in, drained = drained, in
+		}
+		if in.ID != first.Instance().ID || drained.ID != "billing-drained" {
+			return fmt.Errorf("instances %+v", s.Instances)
+		}
+		if in.Address != "10.0.0.1" || in.Port != 8080 || in.SSLPort != 8443 || in.Disabled ||
+			in.Payload != `{"zone":"eu-1"}` || in.Session != fmt.Sprintf("0x%x", s1.ID()) ||
+			in.Registered.UnixMilli() != first.Instance().RegistrationTimeUTC {
+			return fmt.Errorf("instance %+v, registered %+v", in, first.Instance())
+		}
+		if !drained.Disabled || drained.Type != "STATIC" || drained.Session != "" {
+			return fmt.Errorf("disabled instance %+v", drained)
+		}
+		return nil
+	})
+	waitView(t, srv, "/app/workers", func(v *console.View) error {
+		g := v.Membership
+		if v.Kind != console.KindMembership || g == nil || len(g.Members) != 1 {
+			return fmt.Errorf("%s: %+v", v.Kind, g)
+		}
+		if mb := g.Members[0]; mb.ID != "alpha" || mb.Data != "host-a:7000" || mb.Session != fmt.Sprintf("0x%x", s1.ID()) ||
+			zkcoord.Join("/app/workers", mb.Node) != alpha.Path() {
+			return fmt.Errorf("member %+v, joined as %s", mb, alpha.Path())
+		}
+		return nil
+	})
+	waitView(t, srv, "/app/batch", func(v *console.View) error {
+		if v.Kind != console.KindDoubleBarrier || len(v.Barrier.Members) != 1 || v.Barrier.Ready {
+			return fmt.Errorf("%s: %+v", v.Kind, v.Barrier)
+		}
+		return nil
+	})
+
+	// Instances and members come and go.
+	second, err := d2.Register(ctx, discovery.Instance{Name: "billing", Address: "10.0.0.3", Port: 9090})
+	if err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	beta, err := group.Join(ctx, s2, "/app/workers", "beta", nil)
+	if err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	waitView(t, srv, "/app/services/billing", func(v *console.View) error {
+		if len(v.Service.Instances) != 3 {
+			return fmt.Errorf("instances %+v", v.Service.Instances)
+		}
+		return nil
+	})
+	waitView(t, srv, "/app/workers", func(v *console.View) error {
+		if len(v.Membership.Members) != 2 || v.Membership.Members[1].ID != "beta" {
+			return fmt.Errorf("members %+v", v.Membership.Members)
+		}
+		return nil
+	})
+	if err := first.Unregister(ctx); err != nil {
+		t.Fatalf("unregister: %v", err)
+	}
+	if err := alpha.Leave(ctx); err != nil {
+		t.Fatalf("leave: %v", err)
+	}
+	waitView(t, srv, "/app/services/billing", func(v *console.View) error {
+		if len(v.Service.Instances) != 2 || slices.ContainsFunc(v.Service.Instances, func(in console.Instance) bool {
+			return in.ID == first.Instance().ID
+		}) {
+			return fmt.Errorf("instances %+v", v.Service.Instances)
+		}
+		return nil
+	})
+	waitView(t, srv, "/app/workers", func(v *console.View) error {
+		if len(v.Membership.Members) != 1 || v.Membership.Members[0].ID != "beta" {
+			return fmt.Errorf("members %+v", v.Membership.Members)
+		}
+		return nil
+	})
+	if err := beta.Leave(ctx); err != nil {
+		t.Fatalf("leave: %v", err)
+	}
+
+	st, err := getState(t, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, e := range st.Events {
+		texts = append(texts, e.Path+": "+e.Text)
+	}
+	for _, want := range []string{
+		"/app/services/billing: found service: 2 instances",
+		"/app/services/billing: instance " + second.Instance().ID + " registered at 10.0.0.3:9090",
+		"/app/services/billing: instance " + first.Instance().ID + " unregistered",
+		"/app/workers: found membership: 1 member",
+		"/app/workers: member beta joined",
+		"/app/workers: member alpha left",
+	} {
+		if !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("timeline lacks %q:\n%s", want, strings.Join(texts, "\n"))
+		}
+	}
+}
+
+// TestRecipeAboveReplacesRecipesBelow: a node whose layout is completed
+// later (a semaphore's leases/ created after its locks/ held a waiter)
+// becomes one recipe, and what was taken for a recipe below it (locks/ as
+// a mutex) leaves the console.
+func TestRecipeAboveReplacesRecipesBelow(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess := connect(t)
+	if err := sess.EnsurePath(ctx, "/x/sem/locks"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.Create(ctx, "/x/sem/locks/_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000000", nil, zkcoord.FlagEphemeral); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, connect(t), console.Options{})
+	waitView(t, srv, "/x/sem/locks", func(v *console.View) error {
+		if v.Kind != console.KindMutex {
+			return fmt.Errorf("kind %s", v.Kind)
+		}
+		return nil
+	})
+	if err := sess.EnsurePath(ctx, "/x/sem/leases"); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/x/sem", func(v *console.View) error {
+		if v.Kind != console.KindSemaphore || len(v.Lock.Waiters) != 1 {
+			return fmt.Errorf("%s: %+v", v.Kind, v.Lock)
+		}
+		return nil
+	})
+	testkit.WaitFor(t, 30*time.Second, "locks/ no longer a recipe of its own", func() error {
+		st, err := getState(t, srv)
+		if err != nil {
+			return err
+		}
+		if v, ok := st.Views["/x/sem/locks"]; ok {
+			return fmt.Errorf("still shown: %s", v.Kind)
 		}
 		return nil
 	})

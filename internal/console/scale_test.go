@@ -31,7 +31,7 @@ const (
 )
 
 // inBatches runs ops in transactions of multiBatch operations.
-func inBatches(t *testing.T, ctx context.Context, sess *zkcoord.Session, ops []any) []zkcoord.MultiResponse {
+func inBatches(t *testing.T, ctx context.Context, sess *zkcoord.Session, ops []zkcoord.Op) []zkcoord.MultiResponse {
 	t.Helper()
 	var out []zkcoord.MultiResponse
 	for len(ops) > 0 {
@@ -89,7 +89,7 @@ func TestScale(t *testing.T) {
 	}
 
 	// Members: ephemeral sequential client nodes with their host and pid.
-	var ops []any
+	var ops []zkcoord.Op
 	for i := range scaleMembers {
 		data, _ := json.Marshal(map[string]any{"name": fmt.Sprintf("worker-%d", i), "host": fmt.Sprintf("host-%03d", i%250),
 			"pid": 1000 + i, "mode": "incremental"})
@@ -121,7 +121,7 @@ func TestScale(t *testing.T) {
 		}
 	}
 	writeAlloc(1, a)
-	barrierOp := func(r, client string, gen int64) any {
+	barrierOp := func(r, client string, gen int64) zkcoord.Op {
 		data, _ := json.Marshal(map[string]any{"client": client, "generation": gen})
 		return zkcoord.CreateOp(zkcoord.Join(base, "barriers", r), data, zkcoord.FlagEphemeral)
 	}
@@ -169,7 +169,7 @@ func TestScale(t *testing.T) {
 		t0 := time.Now()
 		writeAlloc(round, next)
 		shownGen := shown(t, b, base, fmt.Sprintf(`c.querySelector(".generation").textContent === "%d"`, round))
-		var del, add []any
+		var del, add []zkcoord.Op
 		for _, r := range moving {
 			del = append(del, zkcoord.DeleteOp(zkcoord.Join(base, "barriers", r), -1))
 			add = append(add, barrierOp(r, owner[r], round))

@@ -29,6 +29,10 @@ func changes(prev, next *View) []string {
 		return lockChanges(prev.Lock, next.Lock)
 	case next.Group != nil && prev.Group != nil:
 		return groupChanges(prev.Group, next.Group)
+	case next.Service != nil && prev.Service != nil:
+		return serviceChanges(prev.Service, next.Service)
+	case next.Membership != nil && prev.Membership != nil:
+		return membershipChanges(prev.Membership, next.Membership)
 	case next.Barrier != nil && prev.Barrier != nil:
 		if prev.Barrier.Set != next.Barrier.Set && next.Kind == KindBarrier {
 			return []string{map[bool]string{true: "barrier set", false: "barrier removed"}[next.Barrier.Set]}
@@ -49,8 +53,20 @@ func describe(v *View) string {
 		return ": held by " + who(v.Lock.Holders[0])
 	case v.Group != nil:
 		return fmt.Sprintf(": %d members, %d resources, generation %d", len(v.Group.Members), v.Group.Resources, v.Group.Generation)
+	case v.Service != nil:
+		return ": " + count(len(v.Service.Instances), "instance")
+	case v.Membership != nil:
+		return ": " + count(len(v.Membership.Members), "member")
 	}
 	return ""
+}
+
+// count gives n things, in the singular for one.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // who names a contender by its id if it has one, else by its session.
@@ -170,4 +186,67 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// serviceChanges: instances registered and unregistered, disabled and
+// enabled again, moved to another address.
+func serviceChanges(prev, next *ServiceView) []string {
+	was := map[string]Instance{}
+	for _, in := range prev.Instances {
+		was[in.Node] = in
+	}
+	is := map[string]bool{}
+	var out []string
+	for _, in := range next.Instances {
+		is[in.Node] = true
+		old, ok := was[in.Node]
+		switch {
+		case !ok:
+			out = append(out, "instance "+in.ID+" registered"+at(in))
+		case old.Disabled != in.Disabled:
+			out = append(out, "instance "+in.ID+map[bool]string{true: " disabled", false: " enabled"}[in.Disabled])
+		case at(old) != at(in):
+			out = append(out, "instance "+in.ID+" now"+at(in))
+		}
+	}
+	for _, in := range prev.Instances {
+		if !is[in.Node] {
+			out = append(out, "instance "+in.ID+" unregistered")
+		}
+	}
+	return out
+}
+
+// at gives an instance's address and ports.
+func at(in Instance) string {
+	s := ""
+	if in.Address != "" || in.Port != 0 {
+		s = fmt.Sprintf(" at %s:%d", in.Address, in.Port)
+	}
+	if in.SSLPort != 0 {
+		s += fmt.Sprintf(" (ssl %d)", in.SSLPort)
+	}
+	return s
+}
+
+// membershipChanges: members joined and left.
+func membershipChanges(prev, next *MembershipView) []string {
+	was := map[string]bool{}
+	for _, mb := range prev.Members {
+		was[mb.Node] = true
+	}
+	is := map[string]bool{}
+	var out []string
+	for _, mb := range next.Members {
+		is[mb.Node] = true
+		if !was[mb.Node] {
+			out = append(out, fmt.Sprintf("member %s joined (session %s)", mb.ID, mb.Session))
+		}
+	}
+	for _, mb := range prev.Members {
+		if !is[mb.Node] {
+			out = append(out, "member "+mb.ID+" left")
+		}
+	}
+	return out
 }

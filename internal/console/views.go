@@ -16,6 +16,8 @@ const (
 	KindBarrier       Kind = "barrier"
 	KindDoubleBarrier Kind = "double-barrier"
 	KindCounter       Kind = "counter"
+	KindService       Kind = "service"
+	KindMembership    Kind = "membership"
 )
 
 // View is the state of one recipe as the page shows it. Exactly one of the
@@ -29,7 +31,11 @@ type View struct {
 	Queue    *QueueView    `json:"queue,omitempty"`
 	Barrier  *BarrierView  `json:"barrier,omitempty"`
 	Counter  *CounterView  `json:"counter,omitempty"`
-	Error    string        `json:"error,omitempty"`
+	Service  *ServiceView  `json:"service,omitempty"`
+	// Membership is a group of the group package (group.Join), not a
+	// rebalancer group.
+	Membership *MembershipView `json:"membership,omitempty"`
+	Error      string          `json:"error,omitempty"`
 }
 
 // GroupView is a rebalancer group.
@@ -120,6 +126,55 @@ type BarrierView struct {
 type CounterView struct {
 	Value   int32 `json:"value"`
 	Version int32 `json:"version"`
+}
+
+// ServiceView is a service of the discovery package (curator-x-discovery's
+// layout): its registered instances, sorted by id.
+type ServiceView struct {
+	Name      string     `json:"name"`
+	Instances []Instance `json:"instances"`
+}
+
+// Instance is one registered instance of a service.
+type Instance struct {
+	// Node is the instance's node name: its id, followed by a sequence
+	// number for DYNAMIC_SEQUENTIAL instances.
+	Node    string `json:"node"`
+	ID      string `json:"id"`
+	Address string `json:"address,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	SSLPort int    `json:"ssl_port,omitempty"`
+	// Registered is the instance's own registration time.
+	Registered time.Time `json:"registered,omitzero"`
+	Type       string    `json:"type,omitempty"`
+	URI        string    `json:"uri,omitempty"`
+	// Payload is the payload's JSON, shortened.
+	Payload string `json:"payload,omitempty"`
+	// Disabled instances ("enabled": false) are not handed out by
+	// providers.
+	Disabled bool `json:"disabled,omitempty"`
+	// Session owns the node of a DYNAMIC instance; empty for persistent
+	// ones.
+	Session string `json:"session,omitempty"`
+	// Error says why the node's data is not an instance.
+	Error string `json:"error,omitempty"`
+}
+
+// MembershipView is a group of members (group.Join): the ephemeral
+// children of its node, sorted by id.
+type MembershipView struct {
+	Members []GroupMember `json:"members"`
+}
+
+// GroupMember is one member of a MembershipView.
+type GroupMember struct {
+	Node    string    `json:"node"`
+	ID      string    `json:"id"`
+	Session string    `json:"session"`
+	Token   int64     `json:"token"`
+	Since   time.Time `json:"since"`
+	// Data is the member's data as text, shortened, or its size.
+	Data string `json:"data,omitempty"`
 }
 
 // Event is one entry of the timeline.

@@ -7,7 +7,8 @@ let admin = false;
 const maxTimeline = 500;
 
 const sectionOf = { group: "group", election: "election", lock: "lock", rwlock: "lock",
-  semaphore: "lock", queue: "queue", barrier: "barrier", "double-barrier": "barrier", counter: "counter" };
+  semaphore: "lock", queue: "queue", barrier: "barrier", "double-barrier": "barrier", counter: "counter",
+  service: "service", membership: "membership" };
 
 function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, c => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -119,14 +120,45 @@ function renderCounter(v) {
   return kv([["value", `<span class="value">${v.counter.value}</span>`], ["version", v.counter.version]]);
 }
 
+function renderService(v) {
+  const s = v.service;
+  const up = s.instances.filter(i => !i.disabled && !i.error).length;
+  let html = kv([["service", esc(s.name)], ["instances", `<span class="count">${s.instances.length}</span>`], ["enabled", up]]);
+  // One row per instance: where it listens, since when, and its payload.
+  const rows = s.instances.map(i => {
+    const where = i.address || i.port ? `${esc(i.address)}:${i.port ?? ""}` : "";
+    const state = i.error ? `<span class="badge bad">${esc(i.error)}</span>`
+      : i.disabled ? '<span class="badge wait">disabled</span>' : "";
+    return `<tr data-instance="${esc(i.id)}"${i.disabled ? ' class="disabled"' : ""}>` +
+      `<td class="mono">${esc(i.id)} ${state}</td><td class="mono addr">${where}</td>` +
+      `<td class="mono">${i.ssl_port || ""}</td><td>${i.registered ? since(i.registered) : ""}</td>` +
+      `<td class="mono">${esc(i.type || "")}${i.session ? " " + esc(i.session) : ""}</td>` +
+      `<td class="mono">${esc(i.payload || "")}${i.uri ? "<br>" + esc(i.uri) : ""}</td></tr>`;
+  }).join("");
+  html += `<table><thead><tr><th>instance</th><th>address:port</th><th>ssl port</th><th>registered</th>` +
+    `<th>type, session</th><th>payload</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html;
+}
+
+function renderMembership(v) {
+  const g = v.membership;
+  let html = kv([["members", `<span class="count">${g.members.length}</span>`]]);
+  const rows = g.members.map(m => `<tr data-member="${esc(m.id)}"><td class="mono">${esc(m.id)}</td>` +
+    `<td class="mono">${esc(m.session)}</td><td>${since(m.since)}</td><td class="mono">${esc(m.data || "")}</td></tr>`).join("");
+  html += `<table><thead><tr><th>member</th><th>session</th><th>joined</th><th>data</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html;
+}
+
 const renderers = { group: renderGroup, election: renderElection, lock: renderLock, rwlock: renderLock,
-  semaphore: renderLock, queue: renderQueue, barrier: renderBarrier, "double-barrier": renderBarrier, counter: renderCounter };
+  semaphore: renderLock, queue: renderQueue, barrier: renderBarrier, "double-barrier": renderBarrier, counter: renderCounter,
+  service: renderService, membership: renderMembership };
 
 function cardID(path) { return "card:" + path; }
 
 function render(v) {
   const began = performance.now();
   const sec = document.getElementById("sec-" + sectionOf[v.kind]);
+  if (!sec) return; // a kind this page does not know: the other cards still draw
   let card = document.getElementById(cardID(v.path));
   if (!card) {
     card = document.createElement("div");

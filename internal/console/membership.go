@@ -1,0 +1,48 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// readMembership reads a group of the group package: its members are the
+// ephemeral children of its node (persistent ones are not members), each
+// named by its id, protected or not; sorted by id as group.Members sorts
+// them.
+func (m *model) readMembership(ctx context.Context, p string) (*MembershipView, error) {
+	kids, err := m.cache.children(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	g := &MembershipView{Members: []GroupMember{}}
+	for _, k := range kids {
+		data, st, err := m.cache.get(ctx, zkcoord.Join(p, k))
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.EphemeralOwner == 0 {
+			continue
+		}
+		mb := GroupMember{Node: k, ID: zkcoord.StripProtected(k), Session: session(st), Token: st.Czxid,
+			Since: time.UnixMilli(st.Ctime).UTC()}
+		if len(data) > 0 {
+			mb.Data = summary(data)
+		}
+		g.Members = append(g.Members, mb)
+	}
+	slices.SortFunc(g.Members, func(a, b GroupMember) int {
+		if c := strings.Compare(a.ID, b.ID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Node, b.Node)
+	})
+	return g, nil
+}
