@@ -82,6 +82,17 @@
 // the old zkcoord leader is deposed by the term bump. Leadership.Fence
 // gives guarded writes that succeed only while the leader's node exists.
 //
+// # Revocation
+//
+// Election.Revoke asks the acting leader to give its leadership up: it
+// writes the leader's term into the revocation node beside the term node.
+// Leadership.Revoked closes, and EventRevokeRequested is emitted, when the
+// request for this leader's term arrives; the leader keeps leading until
+// it decides to Resign. A request names a term, so a stale one never
+// reaches a later leader. Curator has no layout for revoking a leader, so
+// this one is zkcoord's own; a Curator leader, never Acting, cannot be
+// asked (ErrNotActing).
+//
 // # Interoperating with Curator
 //
 // Curator's LeaderLatch on the same path sees zkcoord candidates as

@@ -123,3 +123,40 @@ func ExampleElection_Observe() {
 	// leader: ""
 	// leader: "svc-a" (acting)
 }
+
+// Ask the leader to step down, and let it decide.
+func ExampleElection_Revoke() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: exampleServers()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	e, err := election.New(sess, "/examples/revoke", election.WithID("worker-1"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	revoked := l.Revoked() // watch for requests from now on
+
+	// An operator (or `zkcoord election revoke /examples/revoke`) asks.
+	asked, err := e.Revoke(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("asked:", asked.ID)
+
+	<-revoked
+	// This leader agrees: it finishes its work and resigns.
+	if err := l.Resign(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("resigned:", errors.Is(l.Err(), election.ErrResigned))
+	// Output:
+	// asked: worker-1
+	// resigned: true
+}

@@ -23,6 +23,7 @@
 //	locks ls PATH                             holders and waiters of a lock
 //	lock break PATH --yes, lock revoke PATH   break a lock, or ask its holder to release it
 //	election ls PATH                          participants of an election
+//	election revoke PATH                      ask an election's leader to step down
 //	watch PATH [--tree]                       print changes as they happen
 //	services ls|get|register                  Curator-compatible service discovery
 //	ui [--listen ADDR]                        the live web console

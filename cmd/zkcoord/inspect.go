@@ -37,17 +37,26 @@ Example:
 
 var electionCommand = &command{
 	name:     "election",
-	synopsis: "ls PATH [--json]",
-	brief:    "ls PATH",
-	summary:  "list the participants of an election",
+	synopsis: "ls|revoke PATH [--json]",
+	brief:    "ls|revoke PATH",
+	summary:  "list the participants of an election, or ask its leader to step down",
 	help: `
-  election ls PATH   list the participants of the election at PATH, the leader first
+  election ls PATH       list the participants of the election at PATH, the leader first
+  election revoke PATH   ask the acting leader of the election at PATH to step down
 
-Each line shows the participant id, its node, fencing token, session and when
-it joined; "leader" marks the first, "acting" a leader that took office.
+ls shows on each line the participant id, its node, fencing token, session
+and when it joined; "leader" marks the first, "acting" a leader that took
+office.
 
-Example:
+revoke writes a request for the acting leader's term into the election's
+revocation node (PATH-revoke); a zkcoord leader watching Leadership.Revoked
+sees it and decides whether to resign. It prints the leader asked: id, node,
+token, term and session. A leader that has not taken office (a Curator
+LeaderLatch leader never does) cannot be asked (exit 1).
+
+Examples:
   zkcoord election ls /services/billing
+  zkcoord election revoke /services/billing
 `,
 	run: runElection,
 }
@@ -162,12 +171,12 @@ type participantJSON struct {
 }
 
 func runElection(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "ls")
+	sub, args, err := subcommand(cmd, args, "ls", "revoke")
 	if err != nil {
 		return err
 	}
 	fs := a.flags(cmd, sub)
-	asJSON := fs.Bool("json", false, "print a JSON array")
+	asJSON := fs.Bool("json", false, "print JSON (ls: an array of participants; revoke: the leader asked)")
 	path, _, err := fs.pathArg(args)
 	if err != nil {
 		return err
@@ -180,6 +189,9 @@ func runElection(a *app, cmd *command, args []string) error {
 	e, err := election.New(sess, path)
 	if err != nil {
 		return usagef("election: %v", err)
+	}
+	if sub == "revoke" {
+		return revokeLeader(ctx, a, e, path, *asJSON)
 	}
 	ps, err := e.Participants(ctx)
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
@@ -207,6 +219,30 @@ func runElection(a *app, cmd *command, args []string) error {
 			p.Created.Format(time.RFC3339))
 	}
 	return tw.Flush()
+}
+
+// revokeLeader asks the acting leader of e to step down and prints it.
+func revokeLeader(ctx context.Context, a *app, e *election.Election, path string, asJSON bool) error {
+	l, err := e.Revoke(ctx)
+	switch {
+	case errors.Is(err, election.ErrNoLeader):
+		return fmt.Errorf("%s has no leader", path)
+	case errors.Is(err, election.ErrNotActing):
+		return fmt.Errorf("the leader %s of %s has not taken office and cannot be asked to step down", l.ID, path)
+	case err != nil:
+		return err
+	}
+	if asJSON {
+		return a.printJSON(struct {
+			ID      string `json:"id"`
+			Node    string `json:"node"`
+			Token   int64  `json:"token"`
+			Term    int64  `json:"term"`
+			Session string `json:"session"`
+		}{l.ID, l.Node, l.Token, l.Term, fmt.Sprintf("0x%x", l.Session)})
+	}
+	a.printf("asked to step down %s leader %s node %s token %d term %d session 0x%x\n", path, l.ID, l.Node, l.Token, l.Term, l.Session)
+	return nil
 }
 
 // printJSON prints v as indented JSON on standard output.

@@ -3,11 +3,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
@@ -82,5 +84,42 @@ func TestElectionList(t *testing.T) {
 	}
 	if out := mustZkc(t, "election", "ls", path); !strings.Contains(out, "leader") || !strings.Contains(out, " b ") {
 		t.Errorf("election ls: %s", out)
+	}
+}
+
+// election revoke asks the acting leader to step down: a zkcoord leader
+// sees the request on Leadership.Revoked; without a leader it fails.
+func TestElectionRevoke(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	if r := zkc(t, "election", "revoke", path); r.code != exitFailure || !strings.Contains(r.stderr, "no leader") {
+		t.Fatalf("election revoke without a leader: exit %d, %s", r.code, r.stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e, err := election.New(session(t), path, election.WithID("leader-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Resign(ctx)
+	var asked struct {
+		ID   string `json:"id"`
+		Term int64  `json:"term"`
+	}
+	out := mustZkc(t, "election", "revoke", path, "--json")
+	if err := json.Unmarshal([]byte(out), &asked); err != nil || asked.ID != "leader-1" || asked.Term != l.Term() {
+		t.Fatalf("election revoke --json: %s (%v), want leader-1 in term %d", out, err, l.Term())
+	}
+	select {
+	case <-l.Revoked():
+	case <-ctx.Done():
+		t.Fatal("the leader did not see the request")
+	}
+	if out := mustZkc(t, "election", "revoke", path); !strings.Contains(out, "asked to step down") || !strings.Contains(out, "leader-1") {
+		t.Errorf("election revoke: %s", out)
 	}
 }
