@@ -52,6 +52,16 @@
 //	p.ResetPeer() // connections are reset when they next carry data
 //	p.Heal()
 //
+// Faults between servers come from PeerLinks, a Proxy on each link from one
+// server to another's quorum port. Blackholing the link from a follower to
+// the leader cuts the follower off while its clients still reach it:
+//
+//	links := zktest.NewPeerLinks()
+//	c := zktest.Start(t, zktest.WithServers(3), links.Option())
+//	t.Cleanup(links.Close)
+//	leader, _ := c.Leader()
+//	links.Link((leader+1)%3, leader).Blackhole()
+//
 // Cluster.ExpireSession makes the server expire a client's session (its
 // ephemeral nodes go away and the client is told its session expired when it
 // reconnects). It needs the session password, which go-zookeeper does not

@@ -57,17 +57,11 @@ func (c *Cluster) newProxy() (*Proxy, error) {
 	if closed {
 		return nil, errClosed
 	}
-	logger := zerolog.Nop()
-	p := &Proxy{cluster: c, api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)}
-	for i, addr := range c.Servers() {
-		tp := toxiproxy.NewProxy(p.api, fmt.Sprintf("zk%d", i), "127.0.0.1:0", addr)
-		if err := tp.Start(); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("starting proxy for server %d: %w", i, err)
-		}
-		p.proxies = append(p.proxies, tp)
-		p.addrs = append(p.addrs, tp.Listen) // the bound address once started
+	p, err := openProxy(c.Servers())
+	if err != nil {
+		return nil, err
 	}
+	p.cluster = c
 	// Also closed when the cluster is cleaned up, in case the proxy's own
 	// cleanup runs later.
 	c.mu.Lock()
@@ -78,6 +72,21 @@ func (c *Cluster) newProxy() (*Proxy, error) {
 	}
 	c.proxies = append(c.proxies, p)
 	c.mu.Unlock()
+	return p, nil
+}
+
+// openProxy starts a proxy with one listener per upstream address.
+func openProxy(upstreams []string) (*Proxy, error) {
+	p := &Proxy{api: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())}
+	for i, addr := range upstreams {
+		tp := toxiproxy.NewProxy(p.api, fmt.Sprintf("zk%d", i), "127.0.0.1:0", addr)
+		if err := tp.Start(); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("starting proxy for %s: %w", addr, err)
+		}
+		p.proxies = append(p.proxies, tp)
+		p.addrs = append(p.addrs, tp.Listen) // the bound address once started
+	}
 	return p, nil
 }
 
@@ -165,7 +174,9 @@ func (p *Proxy) Close() {
 		tp.Toxics.ResetToxics(context.Background())
 		tp.Stop()
 	}
-	p.cluster.forgetProxy(p)
+	if p.cluster != nil {
+		p.cluster.forgetProxy(p)
+	}
 }
 
 func (p *Proxy) addToxics(name, typ, attrs string) error {

@@ -12,6 +12,7 @@ type options struct {
 	quorum   bool
 	fsync    bool
 	logf     func(format string, args ...any)
+	peerAddr func(from, to int, addr string) (string, error)
 }
 
 // WithServers sets the number of servers: 1 (standalone, the default), 3 or 5
@@ -63,4 +64,15 @@ func WithFsync() Option {
 // after a port conflict. Without it they are dropped.
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(o *options) { o.logf = logf }
+}
+
+// WithPeerAddr makes server from reach the quorum port of server to
+// (addr, "127.0.0.1:port") at the address f returns instead: the link a
+// follower keeps to its leader, through a fault proxy for example (see
+// zktest.PeerLinks). f is called for every ordered pair of servers while
+// their configurations are written, again on a start retried with new
+// ports. Leader election keeps its direct links, so a server cut off this
+// way still learns who leads but cannot follow it.
+func WithPeerAddr(f func(from, to int, addr string) (string, error)) Option {
+	return func(o *options) { o.peerAddr = f }
 }

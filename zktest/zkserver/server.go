@@ -357,7 +357,14 @@ func (s *Server) writeConfig(all []*Server, o options) error {
 		// Faster elections when a peer is paused (default 5000ms).
 		kv("cnxTimeout", "1000")
 		for _, p := range all {
-			kv("server."+itoa(p.id), fmt.Sprintf("127.0.0.1:%d:%d", p.peerPort, p.electionPort))
+			peer := fmt.Sprintf("127.0.0.1:%d", p.peerPort)
+			if p != s && o.peerAddr != nil {
+				var err error
+				if peer, err = o.peerAddr(s.index, p.index, peer); err != nil {
+					return fmt.Errorf("zkserver: routing server %d to server %d: %w", s.index, p.index, err)
+				}
+			}
+			kv("server."+itoa(p.id), fmt.Sprintf("%s:%d", peer, p.electionPort))
 		}
 		if err := os.WriteFile(filepath.Join(data, "myid"), []byte(itoa(s.id)+"\n"), 0o644); err != nil {
 			return err
