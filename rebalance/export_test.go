@@ -43,3 +43,13 @@ func DropNextNotificationForTest() (Option, func() bool) {
 	h.DropNextNotification()
 	return func(o *options) { o.hooks = h }, h.Dropped
 }
+
+// EnsureGroupForTest makes sure a group's persistent nodes exist, as a
+// joining client and an operator do first.
+func EnsureGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group string) error {
+	lay, err := newLayout(root, group)
+	if err != nil {
+		return err
+	}
+	return lay.ensure(ctx, sess)
+}
