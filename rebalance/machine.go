@@ -3,7 +3,6 @@ package rebalance
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
@@ -139,9 +138,6 @@ func (c *Client) deregister(sess *zkcoord.Session, reg registration) {
 		c.log.Warn("rebalance: could not delete client node", "path", reg.path, "err", err)
 	}
 }
-
-// closeGrace bounds how long closing a Session may take beyond its timeout.
-const closeGrace = 5 * time.Second
 
 // sessionEnded reports whether err comes from the end of a Session.
 func sessionEnded(err error) bool {
