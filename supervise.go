@@ -17,8 +17,9 @@ type RecoveryKind int
 const (
 	// SessionStarted: a Session was opened and the work started on it.
 	SessionStarted RecoveryKind = iota
-	// SessionEnded: the Session the work ran on was Lost or Expired;
-	// whatever the work owned on it is gone.
+	// SessionEnded: the Session the work ran on was Lost or Expired, or
+	// the work asked for a new one (WithRestartIf); whatever the work
+	// owned on it is gone.
 	SessionEnded
 	// Recovering: an attempt to open a new Session failed; another follows
 	// after a backoff.
@@ -58,6 +59,7 @@ type SuperviseOption func(*superviseOptions)
 type superviseOptions struct {
 	events     func(RecoveryEvent)
 	maxBackoff time.Duration
+	restartIf  func(error) bool
 }
 
 // WithRecoveryEvents calls f for every RecoveryEvent, in order, on a
@@ -71,6 +73,18 @@ func WithMaxBackoff(d time.Duration) SuperviseOption {
 	return func(o *superviseOptions) { o.maxBackoff = d }
 }
 
+// WithRestartIf lets work's errors decide whether a new Session follows.
+// When work returns an error, Supervise calls f with it, whatever became
+// of the Session: true closes the Session and runs work again on a new one,
+// as after a loss (after a backoff when the Session was still alive);
+// false ends Supervise with the error, even when the Session was Lost or
+// Expired. Without it, an error of work ends Supervise while the Session is
+// alive and a Lost or Expired Session always leads to a new one.
+// Rejected credentials and an invalid Config end Supervise in any case.
+func WithRestartIf(f func(err error) bool) SuperviseOption {
+	return func(o *superviseOptions) { o.restartIf = f }
+}
+
 // Supervise keeps work running across Sessions: it opens a Session with
 // cfg, runs work on it, and when that Session is Lost or Expired, opens a
 // new Session with the same Config (with backoff) and runs work again. It
@@ -82,7 +96,8 @@ func WithMaxBackoff(d time.Duration) SuperviseOption {
 // returns nil when work returns nil with its Session alive (the work is
 // done), work's error when it fails with its Session alive, ctx's error
 // when ctx ends, and the Session's error when it ends in a way a new
-// Session cannot fix (rejected credentials, an invalid Config). Each
+// Session cannot fix (rejected credentials, an invalid Config);
+// WithRestartIf lets work's errors ask for a new Session too. Each
 // Session is closed before the next opens and before Supervise returns.
 func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, sess *Session) error, opts ...SuperviseOption) error {
 	o := superviseOptions{maxBackoff: 5 * time.Second}
@@ -102,6 +117,7 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 		log = slog.New(slog.DiscardHandler)
 	}
 	recovered := false
+	var restarts backoff // grows while work asks for new Sessions in a row
 	for {
 		sess, err := reconnect(ctx, cfg, attemptTimeout, o.maxBackoff, events)
 		if err != nil {
@@ -112,20 +128,51 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 			kind = Recovered
 		}
 		events.push(RecoveryEvent{Kind: kind, At: time.Now(), Session: sess.ID()})
+		started := time.Now()
 		err = runOnce(ctx, sess, work)
 		cause := sess.Err()
 		closeSession(sess)
+		lost := errors.Is(cause, ErrSessionLost) || errors.Is(cause, ErrSessionExpired)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case err != nil && o.restartIf != nil && (cause == nil || lost):
+			if !o.restartIf(err) {
+				return err
+			}
+			if cause == nil {
+				cause = err // the work asked for a new Session
+			}
 		case cause == nil:
 			return err // done, or failed, with the Session alive
-		case !errors.Is(cause, ErrSessionLost) && !errors.Is(cause, ErrSessionExpired):
+		case !lost:
 			return cause // closed by work, or credentials rejected
 		}
 		log.Warn("zookeeper session ended; recovering with a new one", "err", cause)
 		events.push(RecoveryEvent{Kind: SessionEnded, At: time.Now(), Session: sess.ID(), Err: cause})
 		recovered = true
+		if time.Since(started) > o.maxBackoff {
+			restarts = backoff{}
+		}
+		if !lost {
+			// The Session was fine: wait before the next, so that work
+			// failing at once cannot spin.
+			if err := sleep(ctx, min(restarts.next()*4, o.maxBackoff)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// sleep waits about d (jittered), or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d/2 + rand.N(d/2+1))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -156,13 +203,8 @@ func reconnect(ctx context.Context, cfg Config, timeout, maxBackoff time.Duratio
 			return nil, err
 		}
 		events.push(RecoveryEvent{Kind: Recovering, At: time.Now(), Attempt: attempt, Err: err})
-		d := min(b.next()*4, maxBackoff)
-		t := time.NewTimer(d/2 + rand.N(d/2+1))
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
+		if err := sleep(ctx, min(b.next()*4, maxBackoff)); err != nil {
+			return nil, err
 		}
 	}
 }

@@ -3,6 +3,7 @@ package zkcoord_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -364,5 +365,47 @@ func TestSuperviseFailover(t *testing.T) {
 	defer mu.Unlock()
 	if len(fenced) != 1 || fenced[0].Token != first.token {
 		t.Fatalf("fenced %+v; want the first activation's breadcrumb (token %d)", fenced, first.token)
+	}
+}
+
+// With WithRestartIf, work's error decides: a restartable one closes the
+// Session, even a live one, and the work runs again on a new session; any
+// other ends Supervise, even after the Session was expired.
+func TestSuperviseRestartIf(t *testing.T) {
+	c := zktest.Start(t)
+	cfg := zkcoord.Config{Servers: c.Servers(), SessionTimeout: 2 * time.Second}
+	ctx := testCtx(t, 60*time.Second)
+	again, fatal := errors.New("again"), errors.New("fatal")
+	restartable := func(err error) bool { return errors.Is(err, again) || errors.Is(err, zkcoord.ErrSessionExpired) }
+
+	r := &recorder{}
+	var sessions []int64
+	err := zkcoord.Supervise(ctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
+		sessions = append(sessions, sess.ID())
+		if len(sessions) == 1 {
+			return again // with the Session alive
+		}
+		return nil
+	}, zkcoord.WithRestartIf(restartable), zkcoord.WithRecoveryEvents(r.event))
+	if err != nil || len(sessions) != 2 || sessions[0] == sessions[1] {
+		t.Fatalf("Supervise = %v on sessions %x; want nil after a second run on a new session", err, sessions)
+	}
+	_, events := r.snapshot()
+	want := []zkcoord.RecoveryKind{zkcoord.SessionStarted, zkcoord.SessionEnded, zkcoord.Recovered}
+	if kinds := kindsOf(events); len(kinds) != 3 || kinds[0] != want[0] || kinds[1] != want[1] || kinds[2] != want[2] || !errors.Is(events[1].Err, again) {
+		t.Fatalf("events %+v; want %v, the end caused by the work's error", events, want)
+	}
+
+	runs := 0
+	err = zkcoord.Supervise(ctx, cfg, func(_ context.Context, sess *zkcoord.Session) error {
+		runs++
+		if err := c.ExpireSession(ctx, sess.ID(), sess.Password()); err != nil {
+			return err
+		}
+		<-sess.Done()
+		return fmt.Errorf("%w after %w", fatal, sess.Err())
+	}, zkcoord.WithRestartIf(func(err error) bool { return !errors.Is(err, fatal) }))
+	if !errors.Is(err, fatal) || runs != 1 {
+		t.Fatalf("Supervise = %v after %d runs; want the work's error after one run", err, runs)
 	}
 }

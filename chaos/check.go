@@ -31,7 +31,7 @@ type Stats struct {
 	// harness continued them (see holdPaused); they were stopped again.
 	OutsideContinues int `json:"outside_continues,omitempty"`
 	// Recoveries counts the new Sessions zkcoord.Supervise opened after a
-	// loss (recovery workload).
+	// loss (recovery and rebalancer workloads).
 	Recoveries int `json:"recoveries,omitempty"`
 	// Queue sums the items up (queue workload).
 	Queue *QueueStats `json:"queue,omitempty"`

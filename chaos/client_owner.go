@@ -213,13 +213,7 @@ func (a *ownerApp) loop(ctx context.Context, r string) {
 // Supervise opens a new one and the competition starts again from scratch.
 func (a *ownerApp) supervised(ctx context.Context, r string, draw func([2]time.Duration) time.Duration) {
 	kind := recoveryKind(r)
-	events := func(ev zkcoord.RecoveryEvent) {
-		d := fmt.Sprintf("%s: %s session 0x%x", r, ev.Kind, ev.Session)
-		if ev.Err != nil {
-			d += fmt.Sprint(": ", ev.Err)
-		}
-		a.em.Emit(oracle.Event{Kind: oracle.Note, Detail: d})
-	}
+	events := func(ev zkcoord.RecoveryEvent) { a.em.Emit(recoveryNote(r, ev)) }
 	err := zkcoord.Supervise(ctx, a.cfg, func(ctx context.Context, sess *zkcoord.Session) error {
 		for ctx.Err() == nil {
 			a.round(ctx, sess, kind, r, draw)
@@ -229,6 +223,16 @@ func (a *ownerApp) supervised(ctx context.Context, r string, draw func([2]time.D
 	if ctx.Err() == nil {
 		a.end(fmt.Errorf("chaos: %s: supervisor gave up: %w", r, err))
 	}
+}
+
+// recoveryNote records a recovery event of the supervisor running what; the
+// checker counts the recoveries from these notes.
+func recoveryNote(what string, ev zkcoord.RecoveryEvent) oracle.Event {
+	d := fmt.Sprintf("%s: %s session 0x%x", what, ev.Kind, ev.Session)
+	if ev.Err != nil {
+		d += fmt.Sprint(": ", ev.Err)
+	}
+	return oracle.Event{Kind: oracle.Note, Detail: d}
 }
 
 // round acquires r once on sess, holds it for a while, gives it up, and

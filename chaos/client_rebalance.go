@@ -56,7 +56,7 @@ func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *
 		rebalance.WithRoot(f.root), rebalance.WithMode(rebalanceMode(f.workload)),
 		rebalance.WithAutoRecovery(true), rebalance.WithName(f.name),
 		rebalance.WithMinInterval(rebalanceMinInterval), rebalance.WithMaxRecoveryBackoff(time.Second),
-		rebalance.WithLogger(f.log))
+		rebalance.WithLogger(f.log), rebalance.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { em.Emit(recoveryNote(rebalanceGroup, ev)) }))
 	if err != nil {
 		return nil, err
 	}

@@ -102,18 +102,15 @@ type Client struct {
 	log  *slog.Logger
 
 	cfg       zkcoord.Config // for StartConfig: how to open Sessions
-	ownsSess  bool
-	recover   bool
 	stopCtx   context.Context
 	stopCause context.CancelCauseFunc
 	done      chan struct{}
 
-	mu       sync.Mutex
-	state    State
-	id       string
-	err      error
-	held     map[string]Assignment
-	sessions int
+	mu    sync.Mutex
+	state State
+	id    string
+	err   error
+	held  map[string]Assignment
 }
 
 // Start joins group with an existing Session. The client ends when the
@@ -130,6 +127,9 @@ func Start(ctx context.Context, sess *zkcoord.Session, group string, h Handler, 
 	}
 	if c.opts.autoRecovery {
 		return nil, fmt.Errorf("%w: auto-recovery needs StartConfig (a Session cannot be renewed)", ErrInvalidOption)
+	}
+	if c.opts.events != nil {
+		return nil, fmt.Errorf("%w: recovery events need StartConfig (a Session cannot be renewed)", ErrInvalidOption)
 	}
 	if f := c.opts.selfExpiry; f != 0 && sess.Config().LostAfter > f {
 		return nil, fmt.Errorf("%w: self-expiry %v is stricter than the Session's LostAfter %v; set zkcoord.Config.LostAfter",
@@ -148,8 +148,10 @@ func Start(ctx context.Context, sess *zkcoord.Session, group string, h Handler, 
 }
 
 // StartConfig joins group with Sessions the client opens (and closes) itself
-// from cfg. With WithAutoRecovery it opens a new Session after losing one.
-// It returns once the client is registered in the group.
+// from cfg, through zkcoord.Supervise: attempts to connect are retried with
+// backoff until ctx ends. With WithAutoRecovery the client survives the
+// loss of a Session: it stops everything and joins again, as a new client,
+// on a new Session. It returns once the client is registered in the group.
 func StartConfig(ctx context.Context, cfg zkcoord.Config, group string, h Handler, opts ...Option) (*Client, error) {
 	c, err := newClient(group, h, opts)
 	if err != nil {
@@ -158,20 +160,26 @@ func StartConfig(ctx context.Context, cfg zkcoord.Config, group string, h Handle
 	if c.opts.selfExpiry != 0 {
 		cfg.LostAfter = c.opts.selfExpiry
 	}
-	c.cfg, c.ownsSess, c.recover = cfg, true, c.opts.autoRecovery
+	c.cfg = cfg
 	if c.log == nil {
 		c.log = cfg.Logger
 		if c.log == nil {
 			c.log = slog.New(slog.DiscardHandler)
 		}
 	}
-	sess, reg, err := c.connect(ctx)
-	if err != nil {
+	started := make(chan error, 1)
+	go c.supervise(started)
+	select {
+	case err := <-started:
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	case <-ctx.Done():
 		c.stopCause(ErrStopped)
-		return nil, err
+		<-c.done
+		return nil, fmt.Errorf("rebalance: join %s: %w", c.lay.base, ctx.Err())
 	}
-	go c.run(sess, reg)
-	return c, nil
 }
 
 func newClient(group string, h Handler, opts []Option) (*Client, error) {
@@ -302,26 +310,9 @@ func (c *Client) join(ctx context.Context, sess *zkcoord.Session) (registration,
 	}
 	c.mu.Lock()
 	c.id = m.id
-	c.sessions++
 	c.mu.Unlock()
 	c.log.Info("rebalance: joined", "group", c.lay.base, "client", m.id, "mode", c.opts.mode.String())
 	return registration{id: m.id, path: p}, nil
-}
-
-// connect opens a Session from the Config and registers.
-func (c *Client) connect(ctx context.Context) (*zkcoord.Session, registration, error) {
-	sess, err := zkcoord.Connect(ctx, c.cfg)
-	if err != nil {
-		return nil, registration{}, err
-	}
-	reg, err := c.join(ctx, sess)
-	if err != nil {
-		closeCtx, cancel := context.WithTimeout(context.Background(), sess.Timeout()+closeGrace)
-		sess.Close(closeCtx)
-		cancel()
-		return nil, registration{}, err
-	}
-	return sess, reg, nil
 }
 
 // finish records the end of the client.

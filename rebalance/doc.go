@@ -21,6 +21,23 @@
 // resource is no longer used; Aborted reports the end of a client that was
 // not stopped. State, ID and Assignments report the client's state.
 //
+// # Recovery
+//
+// A Session is one ZooKeeper session, so a client started with Start ends
+// with its Session. A client started with StartConfig runs under
+// zkcoord.Supervise, the recovery loop every recipe shares: each Session it
+// opens carries one incarnation of the client. With WithAutoRecovery, when
+// the Session is Lost or Expired, or the client hits a recoverable error on
+// a live one (deposed coordinator, client node deleted, a group node
+// missing), it stops every resource (Unassigned is called for each),
+// Supervise closes the Session, opens a new one with the same Config, with
+// backoff (WithMaxRecoveryBackoff), and the client joins again as a new
+// member with a new ID; its handlers then get fresh assignments with new
+// fencing tokens: nothing held before is presented as continued. A handler
+// failure, corrupt group data or rejected credentials end the client
+// instead. WithRecoveryEvents passes on Supervise's events (session
+// started, session ended with its cause, recovering, recovered).
+//
 // Operators register resources with AddResource, remove them with
 // RemoveResource and list them with ListResources; Describe reports a
 // group's members, coordinator, term, allocation, barrier holders and

@@ -84,3 +84,36 @@ func Example() {
 
 // exampleServers returns the addresses of the test server.
 func exampleServers() []string { return cluster.Servers() }
+
+// ExampleWithRecoveryEvents starts a consumer that opens its own Sessions
+// and, after losing one, joins again on a new Session as a new member
+// (zkcoord.Supervise runs it); its recovery events are logged. By the time
+// Stop returns every event has been delivered.
+func ExampleWithRecoveryEvents() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var (
+		mu     sync.Mutex
+		events []zkcoord.RecoveryKind
+	)
+	cfg := zkcoord.Config{Servers: exampleServers()}
+	c, err := rebalance.StartConfig(ctx, cfg, "invoices", rebalance.Handler{},
+		rebalance.WithRoot("/example/recovery"), rebalance.WithAutoRecovery(true),
+		rebalance.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) {
+			mu.Lock()
+			events = append(events, ev.Kind) // and ev.Session, ev.Err
+			mu.Unlock()
+		}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.Stop(ctx); err != nil {
+		fmt.Println(err)
+	}
+	mu.Lock()
+	fmt.Println(events)
+	mu.Unlock()
+	// Output:
+	// [session started]
+}

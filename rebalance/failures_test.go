@@ -13,6 +13,7 @@ import (
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
+	"github.com/zkcoord/zkcoord/zktest"
 )
 
 // TestZombieCoordinatorWriteFails: once another coordinator has bumped the
@@ -272,7 +273,8 @@ func TestBarrierOrdersHandOver(t *testing.T) {
 
 // TestSessionLossStopsEverything: a partitioned client stops everything
 // when its Session is lost, before the server expires the session and lets
-// another client in; once healed it rejoins as a new client.
+// another client in; once healed it rejoins as a new client, and its
+// recovery events report the loss and the recovery on a new session.
 func TestSessionLossStopsEverything(t *testing.T) {
 	root, group := newRoot(t), "g"
 	op := connect(t)
@@ -281,15 +283,11 @@ func TestSessionLossStopsEverything(t *testing.T) {
 	rec := newRecorder()
 	ctx := testCtx(t, 90*time.Second)
 	proxy := cluster.NewProxy(t)
-	a, err := rebalance.StartConfig(ctx, config(proxy.Servers()), group, rec.handler("a"),
-		rebalance.WithRoot(root), rebalance.WithMinInterval(0), rebalance.WithAutoRecovery(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Stop(ctx)
+	a, log := startRecovering(t, ctx, proxy.Servers(), zktest.NewSessionRecorder(nil), root, group, rec.handler("a"))
 	b := start(t, connect(t), root, group, rec.handler("b"))
 	testkit.WaitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
-	oldID := a.ID()
+	oldID, before := a.ID(), a.Assignments()
+	started, _, _ := log.find(zkcoord.SessionStarted, 0)
 
 	if err := proxy.Blackhole(); err != nil {
 		t.Fatal(err)
@@ -307,6 +305,10 @@ func TestSessionLossStopsEverything(t *testing.T) {
 		}
 		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources)
 	})
+	checkRecoveredAfter(t, log, a, oldID, started.Session, before)
+	if ended, _, _ := log.find(zkcoord.SessionEnded, 0); !errors.Is(ended.Err, zkcoord.ErrSessionLost) {
+		t.Errorf("session ended with %v, want ErrSessionLost", ended.Err)
+	}
 	rec.check(t)
 	rec.mu.Lock()
 	lost := 0

@@ -3,65 +3,83 @@ package rebalance
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"time"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
-// run is the client's top-level state machine (one goroutine): it runs the
-// roles on one Session at a time and, after a loss, either opens a new
-// Session and joins again (auto-recovery) or ends.
+// run is the client's top-level state machine for Start (one goroutine):
+// it runs the roles on the caller's Session until Stop, a failure or the
+// end of the Session.
 //
 //	NoRole --register--> Follower <--> Coordinator
 //	   ^                     |              |
 //	   +--- recover <--------+--------------+---> Stopped | Aborted
+//
+// With StartConfig, supervise runs the same machine once per Session, and
+// zkcoord.Supervise provides the recover edge.
 func (c *Client) run(sess *zkcoord.Session, reg registration) {
-	backoff := 50 * time.Millisecond
-	for {
-		err := c.runSession(sess, reg)
-		if c.ownsSess {
-			ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout()+closeGrace)
-			sess.Close(ctx)
-			cancel()
+	c.finish(c.result(c.runSession(sess, reg)))
+}
+
+// supervise runs the client for StartConfig under zkcoord.Supervise: each
+// Session it opens carries one incarnation of the client (a new client
+// node, new barriers, new tokens), and with auto-recovery a loss or a
+// recoverable error leads to the next Session and incarnation. started
+// receives nil once the first incarnation is registered, or why it could
+// not be.
+func (c *Client) supervise(started chan<- error) {
+	var (
+		registered bool  // the first incarnation joined the group
+		last       error // what ended the latest incarnation
+	)
+	work := func(ctx context.Context, sess *zkcoord.Session) error {
+		c.setState(NoRole)
+		reg, err := c.join(ctx, sess)
+		if err != nil {
+			return err
 		}
-		if errors.Is(err, ErrStopped) || (c.stopCtx.Err() != nil && !errors.Is(err, ErrHandler)) {
-			err = nil // ended by Stop
+		if !registered {
+			registered = true
+			started <- nil
 		}
-		if err == nil || !c.recover || !recoverable(err) {
-			c.finish(err)
-			return
+		last = c.runSession(sess, reg)
+		c.setState(NoRole)
+		return last
+	}
+	restart := func(err error) bool {
+		if !registered || !c.opts.autoRecovery || !recoverable(err) {
+			return false
 		}
 		c.log.Warn("rebalance: lost membership, recovering", "group", c.lay.base, "err", err)
-		c.setState(NoRole)
-		for {
-			wait := backoff/2 + rand.N(backoff/2+1)
-			backoff = min(backoff*2, c.opts.maxBackoff)
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-c.stopCtx.Done():
-				t.Stop()
-				c.finish(nil)
-				return
-			}
-			sess, reg, err = c.connect(c.stopCtx)
-			if err == nil {
-				break
-			}
-			if c.stopCtx.Err() != nil {
-				c.finish(nil)
-				return
-			}
-			if !recoverable(err) {
-				c.finish(err)
-				return
-			}
-			c.log.Info("rebalance: recovery attempt failed", "group", c.lay.base, "err", err)
-		}
-		backoff = 50 * time.Millisecond
+		return true
 	}
+	opts := []zkcoord.SuperviseOption{zkcoord.WithRestartIf(restart), zkcoord.WithMaxBackoff(c.opts.maxBackoff)}
+	if c.opts.events != nil {
+		opts = append(opts, zkcoord.WithRecoveryEvents(c.opts.events))
+	}
+	err := zkcoord.Supervise(c.stopCtx, c.cfg, work, opts...)
+	if !registered {
+		// Never joined: StartConfig reports it, and there is no client to
+		// abort.
+		started <- err
+		c.stopCause(ErrStopped)
+		close(c.done)
+		return
+	}
+	if c.stopCtx.Err() != nil {
+		err = last // stopped: ErrStopped, or a handler that failed meanwhile
+	}
+	c.finish(c.result(err))
+}
+
+// result is how a client that ended with err ends: nil after Stop (unless a
+// handler failed), otherwise err.
+func (c *Client) result(err error) error {
+	if errors.Is(err, ErrStopped) || (c.stopCtx.Err() != nil && !errors.Is(err, ErrHandler)) {
+		return nil
+	}
+	return err
 }
 
 // runSession runs the member and the roles on one Session until Stop, a
@@ -120,9 +138,6 @@ func (c *Client) deregister(sess *zkcoord.Session, reg registration) {
 		c.log.Warn("rebalance: could not delete client node", "path", reg.path, "err", err)
 	}
 }
-
-// closeGrace bounds how long closing a Session may take beyond its timeout.
-const closeGrace = 5 * time.Second
 
 // sessionEnded reports whether err comes from the end of a Session.
 func sessionEnded(err error) bool {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
 )
 
@@ -64,6 +65,7 @@ type options struct {
 	name         string
 	logger       *slog.Logger
 	maxBackoff   time.Duration
+	events       func(zkcoord.RecoveryEvent)
 	recheck      time.Duration
 	hooks        *elect.Hooks // test hooks of the election engine
 }
@@ -119,11 +121,23 @@ func WithSelfExpiry(f float64) Option { return func(o *options) { o.selfExpiry =
 
 // WithAutoRecovery makes a client started with StartConfig survive the loss
 // of its session and recoverable errors (deposed coordinator, client node
-// deleted, inconsistent state): it stops every resource, opens a new
-// Session and joins again as a new client. Handler failures always abort.
+// deleted, inconsistent state): it stops every resource, and
+// zkcoord.Supervise, which runs every StartConfig client, opens a new
+// Session on which it joins again as a new client, whose handlers get new
+// assignments with new fencing tokens. Handler failures always abort.
 // Start (with a caller's Session) cannot recover: one Session is one
 // ZooKeeper session.
 func WithAutoRecovery(on bool) Option { return func(o *options) { o.autoRecovery = on } }
+
+// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a client
+// started with StartConfig: session started, session ended (with the
+// cause), recovering (an attempt to connect failed) and recovered. They
+// come from zkcoord.Supervise, in order, on a goroutine of their own, so a
+// slow f never delays a recovery; all of them have been delivered when the
+// client's Done is closed, so f must return. Start rejects it.
+func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
+	return func(o *options) { o.events = f }
+}
 
 // WithName records a human-readable name in the client node, shown by
 // Describe.
@@ -133,7 +147,7 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithMaxRecoveryBackoff bounds the wait between two recovery attempts
-// (default 5s; attempts back off exponentially from 50ms).
+// (zkcoord.WithMaxBackoff of the client's zkcoord.Supervise; default 5s).
 func WithMaxRecoveryBackoff(d time.Duration) Option { return func(o *options) { o.maxBackoff = d } }
 
 // WithRecheck sets how often a client that is not the coordinator reads
