@@ -60,13 +60,11 @@ func runCounter(a *app, cmd *command, args []string) error {
 	if int64(*seed) != int64(int32(*seed)) {
 		return usagef("counter: --seed is not a 32-bit integer")
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
+	defer done()
 	c, err := counter.New(sess, path, counter.Seed(int32(*seed)))
 	if err != nil {
 		return usagef("counter: %v", err)

@@ -74,13 +74,11 @@ func runQueue(a *app, cmd *command, args []string) error {
 			return fmt.Errorf("reading standard input: %w", err)
 		}
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
+	defer done()
 
 	// A PriorityQueue serves a plain Queue's items as priority 0, so it
 	// can take from both kinds.

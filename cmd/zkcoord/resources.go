@@ -58,13 +58,11 @@ func runResources(a *app, cmd *command, args []string) error {
 			return usagef("resources %s: resource %q: %v", sub, id, err)
 		}
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
+	defer done()
 
 	if sub == "ls" {
 		list, err := rebalance.ListResources(ctx, sess, *root, group)

@@ -80,17 +80,15 @@ func runServices(a *app, cmd *command, args []string) error {
 			return usagef("services register: --payload is not JSON")
 		}
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer done()
 	d, err := discovery.New(sess, base)
 	if err != nil {
 		return usagef("services: %v", err)
 	}
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
 	switch sub {
 	case "ls":
 		names, err := d.Names(ctx)
