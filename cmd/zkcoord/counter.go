@@ -27,11 +27,10 @@ with the value of --seed.
 }
 
 func runCounter(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "get", "set", "add")
+	sub, fs, args, err := a.subFlags(cmd, args, "get", "set", "add")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	seed := fs.Int("seed", 0, "the `value` a missing counter starts from")
 	pos, _, err := fs.parse(args)
 	if err != nil {

@@ -30,11 +30,10 @@ connections drop.
 }
 
 func runQueue(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "put", "take", "len")
+	sub, fs, args, err := a.subFlags(cmd, args, "put", "take", "len")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	prio := fs.Int("priority", 0, "put: item `priority`, 0 (first) to 999")
 	count := fs.Int("n", 1, "take: take `n` items, one per line")
 	noWait := fs.Bool("no-wait", false, "take: exit 1 at once if the queue is empty")

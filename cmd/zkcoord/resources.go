@@ -29,11 +29,10 @@ resources given are still processed.
 }
 
 func runResources(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "add", "rm", "ls")
+	sub, fs, args, err := a.subFlags(cmd, args, "add", "rm", "ls")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	root := fs.String("root", rebalance.DefaultRoot, "`path` under which groups live")
 	asJSON := fs.Bool("json", false, "ls: print a JSON array")
 	pos, _, err := fs.parse(args)

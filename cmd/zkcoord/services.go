@@ -39,11 +39,10 @@ Examples:
 }
 
 func runServices(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "ls", "get", "register")
+	sub, fs, args, err := a.subFlags(cmd, args, "ls", "get", "register")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	asJSON := fs.Bool("json", false, "ls, get: print JSON")
 	address := fs.String("address", "", "register: the instance's host name or IP `address`")
 	port := fs.Int("port", 0, "register: the instance's `port`")
