@@ -99,5 +99,5 @@ func (p *Program) Start(t testing.TB, args ...string) *Proc {
 	t.Helper()
 	cp := p.dir + string(os.PathListSeparator) + p.classpath()
 	jargs := append([]string{"-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, p.class}, args...)
-	return start(t, fmt.Sprintf("java %s", p.class), "java", jargs...)
+	return start(t, fmt.Sprintf("java %s", p.class), nil, "java", jargs...)
 }
