@@ -433,35 +433,14 @@ func (p *cliPlanner) Next() Fault {
 	return f
 }
 
-// faults runs the schedule.
+// faults runs the schedule: explicit, or drawn by the cli planner until
+// Duration has passed.
 func (r *cliRun) faults() {
-	var planner *cliPlanner
-	end := time.Now().Add(r.o.Duration)
+	var draw func() Fault
 	if len(r.o.Faults) == 0 {
-		planner = newCLIPlanner(&r.o)
+		draw = newCLIPlanner(&r.o).Next
 	}
-	for n := 1; r.ctx.Err() == nil; n++ {
-		var f Fault
-		if planner != nil {
-			if time.Now().After(end) {
-				return
-			}
-			f = planner.Next()
-		} else {
-			if n > len(r.o.Faults) {
-				return
-			}
-			f = r.o.Faults[n-1]
-		}
-		r.sleep(f.Wait)
-		rec := r.episode(n, f)
-		r.records = append(r.records, rec)
-		if rec.OK {
-			r.logf("#%d %s: converged %v after it ended", n, rec.Detail, rec.Converge.Round(time.Millisecond))
-		} else {
-			r.problem("#%d %s: did not converge within %v: %s", n, rec.Detail, r.o.ConvergeTimeout, rec.Why)
-		}
-	}
+	r.schedule(draw, r.episode)
 }
 
 // episode applies one fault, ends it, and waits for the group to converge.
