@@ -549,7 +549,6 @@ func serverSet(mask, n int) string {
 func (r *cliRun) finish() FinalState {
 	r.mark(oracle.Quiet, "harness", "faults over")
 	quiet := oracle.Now()
-	fs := FinalState{}
 	at, ok, why := r.converge(quiet)
 	if ok {
 		// Locks and leaders keep changing hands: check that they still do
@@ -557,33 +556,13 @@ func (r *cliRun) finish() FinalState {
 		r.sleep(r.o.Settle)
 		_, ok, why = r.converge(oracle.Now())
 	}
-	fs.OK, fs.Why = ok && r.ctx.Err() == nil, why
-	if r.ctx.Err() != nil {
-		fs.Why = "interrupted"
-	}
-	if ok {
-		fs.At = at
-		fs.Converge = time.Duration(at - quiet)
-	}
-	fs.Holdings = r.hist.Holdings()
-	fs.Clients = r.live()
-	fs.Resources = slices.Clone(r.resources)
-	if fs.OK {
-		r.logf("final state reached %v after the last fault and held for %v", fs.Converge.Round(time.Millisecond), r.o.Settle)
-	} else {
-		r.problem("final state not reached: %s", fs.Why)
-	}
+	fs := r.finalState(quiet, at, ok, why, r.hist.Holdings())
 	r.stopAll()
 	runs := 0
 	for _, c := range r.clients {
 		runs += c.runs
 	}
 	r.mark(oracle.Note, "harness", fmt.Sprintf("%d zkcoord processes run", runs))
-	r.service.CloseStdin()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := r.service.Wait(ctx); err != nil {
-		r.problem("the service did not stop cleanly: %v", err)
-	}
+	r.stopService()
 	return fs
 }
