@@ -230,7 +230,7 @@ func (f *Failover) waitHealthy(ctx context.Context) bool {
 	if f.health == nil {
 		return true
 	}
-	if ok, _ := f.health.state(); ok {
+	if ok, _ := f.health.ok.State(); ok {
 		return true
 	}
 	f.emit(Event{Type: EventUnhealthy})
