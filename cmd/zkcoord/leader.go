@@ -106,8 +106,9 @@ func runLeader(a *app, cmd *command, args []string) error {
 		}
 	}
 	if *asJSON {
-		b, _ := json.MarshalIndent(info, "", "  ")
-		a.printf("%s\n", b)
+		if err := a.printJSON(info); err != nil {
+			return err
+		}
 	} else {
 		printLeader(a, info)
 	}
