@@ -67,6 +67,28 @@ func TestWaitEvent(t *testing.T) {
 	}
 }
 
+// Sleep returns nil once the time has passed, or ctx's error, or the
+// Session's error if it ends first.
+func TestSleep(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers()})
+	ctx := testCtx(t, 30*time.Second)
+	start := time.Now()
+	if err := s.Sleep(ctx, 50*time.Millisecond); err != nil || time.Since(start) < 50*time.Millisecond {
+		t.Fatalf("Sleep = %v after %v, want nil after 50ms", err, time.Since(start))
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := s.Sleep(short, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Sleep past ctx's deadline = %v, want DeadlineExceeded", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sleep(ctx, time.Hour); !errors.Is(err, zkcoord.ErrSessionClosed) {
+		t.Fatalf("Sleep on a closed Session = %v, want ErrSessionClosed", err)
+	}
+}
+
 // A Watcher delivers what its read function calls new, keeps the newest
 // value for a slow reader, and ends with the Session.
 func TestWatcher(t *testing.T) {

@@ -34,15 +34,4 @@ func (b *backoff) next() time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-func (b *backoff) wait(ctx context.Context, s *Session) error {
-	t := time.NewTimer(b.next())
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.done:
-		return s.Err()
-	}
-}
+func (b *backoff) wait(ctx context.Context, s *Session) error { return s.Sleep(ctx, b.next()) }

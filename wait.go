@@ -1,6 +1,9 @@
 package zkcoord
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // WaitEvent waits until the watch w fires, ctx ends or the Session ends. It
 // returns the event, or ctx's error, or the Session's. An event of type
@@ -19,5 +22,20 @@ func (s *Session) WaitEvent(ctx context.Context, w <-chan Event) (Event, error) 
 		return Event{}, ctx.Err()
 	case <-s.done:
 		return Event{}, s.Err()
+	}
+}
+
+// Sleep waits for d to pass, ctx to end or the Session to end. It returns
+// nil after d, or ctx's error, or the Session's.
+func (s *Session) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return s.Err()
 	}
 }

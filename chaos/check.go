@@ -59,7 +59,7 @@ type KindStats struct {
 func analyze(h *oracle.History, records []FaultRecord, sessionTimeout time.Duration) (Stats, []oracle.Violation) {
 	events := h.Events()
 	st := Stats{Events: len(events), ByKind: map[Kind]*KindStats{}}
-	pauses := pauseSpans(events)
+	pauses := oracle.Pauses(events)
 	for _, e := range events {
 		switch e.Kind {
 		case oracle.Acquire:
@@ -133,35 +133,10 @@ func analyze(h *oracle.History, records []FaultRecord, sessionTimeout time.Durat
 	return st, violations
 }
 
-type pauseSpan struct{ from, to int64 }
-
-// pauseSpans returns, per client, when its process was stopped.
-func pauseSpans(events []oracle.Event) map[string][]pauseSpan {
-	out := map[string][]pauseSpan{}
-	since := map[string]int64{}
-	for _, e := range events {
-		switch e.Kind {
-		case oracle.Pause:
-			if _, ok := since[e.Client]; !ok {
-				since[e.Client] = e.At
-			}
-		case oracle.Resume, oracle.Crash, oracle.Exit:
-			if s, ok := since[e.Client]; ok {
-				out[e.Client] = append(out[e.Client], pauseSpan{s, e.At})
-				delete(since, e.Client)
-			}
-		}
-	}
-	for c, s := range since {
-		out[c] = append(out[c], pauseSpan{s, math.MaxInt64})
-	}
-	return out
-}
-
 // afterPause reports whether at falls in a pause or within window after one.
-func afterPause(spans []pauseSpan, at, window int64) bool {
+func afterPause(spans []oracle.PauseSpan, at, window int64) bool {
 	for _, p := range spans {
-		if p.from <= at && at <= p.to+window {
+		if p.From <= at && at <= p.To+window {
 			return true
 		}
 	}

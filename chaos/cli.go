@@ -433,35 +433,14 @@ func (p *cliPlanner) Next() Fault {
 	return f
 }
 
-// faults runs the schedule.
+// faults runs the schedule: explicit, or drawn by the cli planner until
+// Duration has passed.
 func (r *cliRun) faults() {
-	var planner *cliPlanner
-	end := time.Now().Add(r.o.Duration)
+	var draw func() Fault
 	if len(r.o.Faults) == 0 {
-		planner = newCLIPlanner(&r.o)
+		draw = newCLIPlanner(&r.o).Next
 	}
-	for n := 1; r.ctx.Err() == nil; n++ {
-		var f Fault
-		if planner != nil {
-			if time.Now().After(end) {
-				return
-			}
-			f = planner.Next()
-		} else {
-			if n > len(r.o.Faults) {
-				return
-			}
-			f = r.o.Faults[n-1]
-		}
-		r.sleep(f.Wait)
-		rec := r.episode(n, f)
-		r.records = append(r.records, rec)
-		if rec.OK {
-			r.logf("#%d %s: converged %v after it ended", n, rec.Detail, rec.Converge.Round(time.Millisecond))
-		} else {
-			r.problem("#%d %s: did not converge within %v: %s", n, rec.Detail, r.o.ConvergeTimeout, rec.Why)
-		}
-	}
+	r.schedule(draw, r.episode)
 }
 
 // episode applies one fault, ends it, and waits for the group to converge.
@@ -570,7 +549,6 @@ func serverSet(mask, n int) string {
 func (r *cliRun) finish() FinalState {
 	r.mark(oracle.Quiet, "harness", "faults over")
 	quiet := oracle.Now()
-	fs := FinalState{}
 	at, ok, why := r.converge(quiet)
 	if ok {
 		// Locks and leaders keep changing hands: check that they still do
@@ -578,33 +556,13 @@ func (r *cliRun) finish() FinalState {
 		r.sleep(r.o.Settle)
 		_, ok, why = r.converge(oracle.Now())
 	}
-	fs.OK, fs.Why = ok && r.ctx.Err() == nil, why
-	if r.ctx.Err() != nil {
-		fs.Why = "interrupted"
-	}
-	if ok {
-		fs.At = at
-		fs.Converge = time.Duration(at - quiet)
-	}
-	fs.Holdings = r.hist.Holdings()
-	fs.Clients = r.live()
-	fs.Resources = slices.Clone(r.resources)
-	if fs.OK {
-		r.logf("final state reached %v after the last fault and held for %v", fs.Converge.Round(time.Millisecond), r.o.Settle)
-	} else {
-		r.problem("final state not reached: %s", fs.Why)
-	}
+	fs := r.finalState(quiet, at, ok, why, r.hist.Holdings())
 	r.stopAll()
 	runs := 0
 	for _, c := range r.clients {
 		runs += c.runs
 	}
 	r.mark(oracle.Note, "harness", fmt.Sprintf("%d zkcoord processes run", runs))
-	r.service.CloseStdin()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := r.service.Wait(ctx); err != nil {
-		r.problem("the service did not stop cleanly: %v", err)
-	}
+	r.stopService()
 	return fs
 }

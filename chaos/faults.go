@@ -41,18 +41,25 @@ type Span struct {
 // faults runs the schedule: explicit, or drawn from the seed until
 // Duration has passed.
 func (h *harness) faults() {
-	var planner *Planner
-	end := time.Now().Add(h.o.Duration)
+	var draw func() Fault
 	if len(h.o.Faults) == 0 {
-		planner = NewPlanner(h.o.Seed, h.o.limits())
+		draw = NewPlanner(h.o.Seed, h.o.limits()).Next
 	}
+	h.schedule(draw, h.episode)
+}
+
+// schedule runs faults one after the other through episode, logging how
+// each ended: the explicit Faults, or, when draw is not nil, those it
+// draws until Duration has passed.
+func (h *harness) schedule(draw func() Fault, episode func(n int, f Fault) FaultRecord) {
+	end := time.Now().Add(h.o.Duration)
 	for n := 1; h.ctx.Err() == nil; n++ {
 		var f Fault
-		if planner != nil {
+		if draw != nil {
 			if time.Now().After(end) {
 				return
 			}
-			f = planner.Next()
+			f = draw()
 		} else {
 			if n > len(h.o.Faults) {
 				return
@@ -60,7 +67,7 @@ func (h *harness) faults() {
 			f = h.o.Faults[n-1]
 		}
 		h.sleep(f.Wait)
-		rec := h.episode(n, f)
+		rec := episode(n, f)
 		h.records = append(h.records, rec)
 		if rec.OK {
 			h.logf("#%d %s: converged %v after it ended", n, rec.Detail, rec.Converge.Round(time.Millisecond))

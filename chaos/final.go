@@ -14,7 +14,6 @@ import (
 func (h *harness) finish() FinalState {
 	h.mark(oracle.Quiet, "harness", "faults over")
 	quiet := oracle.Now()
-	fs := FinalState{}
 	stable := h.o.Settle
 	if !h.o.Workload.rebalance() {
 		stable = 0
@@ -31,22 +30,7 @@ func (h *harness) finish() FinalState {
 			ok, why = false, err.Error()
 		}
 	}
-	fs.OK, fs.Why = ok && h.ctx.Err() == nil, why
-	if h.ctx.Err() != nil {
-		fs.Why = "interrupted"
-	}
-	if ok {
-		fs.At = at
-		fs.Converge = time.Duration(at - quiet)
-	}
-	fs.Holdings = h.track.holdings()
-	fs.Clients = h.live()
-	fs.Resources = slices.Clone(h.resources)
-	if fs.OK {
-		h.logf("final state reached %v after the last fault and held for %v", fs.Converge.Round(time.Millisecond), h.o.Settle)
-	} else {
-		h.problem("final state not reached: %s", fs.Why)
-	}
+	fs := h.finalState(quiet, at, ok, why, h.track.holdings())
 
 	// Everyone leaves.
 	var wg sync.WaitGroup
@@ -68,13 +52,41 @@ func (h *harness) finish() FinalState {
 	for _, err := range errs {
 		h.problem("%v", err)
 	}
+	h.stopService()
+	return fs
+}
+
+// finalState is the state after the last fault, given what the last
+// convergence check, begun at quiet, found (ok, and at when, or why not),
+// and the holdings then; it logs whether the state was reached.
+func (h *harness) finalState(quiet, at int64, ok bool, why string, holdings map[string][]string) FinalState {
+	fs := FinalState{OK: ok && h.ctx.Err() == nil, Why: why}
+	if h.ctx.Err() != nil {
+		fs.Why = "interrupted"
+	}
+	if ok {
+		fs.At = at
+		fs.Converge = time.Duration(at - quiet)
+	}
+	fs.Holdings = holdings
+	fs.Clients = h.live()
+	fs.Resources = slices.Clone(h.resources)
+	if fs.OK {
+		h.logf("final state reached %v after the last fault and held for %v", fs.Converge.Round(time.Millisecond), h.o.Settle)
+	} else {
+		h.problem("final state not reached: %s", fs.Why)
+	}
+	return fs
+}
+
+// stopService closes the service's stdin and waits for it to stop.
+func (h *harness) stopService() {
 	h.service.CloseStdin()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := h.service.Wait(ctx); err != nil {
 		h.problem("the service did not stop cleanly: %v", err)
 	}
-	return fs
 }
 
 // FinalState is the group after the last fault and the settle time.

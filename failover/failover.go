@@ -230,7 +230,7 @@ func (f *Failover) waitHealthy(ctx context.Context) bool {
 	if f.health == nil {
 		return true
 	}
-	if ok, _ := f.health.state(); ok {
+	if ok, _ := f.health.ok.State(); ok {
 		return true
 	}
 	f.emit(Event{Type: EventUnhealthy})
@@ -251,15 +251,4 @@ func (f *Failover) whileHealthy(ctx context.Context) (context.Context, context.C
 }
 
 // pause waits for the retry delay.
-func (f *Failover) pause(ctx context.Context) error {
-	t := time.NewTimer(f.opts.retry)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-f.sess.Done():
-		return f.sess.Err()
-	}
-}
+func (f *Failover) pause(ctx context.Context) error { return f.sess.Sleep(ctx, f.opts.retry) }

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
 // ErrUnhealthy is the cause with which an active instance's context ends
@@ -30,24 +31,19 @@ func WithHealthCheck(check HealthFunc, interval time.Duration, failures int) Opt
 }
 
 // health runs the checks and holds their verdict. Its goroutine is the only
-// writer; waiters read the verdict and a channel closed at its next change.
+// writer of the gate; it stays shut until the first check has answered.
 type health struct {
 	check    HealthFunc
 	every    time.Duration
 	failures int
-
-	mu      sync.Mutex
-	ok      bool
-	known   bool // the first check has answered
-	changed chan struct{}
-	last    error
+	ok       *gate.Gate
 }
 
 func newHealth(o options) *health {
 	if o.health == nil {
 		return nil
 	}
-	return &health{check: o.health, every: o.healthEvery, failures: o.healthFailures, changed: make(chan struct{})}
+	return &health{check: o.health, every: o.healthEvery, failures: o.healthFailures, ok: gate.New(false)}
 }
 
 func (o options) validateHealth() error {
@@ -82,59 +78,16 @@ func (h *health) run(ctx context.Context) {
 		} else {
 			failed = 0
 		}
-		ok := failed < h.failures
-		h.mu.Lock()
-		change := !h.known || ok != h.ok
-		h.ok, h.known, h.last = ok, true, err
-		if change {
-			close(h.changed)
-			h.changed = make(chan struct{})
-		}
-		h.mu.Unlock()
+		h.ok.Set(failed < h.failures)
 		t.Reset(h.every)
 	}
 }
 
-// state returns the verdict (false until the first check answers) and a
-// channel closed when it next changes.
-func (h *health) state() (ok bool, changed <-chan struct{}) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.known && h.ok, h.changed
-}
-
 // waitHealthy waits until the instance is healthy or ctx ends.
-func (h *health) waitHealthy(ctx context.Context) error {
-	for {
-		ok, changed := h.state()
-		if ok {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
+func (h *health) waitHealthy(ctx context.Context) error { return h.ok.Wait(ctx) }
 
 // whileHealthy returns a context that ends, with cause ErrUnhealthy, when
 // the instance becomes unhealthy, or when parent ends.
 func (h *health) whileHealthy(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	go func() {
-		for {
-			ok, changed := h.state()
-			if !ok {
-				cancel(ErrUnhealthy)
-				return
-			}
-			select {
-			case <-changed:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
+	return h.ok.While(parent, ErrUnhealthy)
 }

@@ -32,11 +32,10 @@ so set then holds the barrier until interrupted.
 }
 
 func runBarrier(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "set", "remove", "wait", "check", "enter")
+	sub, fs, args, err := a.subFlags(cmd, args, "set", "remove", "wait", "check", "enter")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	timeout := fs.Duration("timeout", 0, "wait, enter: give up (exit 1) after this `duration`; 0 waits for ever")
 	members := fs.Int("members", 0, "enter: `n`, the number of members of the double barrier")
 	ephemeral := fs.Bool("ephemeral", false, "set: the barrier falls when this process ends; hold it until interrupted")

@@ -205,6 +205,16 @@ func subcommand(c *command, args []string, subs ...string) (string, []string, er
 	return args[0], args[1:], nil
 }
 
+// subFlags reads the subcommand, one of subs, from args, and returns it,
+// its flag set and the arguments after it.
+func (a *app) subFlags(c *command, args []string, subs ...string) (string, *flagSet, []string, error) {
+	sub, args, err := subcommand(c, args, subs...)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return sub, a.flags(c, sub), args, nil
+}
+
 // args checks the number of positional arguments.
 func (fs *flagSet) args(pos []string, names ...string) error {
 	if len(pos) < len(names) {

@@ -251,9 +251,6 @@ func (o *connOptions) passOn() []string {
 	return args
 }
 
-// oneShot sets up logging and metrics and connects, for a command that
-// makes a few requests: it returns the Session, a context bounding the
-// requests (see opContext) and a function that ends both.
 // open applies the common flags (logging, metrics) and connects: how every
 // command that talks to ZooKeeper starts.
 func (a *app) open() (*zkcoord.Session, error) {
@@ -263,6 +260,9 @@ func (a *app) open() (*zkcoord.Session, error) {
 	return a.connect(a.ctx)
 }
 
+// oneShot sets up logging and metrics and connects, for a command that
+// makes a few requests: it returns the Session, a context bounding the
+// requests (see opContext) and a function that ends both.
 func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
 	sess, err := a.open()
 	if err != nil {

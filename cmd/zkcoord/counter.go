@@ -27,11 +27,10 @@ with the value of --seed.
 }
 
 func runCounter(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "get", "set", "add")
+	sub, fs, args, err := a.subFlags(cmd, args, "get", "set", "add")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	seed := fs.Int("seed", 0, "the `value` a missing counter starts from")
 	pos, _, err := fs.parse(args)
 	if err != nil {
@@ -60,13 +59,11 @@ func runCounter(a *app, cmd *command, args []string) error {
 	if int64(*seed) != int64(int32(*seed)) {
 		return usagef("counter: --seed is not a 32-bit integer")
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
+	defer done()
 	c, err := counter.New(sess, path, counter.Seed(int32(*seed)))
 	if err != nil {
 		return usagef("counter: %v", err)

@@ -105,14 +105,30 @@ func (d *demo) stepAddWorker(ctx context.Context, r *stepRecord) error {
 	return d.converge(ctx)
 }
 
-func (d *demo) stepKillCoordinator(ctx context.Context, r *stepRecord) error {
-	w := d.coordinator()
+// aim names w, the worker a step acts on, in the step's title; without
+// such a worker the step fails, saying none.
+func (d *demo) aim(r *stepRecord, w *demoWorker, none string) error {
 	if w == nil {
-		return errors.New("no coordinator among the workers")
+		return errors.New(none)
 	}
 	d.mu.Lock()
 	r.title += " (" + w.name + ")"
 	d.mu.Unlock()
+	return nil
+}
+
+// waitExpired waits until ZooKeeper has expired w's session.
+func (d *demo) waitExpired(ctx context.Context, w *demoWorker) error {
+	return d.waitFor(ctx, func() (bool, string) {
+		return !d.isMember(w.name), "waiting for ZooKeeper to expire " + w.name + "'s session"
+	})
+}
+
+func (d *demo) stepKillCoordinator(ctx context.Context, r *stepRecord) error {
+	w := d.coordinator()
+	if err := d.aim(r, w, "no coordinator among the workers"); err != nil {
+		return err
+	}
 	killed := time.Now()
 	d.setState(w, "killed")
 	if err := w.proc.Kill(); err != nil {
@@ -122,9 +138,7 @@ func (d *demo) stepKillCoordinator(ctx context.Context, r *stepRecord) error {
 	d.hist.Add(oracle.Event{Client: w.name, Kind: oracle.Crash})
 	d.hist.Mark(oracle.Fault, w.name, "SIGKILL")
 	d.notify()
-	if err := d.waitFor(ctx, func() (bool, string) {
-		return !d.isMember(w.name), "waiting for ZooKeeper to expire " + w.name + "'s session"
-	}); err != nil {
+	if err := d.waitExpired(ctx, w); err != nil {
 		return err
 	}
 	d.note(r, "ZooKeeper expired %s's session %s after the kill", w.name, fmtDur(time.Since(killed)))
@@ -160,12 +174,9 @@ func (d *demo) stepResources(ctx context.Context, r *stepRecord) error {
 
 func (d *demo) stepPartition(ctx context.Context, r *stepRecord) error {
 	w := d.follower()
-	if w == nil {
-		return errors.New("no worker to cut off")
+	if err := d.aim(r, w, "no worker to cut off"); err != nil {
+		return err
 	}
-	d.mu.Lock()
-	r.title += " (" + w.name + ")"
-	d.mu.Unlock()
 	held := len(d.hist.Holdings()[w.name])
 	cut := time.Now()
 	if err := w.proxy.Blackhole(); err != nil {
@@ -180,9 +191,7 @@ func (d *demo) stepPartition(ctx context.Context, r *stepRecord) error {
 	}
 	stopped := time.Since(cut)
 	d.note(r, "%s stopped its %d processes by itself %s after the cut", w.name, held, fmtDur(stopped))
-	if err := d.waitFor(ctx, func() (bool, string) {
-		return !d.isMember(w.name), "waiting for ZooKeeper to expire " + w.name + "'s session"
-	}); err != nil {
+	if err := d.waitExpired(ctx, w); err != nil {
 		return err
 	}
 	expired := time.Since(cut)

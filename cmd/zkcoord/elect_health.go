@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/zkcoord/zkcoord/failover"
+	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
 // healthCheck runs elect's --health command: nil if it exits 0 within the
@@ -40,15 +40,12 @@ type healthGate struct {
 	every    time.Duration
 	failures int
 	log      func(msg string, args ...any)
-
-	mu      sync.Mutex
-	bad     bool
-	changed chan struct{} // closed at the next change of bad
+	ok       *gate.Gate // open until the checks fail too often in a row
 }
 
 func newHealthGate(check failover.HealthFunc, every time.Duration, failures int,
 	log func(string, ...any)) *healthGate {
-	return &healthGate{check: check, every: every, failures: failures, log: log, changed: make(chan struct{})}
+	return &healthGate{check: check, every: every, failures: failures, log: log, ok: gate.New(true)}
 }
 
 // run checks until ctx ends.
@@ -69,7 +66,7 @@ func (h *healthGate) run(ctx context.Context) {
 		} else {
 			failed = 0
 		}
-		h.set(failed >= h.failures)
+		h.ok.Set(failed < h.failures)
 		select {
 		case <-ctx.Done():
 			return
@@ -78,54 +75,11 @@ func (h *healthGate) run(ctx context.Context) {
 	}
 }
 
-func (h *healthGate) set(bad bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if bad != h.bad {
-		h.bad = bad
-		close(h.changed)
-		h.changed = make(chan struct{})
-	}
-}
-
-func (h *healthGate) state() (bool, <-chan struct{}) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.bad, h.changed
-}
-
 // waitHealthy waits until the instance may stand; false if ctx ended.
-func (h *healthGate) waitHealthy(ctx context.Context) bool {
-	for {
-		bad, changed := h.state()
-		if !bad {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return false
-		}
-	}
-}
+func (h *healthGate) waitHealthy(ctx context.Context) bool { return h.ok.Wait(ctx) == nil }
 
 // whileHealthy returns a context that ends with failover.ErrUnhealthy as
 // its cause once the checks fail too often in a row.
 func (h *healthGate) whileHealthy(ctx context.Context) (context.Context, context.CancelFunc) {
-	hctx, cancel := context.WithCancelCause(ctx)
-	go func() {
-		for {
-			bad, changed := h.state()
-			if bad {
-				cancel(failover.ErrUnhealthy)
-				return
-			}
-			select {
-			case <-changed:
-			case <-hctx.Done():
-				return
-			}
-		}
-	}()
-	return hctx, func() { cancel(context.Canceled) }
+	return h.ok.While(ctx, failover.ErrUnhealthy)
 }

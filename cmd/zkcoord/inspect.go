@@ -78,11 +78,10 @@ func toContenderJSON(c lock.Contender) contenderJSON {
 }
 
 func runLocks(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "ls")
+	_, fs, args, err := a.subFlags(cmd, args, "ls")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	kind := fs.String("kind", "mutex", "the lock's `kind`: mutex, rwlock or semaphore")
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	path, _, err := fs.pathArg(args)
@@ -171,11 +170,10 @@ type participantJSON struct {
 }
 
 func runElection(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "ls", "revoke")
+	sub, fs, args, err := a.subFlags(cmd, args, "ls", "revoke")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	asJSON := fs.Bool("json", false, "print JSON (ls: an array of participants; revoke: the leader asked)")
 	path, _, err := fs.pathArg(args)
 	if err != nil {

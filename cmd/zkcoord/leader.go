@@ -62,13 +62,11 @@ func runLeader(a *app, cmd *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
+	defer done()
 
 	// A failover group keeps its election in PATH/lock.
 	electionPath, fo := path, (*failover.Failover)(nil)
@@ -108,8 +106,9 @@ func runLeader(a *app, cmd *command, args []string) error {
 		}
 	}
 	if *asJSON {
-		b, _ := json.MarshalIndent(info, "", "  ")
-		a.printf("%s\n", b)
+		if err := a.printJSON(info); err != nil {
+			return err
+		}
 	} else {
 		printLeader(a, info)
 	}

@@ -30,11 +30,10 @@ connections drop.
 }
 
 func runQueue(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "put", "take", "len")
+	sub, fs, args, err := a.subFlags(cmd, args, "put", "take", "len")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	prio := fs.Int("priority", 0, "put: item `priority`, 0 (first) to 999")
 	count := fs.Int("n", 1, "take: take `n` items, one per line")
 	noWait := fs.Bool("no-wait", false, "take: exit 1 at once if the queue is empty")
@@ -74,13 +73,11 @@ func runQueue(a *app, cmd *command, args []string) error {
 			return fmt.Errorf("reading standard input: %w", err)
 		}
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
+	defer done()
 
 	// A PriorityQueue serves a plain Queue's items as priority 0, so it
 	// can take from both kinds.

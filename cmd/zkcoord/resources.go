@@ -29,11 +29,10 @@ resources given are still processed.
 }
 
 func runResources(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "add", "rm", "ls")
+	sub, fs, args, err := a.subFlags(cmd, args, "add", "rm", "ls")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	root := fs.String("root", rebalance.DefaultRoot, "`path` under which groups live")
 	asJSON := fs.Bool("json", false, "ls: print a JSON array")
 	pos, _, err := fs.parse(args)
@@ -58,13 +57,11 @@ func runResources(a *app, cmd *command, args []string) error {
 			return usagef("resources %s: resource %q: %v", sub, id, err)
 		}
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
+	defer done()
 
 	if sub == "ls" {
 		list, err := rebalance.ListResources(ctx, sess, *root, group)

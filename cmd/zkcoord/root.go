@@ -224,13 +224,19 @@ func printCommandHelp(cc *cobra.Command, c *command, w io.Writer) {
 		fmt.Fprintln(w, "\nFlags:")
 		printLines(w, own)
 	}
-	common := cc.InheritedFlags()
-	fmt.Fprintln(w, "\nConnection (flags override environment variables):")
-	printLines(w, flagLines(common, groupConn, false))
-	fmt.Fprintln(w, "\nLogging and metrics:")
-	printLines(w, flagLines(common, groupLog, false))
+	printCommonFlags(w, cc.InheritedFlags(), "Connection (flags override environment variables):", false)
 	fmt.Fprintln(w, "\nExit codes: 0 ok, 1 failure, 2 usage error, 3 lock or leadership lost;")
 	fmt.Fprintln(w, "a command run by zkcoord that ends by itself passes on its own exit status.")
+}
+
+// printCommonFlags prints the flags every command takes: the connection
+// flags under connHeading, then the logging and metrics flags; with env,
+// each flag's environment variable follows its name.
+func printCommonFlags(w io.Writer, fs *pflag.FlagSet, connHeading string, env bool) {
+	fmt.Fprintln(w, "\n"+connHeading)
+	printLines(w, flagLines(fs, groupConn, env))
+	fmt.Fprintln(w, "\nLogging and metrics:")
+	printLines(w, flagLines(fs, groupLog, env))
 }
 
 // flagLines returns "--name VALUE\tusage (default x)" lines for the flags of
@@ -306,11 +312,7 @@ Commands:
 		lines = append(lines, fmt.Sprintf("  %s %s\t%s", cc.Name(), brief, cc.Short))
 	}
 	printLines(w, lines)
-	pf := root.PersistentFlags()
-	fmt.Fprintln(w, "\nConnection (accepted by every command; flags override the environment):")
-	printLines(w, flagLines(pf, groupConn, true))
-	fmt.Fprintln(w, "\nLogging and metrics:")
-	printLines(w, flagLines(pf, groupLog, true))
+	printCommonFlags(w, root.PersistentFlags(), "Connection (accepted by every command; flags override the environment):", true)
 	fmt.Fprint(w, `
 Environment of the commands zkcoord runs:
   ZKCOORD_TOKEN     fencing token (creation zxid of the lock, leader or barrier node):

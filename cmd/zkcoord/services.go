@@ -39,11 +39,10 @@ Examples:
 }
 
 func runServices(a *app, cmd *command, args []string) error {
-	sub, args, err := subcommand(cmd, args, "ls", "get", "register")
+	sub, fs, args, err := a.subFlags(cmd, args, "ls", "get", "register")
 	if err != nil {
 		return err
 	}
-	fs := a.flags(cmd, sub)
 	asJSON := fs.Bool("json", false, "ls, get: print JSON")
 	address := fs.String("address", "", "register: the instance's host name or IP `address`")
 	port := fs.Int("port", 0, "register: the instance's `port`")
@@ -80,17 +79,15 @@ func runServices(a *app, cmd *command, args []string) error {
 			return usagef("services register: --payload is not JSON")
 		}
 	}
-	sess, err := a.open()
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer done()
 	d, err := discovery.New(sess, base)
 	if err != nil {
 		return usagef("services: %v", err)
 	}
-	ctx, cancel := a.opContext(sess)
-	defer cancel()
 	switch sub {
 	case "ls":
 		names, err := d.Names(ctx)

@@ -1,14 +1,10 @@
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.x.discovery.ServiceDiscovery;
 import org.apache.curator.x.discovery.ServiceDiscoveryBuilder;
 import org.apache.curator.x.discovery.ServiceInstance;
 import org.apache.curator.x.discovery.ServiceProvider;
 import org.apache.curator.x.discovery.UriSpec;
 import org.apache.curator.x.discovery.details.JsonInstanceSerializer;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,96 +22,86 @@ import java.util.TreeMap;
 //   "query NAME" -> one "instance ..." line per instance (sorted by id),
 //     then "end"
 //   "provider NAME" -> "provider ID" (round robin)
-// Events: "ready", "error <message>".
+// Events: "ready", "error <message>" (see Peer).
 public class DiscoveryPeer {
     static Map<String, ServiceInstance<Map>> mine = new HashMap<>();
 
     public static void main(String[] args) throws Exception {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(args[0], 20000, 8000,
-                new ExponentialBackoffRetry(100, 5));
-        c.start();
-        c.blockUntilConnected();
+        CuratorFramework c = Peer.connect(args[0], 20000);
         ServiceDiscovery<Map> sd = ServiceDiscoveryBuilder.builder(Map.class).client(c).basePath(args[1])
                 .serializer(new JsonInstanceSerializer<Map>(Map.class)).build();
         sd.start();
         Map<String, ServiceProvider<Map>> providers = new HashMap<>();
-        System.out.println("ready");
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-        for (String line; (line = in.readLine()) != null; ) {
-            String[] f = line.trim().split(" ");
-            try {
-                switch (f[0]) {
-                    case "register": {
-                        Map<String, String> payload = null;
-                        if (!f[6].equals("-")) {
-                            payload = new HashMap<>();
-                            String[] kv = f[6].split("=", 2);
-                            payload.put(kv[0], kv[1]);
-                        }
-                        org.apache.curator.x.discovery.ServiceInstanceBuilder<Map> b = ServiceInstance.<Map>builder()
-                                .name(f[1]).id(f[2]).address(f[3]).port(Integer.parseInt(f[4]))
-                                .payload(payload).uriSpec(new UriSpec("{scheme}://{address}:{port}"));
-                        if (!f[5].equals("-")) b.sslPort(Integer.parseInt(f[5]));
-                        ServiceInstance<Map> si = b.build();
-                        sd.registerService(si);
-                        mine.put(f[2], si);
-                        System.out.println("registered " + f[2]);
-                        break;
+        Peer.serve(f -> {
+            switch (f[0]) {
+                case "register": {
+                    Map<String, String> payload = null;
+                    if (!f[6].equals("-")) {
+                        payload = new HashMap<>();
+                        String[] kv = f[6].split("=", 2);
+                        payload.put(kv[0], kv[1]);
                     }
-                    case "update": {
-                        ServiceInstance<Map> old = mine.get(f[1]);
-                        org.apache.curator.x.discovery.ServiceInstanceBuilder<Map> b = ServiceInstance.<Map>builder()
-                                .name(old.getName()).id(old.getId()).address(old.getAddress())
-                                .port(Integer.parseInt(f[2])).payload(old.getPayload()).uriSpec(old.getUriSpec())
-                                .registrationTimeUTC(old.getRegistrationTimeUTC());
-                        if (old.getSslPort() != null) b.sslPort(old.getSslPort());
-                        ServiceInstance<Map> si = b.build();
-                        sd.updateService(si);
-                        mine.put(f[1], si);
-                        System.out.println("updated " + f[1]);
-                        break;
-                    }
-                    case "unregister":
-                        sd.unregisterService(mine.remove(f[1]));
-                        System.out.println("unregistered " + f[1]);
-                        break;
-                    case "names":
-                        System.out.println("names " + String.join(",", new java.util.TreeSet<>(sd.queryForNames())));
-                        break;
-                    case "query": {
-                        TreeMap<String, ServiceInstance<Map>> byId = new TreeMap<>();
-                        for (ServiceInstance<Map> si : sd.queryForInstances(f[1])) byId.put(si.getId(), si);
-                        for (ServiceInstance<Map> si : byId.values()) {
-                            Map<String, Object> vars = new HashMap<>();
-                            vars.put("scheme", "http");
-                            System.out.println("instance id=" + si.getId() + " name=" + si.getName()
-                                    + " address=" + si.getAddress() + " port=" + si.getPort()
-                                    + " ssl=" + si.getSslPort() + " type=" + si.getServiceType()
-                                    + " enabled=" + si.isEnabled() + " time=" + si.getRegistrationTimeUTC()
-                                    + " payload=" + (si.getPayload() == null ? null : new TreeMap<>(si.getPayload()))
-                                    + " uri=" + si.buildUriSpec(vars));
-                        }
-                        System.out.println("end");
-                        break;
-                    }
-                    case "provider": {
-                        ServiceProvider<Map> p = providers.get(f[1]);
-                        if (p == null) {
-                            p = sd.serviceProviderBuilder().serviceName(f[1]).build();
-                            p.start();
-                            providers.put(f[1], p);
-                        }
-                        ServiceInstance<Map> si = p.getInstance();
-                        System.out.println("provider " + (si == null ? "-" : si.getId()));
-                        break;
-                    }
-                    default:
-                        System.out.println("error unknown command " + line);
+                    org.apache.curator.x.discovery.ServiceInstanceBuilder<Map> b = ServiceInstance.<Map>builder()
+                            .name(f[1]).id(f[2]).address(f[3]).port(Integer.parseInt(f[4]))
+                            .payload(payload).uriSpec(new UriSpec("{scheme}://{address}:{port}"));
+                    if (!f[5].equals("-")) b.sslPort(Integer.parseInt(f[5]));
+                    ServiceInstance<Map> si = b.build();
+                    sd.registerService(si);
+                    mine.put(f[2], si);
+                    System.out.println("registered " + f[2]);
+                    return true;
                 }
-            } catch (Exception e) {
-                System.out.println("error " + e.toString().replace('\n', ' '));
+                case "update": {
+                    ServiceInstance<Map> old = mine.get(f[1]);
+                    org.apache.curator.x.discovery.ServiceInstanceBuilder<Map> b = ServiceInstance.<Map>builder()
+                            .name(old.getName()).id(old.getId()).address(old.getAddress())
+                            .port(Integer.parseInt(f[2])).payload(old.getPayload()).uriSpec(old.getUriSpec())
+                            .registrationTimeUTC(old.getRegistrationTimeUTC());
+                    if (old.getSslPort() != null) b.sslPort(old.getSslPort());
+                    ServiceInstance<Map> si = b.build();
+                    sd.updateService(si);
+                    mine.put(f[1], si);
+                    System.out.println("updated " + f[1]);
+                    return true;
+                }
+                case "unregister":
+                    sd.unregisterService(mine.remove(f[1]));
+                    System.out.println("unregistered " + f[1]);
+                    return true;
+                case "names":
+                    System.out.println("names " + String.join(",", new java.util.TreeSet<>(sd.queryForNames())));
+                    return true;
+                case "query": {
+                    TreeMap<String, ServiceInstance<Map>> byId = new TreeMap<>();
+                    for (ServiceInstance<Map> si : sd.queryForInstances(f[1])) byId.put(si.getId(), si);
+                    for (ServiceInstance<Map> si : byId.values()) {
+                        Map<String, Object> vars = new HashMap<>();
+                        vars.put("scheme", "http");
+                        System.out.println("instance id=" + si.getId() + " name=" + si.getName()
+                                + " address=" + si.getAddress() + " port=" + si.getPort()
+                                + " ssl=" + si.getSslPort() + " type=" + si.getServiceType()
+                                + " enabled=" + si.isEnabled() + " time=" + si.getRegistrationTimeUTC()
+                                + " payload=" + (si.getPayload() == null ? null : new TreeMap<>(si.getPayload()))
+                                + " uri=" + si.buildUriSpec(vars));
+                    }
+                    System.out.println("end");
+                    return true;
+                }
+                case "provider": {
+                    ServiceProvider<Map> p = providers.get(f[1]);
+                    if (p == null) {
+                        p = sd.serviceProviderBuilder().serviceName(f[1]).build();
+                        p.start();
+                        providers.put(f[1], p);
+                    }
+                    ServiceInstance<Map> si = p.getInstance();
+                    System.out.println("provider " + (si == null ? "-" : si.getId()));
+                    return true;
+                }
+                default:
+                    return false;
             }
-        }
+        });
         for (ServiceProvider<Map> p : providers.values()) p.close();
         sd.close();
         c.close();

@@ -44,7 +44,8 @@ var (
 )
 
 // CompileJava compiles a single-file Java program (its public class named
-// after the file) once per test binary and content. jars names further
+// after the file) once per test binary and content. The program may use
+// the shared Peer class (connection and line protocol). jars names further
 // jars in JavaDir that the program needs beyond Curator's.
 func CompileJava(t testing.TB, src string, jars ...string) *Program {
 	t.Helper()
@@ -76,7 +77,12 @@ func CompileJava(t testing.TB, src string, jars ...string) *Program {
 		t.Fatalf("interop: %v", err)
 	}
 	p := &Program{dir: dir, class: class, jars: jars}
-	cmd := exec.Command("javac", "-nowarn", "-cp", p.classpath(), "-d", dir, filepath.Join(dir, class+".java"))
+	shared, err := peerDir()
+	if err != nil {
+		t.Fatalf("interop: %v", err)
+	}
+	// The shared Peer class is compiled along if the program uses it.
+	cmd := exec.Command("javac", "-nowarn", "-cp", p.classpath(), "-sourcepath", shared, "-d", dir, filepath.Join(dir, class+".java"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("interop: javac %s: %v\n%s", src, err, out)
 	}
@@ -99,5 +105,5 @@ func (p *Program) Start(t testing.TB, args ...string) *Proc {
 	t.Helper()
 	cp := p.dir + string(os.PathListSeparator) + p.classpath()
 	jargs := append([]string{"-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, p.class}, args...)
-	return start(t, fmt.Sprintf("java %s", p.class), "java", jargs...)
+	return start(t, fmt.Sprintf("java %s", p.class), nil, "java", jargs...)
 }

@@ -26,9 +26,11 @@ type Proc struct {
 	err    error
 }
 
-func start(t testing.TB, name, bin string, args ...string) *Proc {
+// start runs bin with args and, if env is not nil, that environment.
+func start(t testing.TB, name string, env []string, bin string, args ...string) *Proc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.SysProcAttr = sysProcAttr()
 	p := &Proc{name: name, cmd: cmd, lines: make(chan string, 1024), done: make(chan struct{})}
 	cmd.Stderr = lockedWriter{p}

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// StartPython runs a Kazoo peer script with args. The process is killed
+// StartPython runs a Kazoo peer script with args. The script may import
+// kazoo_peer (the shared line protocol: say, serve). The process is killed
 // when the test ends.
 func StartPython(t testing.TB, script string, args ...string) *Proc {
 	t.Helper()
@@ -15,7 +16,16 @@ func StartPython(t testing.TB, script string, args ...string) *Proc {
 	if out, err := exec.Command(python(), "-c", "import kazoo").CombinedOutput(); err != nil {
 		missing(t, "python3 module kazoo (Debian package python3-kazoo): "+string(out))
 	}
-	return start(t, "python "+filepath.Base(script), python(), append([]string{"-u", script}, args...)...)
+	dir, err := peerDir()
+	if err != nil {
+		t.Fatalf("interop: %v", err)
+	}
+	path := dir
+	if old := os.Getenv("PYTHONPATH"); old != "" {
+		path += string(os.PathListSeparator) + old
+	}
+	env := append(os.Environ(), "PYTHONPATH="+path)
+	return start(t, "python "+filepath.Base(script), env, python(), append([]string{"-u", script}, args...)...)
 }
 
 // python returns the interpreter that has Debian's python3-kazoo: the

@@ -186,7 +186,7 @@ func (h *History) CheckExclusive() []Violation {
 func (h *History) CheckFenced(slack time.Duration) []Violation {
 	events := h.Events()
 	ivs, bad := intervals(events)
-	paused := pauses(events)
+	paused := Pauses(events)
 	byKey := map[[2]string][]Event{} // accepted uses by client and resource
 	for _, e := range events {
 		if e.Kind == Use {
@@ -209,33 +209,7 @@ func (h *History) CheckFenced(slack time.Duration) []Violation {
 	return out
 }
 
-type span struct{ from, to int64 }
-
-// pauses returns, per client, the spans during which its process was
-// stopped (a crash or exit ends a pause).
-func pauses(events []Event) map[string][]span {
-	out := map[string][]span{}
-	since := map[string]int64{}
-	for _, e := range events {
-		switch e.Kind {
-		case Pause:
-			if _, ok := since[e.Client]; !ok {
-				since[e.Client] = e.At
-			}
-		case Resume, Crash, Exit:
-			if s, ok := since[e.Client]; ok {
-				out[e.Client] = append(out[e.Client], span{s, e.At})
-				delete(since, e.Client)
-			}
-		}
-	}
-	for c, s := range since {
-		out[c] = append(out[c], span{s, math.MaxInt64})
-	}
-	return out
-}
-
-func excused(v Violation, paused []span, uses []Event, aIvs, bIvs []Interval, slack int64) bool {
+func excused(v Violation, paused []PauseSpan, uses []Event, aIvs, bIvs []Interval, slack int64) bool {
 	// v.At is B's acquire time; find A's holding that covers it.
 	var a, b Interval
 	found := false
@@ -254,7 +228,7 @@ func excused(v Violation, paused []span, uses []Event, aIvs, bIvs []Interval, sl
 	}
 	wasPaused := false
 	for _, p := range paused {
-		if p.from <= v.At && p.to >= v.At-slack {
+		if p.From <= v.At && p.To >= v.At-slack {
 			wasPaused = true
 		}
 	}

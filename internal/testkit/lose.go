@@ -34,24 +34,15 @@ func LoseReply(t testing.TB, ctx context.Context, p *zktest.Proxy, observer *zkc
 	}
 	done := make(chan error, 1)
 	go func() { done <- write() }()
-	select {
-	case <-changed: // committed; the reply is still in the slowed link
-	case err := <-done:
-		heal(t, p)
+	// Once committed, the reply is still in the slowed link.
+	if returned, err := first(t, ctx, p, changed, done, "the write never reached the server"); returned {
 		return false, err
-	case <-ctx.Done():
-		t.Fatal("the write never reached the server")
 	}
 	if err := p.Cut(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-unknown:
-	case err := <-done:
-		heal(t, p)
+	if returned, err := first(t, ctx, p, unknown, done, "the write never noticed the cut"); returned {
 		return false, err
-	case <-ctx.Done():
-		t.Fatal("the write never noticed the cut")
 	}
 	heal(t, p)
 	return true, await(t, ctx, done)
@@ -74,13 +65,8 @@ func LoseRequest(t testing.TB, ctx context.Context, p *zktest.Proxy, observer *z
 	}
 	done := make(chan error, 1)
 	go func() { done <- write() }()
-	select {
-	case <-unknown:
-	case err := <-done:
-		heal(t, p)
+	if returned, err := first(t, ctx, p, unknown, done, "the write never noticed the reset"); returned {
 		return false, err
-	case <-ctx.Done():
-		t.Fatal("the write never noticed the reset")
 	}
 	if _, st, err := observer.Exists(ctx, path); err != nil || st.Mzxid != before.Mzxid {
 		t.Fatalf("the dropped request changed %s: %+v, %v", path, st, err)
@@ -100,6 +86,23 @@ func UntilLost(t testing.TB, scenario func(delay time.Duration) bool) {
 		t.Logf("the reply arrived despite a %v delay; trying a longer one", d)
 	}
 	t.Fatal("the reply was never lost: the fault was not exercised")
+}
+
+// first waits for ch, the sign of the fault's next step, or for the write
+// to return before it: then it heals p and reports true with the write's
+// result. It fails the test with never when ctx ends first.
+func first[T any](t testing.TB, ctx context.Context, p *zktest.Proxy, ch <-chan T, done <-chan error, never string) (returned bool, err error) {
+	t.Helper()
+	select {
+	case <-ch:
+		return false, nil
+	case err := <-done:
+		heal(t, p)
+		return true, err
+	case <-ctx.Done():
+		t.Fatal(never)
+		return false, nil
+	}
 }
 
 func heal(t testing.TB, p *zktest.Proxy) {

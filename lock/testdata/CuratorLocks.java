@@ -213,28 +213,13 @@ public class CuratorLocks {
                 out(tag + " done " + entries.get() + " " + violations.get());
                 break;
             }
-            case "hold": {
-                Holder h = holder(f[2], f[3], Integer.parseInt(f[4]));
-                CountDownLatch release = new CountDownLatch(1);
-                releases.put(tag, release);
-                h.acquire();
-                out(tag + " held " + h.node());
-                release.await();
-                h.release();
-                out(tag + " released");
+            case "hold":
+                hold(tag, holder(f[2], f[3], Integer.parseInt(f[4])));
                 break;
-            }
             case "holdrevocable": {
                 InterProcessMutex m = new InterProcessMutex(client, f[2]);
                 m.makeRevocable(lock -> out(tag + " revoked"));
-                Holder h = mutexHolder(m);
-                CountDownLatch release = new CountDownLatch(1);
-                releases.put(tag, release);
-                h.acquire();
-                out(tag + " held " + h.node());
-                release.await();
-                h.release();
-                out(tag + " released");
+                hold(tag, mutexHolder(m));
                 break;
             }
             case "revoke": {
@@ -268,6 +253,17 @@ public class CuratorLocks {
             default:
                 out(tag + " error unknown command " + f[1]);
         }
+    }
+
+    // hold acquires h, says so, and keeps it until "<tag> release".
+    static void hold(String tag, Holder h) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        releases.put(tag, release);
+        h.acquire();
+        out(tag + " held " + h.node());
+        release.await();
+        h.release();
+        out(tag + " released");
     }
 
     static String rwKey(String s) {

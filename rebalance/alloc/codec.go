@@ -206,26 +206,19 @@ func (r *reader) fail(format string, args ...any) {
 	}
 }
 
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("bad unsigned varint at %d bytes from the end", len(r.b))
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint, "unsigned varint") }
 
-func (r *reader) varint() int64 {
+func (r *reader) varint() int64 { return readVarint(r, binary.Varint, "varint") }
+
+// readVarint reads one number with read (binary.Uvarint or binary.Varint);
+// what names its encoding in the error.
+func readVarint[T uint64 | int64](r *reader, read func([]byte) (T, int), what string) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b)
+	v, n := read(r.b)
 	if n <= 0 {
-		r.fail("bad varint at %d bytes from the end", len(r.b))
+		r.fail("bad %s at %d bytes from the end", what, len(r.b))
 		return 0
 	}
 	r.b = r.b[n:]
