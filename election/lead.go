@@ -74,52 +74,24 @@ func (c *Candidate) begin(off elect.Office) *Leadership {
 // (which catches a lost notification), the Session's end or a stop.
 func (c *Candidate) hold(l *Leadership, off elect.Office, termW <-chan zkcoord.Event, states *elect.StateFeed) error {
 	e := c.el
-	nodeW := c.eng.NodeChanged()
-	rc := elect.NewRecheck(bg, c.eng.Recheck(), func(ctx context.Context) error {
-		_, err := c.eng.CheckOffice(ctx, off)
-		return err
-	})
-	defer rc.Stop()
+	t := c.eng.Keep(off, termW)
+	defer t.Stop()
 	revoked := l.revoked
 	for {
 		select {
 		case <-revoked:
 			revoked = nil
 			c.emit(Event{Type: EventRevokeRequested, Token: off.Token, Term: off.Term})
-		// A notification ends the leadership at once, before anything is
-		// asked of ZooKeeper: a successor may act as soon as the change
-		// that fired it is committed, and a read may take until the
-		// Session is declared Lost. The read only explains why (Err).
-		case <-termW:
-			if e.sess.Err() != nil {
-				return c.lostErr()
-			}
-			if c.eng.Dropped() {
-				termW = nil // as if the notification never came
-				continue
-			}
-			return c.deposed(l)
-		case <-nodeW:
-			if e.sess.Err() != nil {
-				return c.lostErr()
-			}
-			if c.eng.Dropped() {
-				nodeW = nil
-				continue
-			}
-			return c.nodeDeleted(l)
-		case <-rc.Tick():
-			rc.Start()
-		case err := <-rc.Result():
-			rc.Done()
+		case end := <-t.Over():
+			// The leadership ends at once; deposed and nodeDeleted read
+			// only to explain why (Err).
 			switch {
-			case errors.Is(err, elect.ErrTermGone), errors.Is(err, elect.ErrTermChanged):
-				return c.deposed(l)
-			case errors.Is(err, elect.ErrMissing):
+			case e.sess.Err() != nil:
+				return c.lostErr()
+			case errors.Is(end, elect.ErrMissing):
 				return c.nodeDeleted(l)
 			}
-			// Any other failure is a read that did not get through; the
-			// Session's end, if that is why, is reported below.
+			return c.deposed(l)
 		case sc, ok := <-states.C:
 			states.Handle(sc, ok)
 		case <-e.sess.Done():

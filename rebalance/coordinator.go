@@ -45,14 +45,10 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 	r.log.Info("rebalance: coordinator", "term", term)
 	s := &schedule{r: r, ctx: ctx, wg: &wg, term: term, results: make(chan error, 1), timer: time.NewTimer(time.Hour)}
 	defer s.timer.Stop()
-	// The periodic re-check of the term and the own node, in case a
+	// The term and the own node, watched and re-checked in case a
 	// notification was lost.
-	rc := elect.NewRecheck(ctx, con.Recheck(), func(ctx context.Context) error {
-		_, err := con.CheckOffice(ctx, off)
-		return err
-	})
-	defer rc.Stop()
-	nodeW := con.NodeChanged()
+	tenure := con.Keep(off, termW)
+	defer tenure.Stop()
 	for {
 		select {
 		case snap := <-clientsCh:
@@ -70,27 +66,14 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 			}
 			s.seen = min(s.seen+1, 2)
 			s.trigger()
-		case <-termW:
-			if r.sess.Err() != nil {
-				return r.sess.Err()
-			}
-			if con.Dropped() {
-				termW = nil // as if the notification never came
-				continue
-			}
-			return fmt.Errorf("%w: term %d changed", ErrDeposed, term)
-		case <-rc.Tick():
-			rc.Start()
-		case err := <-rc.Result():
-			rc.Done()
+		case end := <-tenure.Over():
 			switch {
-			case errors.Is(err, elect.ErrTermGone), errors.Is(err, elect.ErrTermChanged):
-				return fmt.Errorf("%w: term %d: %w", ErrDeposed, term, err)
-			case errors.Is(err, elect.ErrMissing):
+			case r.sess.Err() != nil:
+				return r.sess.Err()
+			case errors.Is(end, elect.ErrMissing):
 				return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
 			}
-			// Any other failure is a read that did not get through; the
-			// Session's end, if that is why, is reported below.
+			return fmt.Errorf("%w: term %d: %w", ErrDeposed, term, end)
 		case err := <-s.results:
 			if err := s.finished(err); err != nil {
 				return err
@@ -98,15 +81,6 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 			s.kick()
 		case <-s.timer.C:
 			s.kick()
-		case <-nodeW:
-			if r.sess.Err() != nil {
-				return r.sess.Err()
-			}
-			if con.Dropped() {
-				nodeW = nil
-				continue
-			}
-			return fmt.Errorf("%w: %s", ErrMembershipLost, r.reg.path)
 		case <-ctx.Done():
 			s.stop()
 			return ctx.Err()

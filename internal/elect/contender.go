@@ -125,12 +125,6 @@ func New(sess *zkcoord.Session, lay *Layout, node string, cfg Config) *Contender
 // Node returns the path of the contender's node.
 func (c *Contender) Node() string { return c.node }
 
-// NodeChanged fires when the contender's node is deleted (participant
-// nodes are never rewritten), or with EventNotWatching when the Session
-// ends. It is set by WatchTerm (by the first Determine with WatchOwn); nil
-// before.
-func (c *Contender) NodeChanged() <-chan zkcoord.Event { return c.ownW }
-
 // Place is where Determine found the contender.
 type Place struct {
 	// Index is the contender's position; 0 leads.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -304,13 +303,6 @@ func (c *Contender) CheckOffice(ctx context.Context, off Office) ([]byte, error)
 	}
 	return data, err
 }
-
-// Dropped reports whether a leader should swallow the notification it
-// just received (a test hook; see Hooks).
-func (c *Contender) Dropped() bool { return c.hooks.swallow() }
-
-// Recheck returns the contender's re-check interval.
-func (c *Contender) Recheck() time.Duration { return c.recheck }
 
 // Leave deletes the leader node, if the leader's term is still the current
 // one, together with the contender's node. The term check is the guard:
