@@ -46,6 +46,11 @@ a row it steps down - stops CMD as on the loss of leadership, then resigns -
 or, standing by, leaves the election; it stands again after the first check
 that passes. With --fence, this is failover's health check.
 
+With --revocable, a request to step down ('zkcoord election revoke PATH', or
+PATH/lock for a group run with --fence; Election.Revoke in Go) stops CMD as
+SIGTERM does, resigns and exits with CMD's status (without CMD, 0), and the
+next in line leads. Without it, requests are ignored.
+
 Without CMD, zkcoord prints a line when it becomes leader and leads until it is
 interrupted or loses leadership.
 
@@ -71,6 +76,7 @@ type electOptions struct {
 	data         string
 	grace        time.Duration
 	rejoin       bool
+	revocable    bool
 	cmd          []string
 
 	health         string
@@ -85,6 +91,7 @@ type electResult struct {
 	lost     bool  // leadership (or the session) was lost: rejoining makes sense
 	sessOK   bool  // the session still lives
 	stepDown bool  // the health check failed: stand again once it passes
+	revoked  bool  // asked to step down (--revocable): stepped down cleanly
 }
 
 func runElect(a *app, cmd *command, args []string) error {
@@ -96,6 +103,7 @@ func runElect(a *app, cmd *command, args []string) error {
 	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
+	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
 	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
 	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
 	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
@@ -250,7 +258,7 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 			return lead.Err()
 		}
 	}
-	res := leadWith(a, sess, o, done, cause, lead.Token(), lead.Term(), nil, resign)
+	res := leadWith(a, sess, o, done, cause, o.revokedOf(lead), lead.Token(), lead.Term(), nil, resign)
 	if res.lost && errors.Is(cause(), failover.ErrUnhealthy) {
 		a.log.Warn("health check failing: stepped down", "path", o.path)
 		resign()
@@ -262,13 +270,17 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 // leadWith runs the command (or waits, without one) while leading and
 // reports how leadership ended.
 func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct{}, cause func() error,
-	token, term int64, extraEnv []string, resign func()) electResult {
+	revoked <-chan struct{}, token, term int64, extraEnv []string, resign func()) electResult {
 	if len(o.cmd) == 0 {
 		a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
 		select {
 		case <-a.ctx.Done():
 			resign()
 			return electResult{}
+		case <-revoked:
+			a.log.Info("asked to step down: resigning", "path", o.path)
+			resign()
+			return electResult{revoked: true}
 		case <-done:
 			if a.ctx.Err() != nil {
 				return electResult{}
@@ -313,7 +325,21 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		c.Stop(o.grace, owner{sess: sess, done: done, cause: cause})
 		resign()
 		return electResult{err: exitStatus(c.Status())}
+	case <-revoked:
+		a.log.Info("asked to step down: stopping the command", "pid", c.Pid())
+		c.Stop(o.grace, owner{sess: sess, done: done, cause: cause})
+		resign()
+		return electResult{err: exitStatus(c.Status()), revoked: true}
 	}
+}
+
+// revokedOf returns the channel that tells l to step down, with
+// --revocable; nil (never ready) without.
+func (o *electOptions) revokedOf(l *election.Leadership) <-chan struct{} {
+	if !o.revocable || l == nil {
+		return nil
+	}
+	return l.Revoked()
 }
 
 // electFailover runs one failover.Run: fence the previous active if needed,
@@ -345,11 +371,15 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 			extra = append(extra, "ZKCOORD_PREV_ID="+act.Previous.ID)
 		}
 		// Leadership ends when ctx does; resigning is Run's job.
-		r := leadWith(a, sess, o, ctx.Done(), func() error { return context.Cause(ctx) },
+		r := leadWith(a, sess, o, ctx.Done(), func() error { return context.Cause(ctx) }, o.revokedOf(act.Leadership),
 			act.Token, act.Term, extra, func() {})
 		switch {
 		case runCtx.Err() != nil: // interrupted: a clean stop
 			res, decided = r, true
+			return nil
+		case r.revoked: // asked to step down, and stopped: a clean stop
+			res, decided = r, true
+			cancelRun()
 			return nil
 		case r.lost && errors.Is(context.Cause(ctx), failover.ErrUnhealthy):
 			// Run steps down and stands again once the checks pass.

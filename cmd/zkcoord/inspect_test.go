@@ -123,3 +123,38 @@ func TestElectionRevoke(t *testing.T) {
 		t.Errorf("election revoke: %s", out)
 	}
 }
+
+// With --revocable, a lock holder asked to release stops its command and
+// releases, and a leader asked to step down resigns: the next in line
+// takes over.
+func TestRevocableHolders(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	holder := start(t, nil, "lock", path, "--revocable", "--", "sleep", "600")
+	waiter := start(t, nil, "lock", path, "--data", "second")
+	testkit.Eventually(t, 30*time.Second, "a holder and a waiter", func() bool {
+		var cs []contenderJSON
+		r := zkc(t, "locks", "ls", path, "--json")
+		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &cs) == nil && len(cs) == 2 && cs[0].Holds
+	})
+	mustZkc(t, "lock", "revoke", path)
+	if code := holder.exitCode(t, 30*time.Second); code == exitLost || code == 0 {
+		t.Errorf("the revoked holder exited %d, want its command's status after SIGTERM", code)
+	}
+	testkit.Eventually(t, 30*time.Second, "the waiter to get the lock", func() bool { return len(waiter.stdout()) > 0 })
+
+	epath := path + "-election"
+	a := start(t, nil, "elect", epath, "--id", "a", "--revocable")
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(a.stdout()) > 0 })
+	b := start(t, nil, "elect", epath, "--id", "b")
+	testkit.Eventually(t, 30*time.Second, "b to stand by", func() bool {
+		var ps []participantJSON
+		r := zkc(t, "election", "ls", epath, "--json")
+		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &ps) == nil && len(ps) == 2
+	})
+	mustZkc(t, "election", "revoke", epath)
+	if code := a.exitCode(t, 30*time.Second); code != 0 {
+		t.Errorf("the revoked leader exited %d, want 0", code)
+	}
+	testkit.Eventually(t, 30*time.Second, "b to lead", func() bool { return len(b.stdout()) > 0 })
+}

@@ -35,6 +35,10 @@ everything it starts die with zkcoord, also if zkcoord is killed.
 Without CMD, zkcoord prints the fencing token and holds the lock until it is
 interrupted (exit 0) or loses the lock (exit 3).
 
+With --revocable, a request to release the lock ('zkcoord lock revoke', or
+Curator's Revoker) stops CMD as SIGTERM does and releases the lock; zkcoord
+exits with CMD's status (without CMD, 0). Without it, requests are ignored.
+
 CMD runs with:
   ZKCOORD_TOKEN  the fencing token: larger for every later holder of this lock;
                  a resource that remembers the largest token it has seen can
@@ -56,6 +60,7 @@ func runLock(a *app, cmd *command, args []string) error {
 	try := fs.Bool("try", false, "give up at once (exit 1) if the lock is held")
 	grace := fs.Duration("grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	data := fs.String("data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
+	revocable := fs.Bool("revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
 	path, cmdArgs, err := fs.pathArg(args)
 	if err != nil {
 		return err
@@ -96,10 +101,18 @@ func runLock(a *app, cmd *command, args []string) error {
 		}
 	}
 
+	var revoked <-chan struct{} // nil: never ready
+	if *revocable {
+		revoked = lease.Revoked()
+	}
 	if len(cmdArgs) == 0 {
 		a.printf("locked %s token %d\n", path, token)
 		select {
 		case <-a.ctx.Done():
+			release()
+			return nil
+		case <-revoked:
+			a.log.Info("asked to release the lock", "path", path)
 			release()
 			return nil
 		case <-lease.Done():
@@ -131,6 +144,11 @@ func runLock(a *app, cmd *command, args []string) error {
 		return lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
+		c.Stop(*grace, owner{sess: sess, done: lease.Done(), cause: lease.Err})
+		release()
+		return exitStatus(c.Status())
+	case <-revoked:
+		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
 		c.Stop(*grace, owner{sess: sess, done: lease.Done(), cause: lease.Err})
 		release()
 		return exitStatus(c.Status())

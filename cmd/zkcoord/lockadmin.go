@@ -40,8 +40,9 @@ var lockRevokeCommand = &command{
 	help: `
 Ask the holder of the mutex at PATH to release the lock (Curator's Revoker
 protocol: the request is written into the holder's node). The holder decides:
-a Curator holder with a revocation listener, or a zkcoord program watching
-Lease.Revoked, lets go. Prints the node, token and session of the holder asked.
+a Curator holder with a revocation listener, 'zkcoord lock --revocable', or a
+zkcoord program watching Lease.Revoked, lets go. Prints the node, token and
+session of the holder asked.
 
 Example:
   zkcoord lock revoke /locks/nightly-report
