@@ -63,6 +63,21 @@
 // the outcome even if ctx ends, for at most as long as the Session lives.
 // Afterwards the taker deletes its marker.
 //
+// # Batch takes
+//
+// [Queue.TakeN] takes up to n items in one transaction: it reads them with
+// pipelined requests, then deletes all of them, each with its marker, in one
+// multi-operation, so a batch costs about three round trips where n Takes
+// cost 3n. An item another taker got first fails that transaction without
+// applying any of it; the taker drops the item and sends the rest again, so
+// a batch may hold fewer than n items. Every item of a batch has the
+// guarantee of a Take: a lost reply is settled by the first item's marker
+// (the transaction is all or nothing), and a Session lost with the
+// transaction in flight fails TakeN with ErrOutcomeUnknown, the whole batch
+// possibly gone. [WorkQueue.TakeN] creates up to n claims in one
+// transaction and returns a Claim for each, acknowledged or released on
+// its own.
+//
 // # WorkQueue: at least once
 //
 // A work queue cannot lose an item because its consumer died. A

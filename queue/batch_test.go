@@ -1,0 +1,257 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord/internal/testkit"
+)
+
+func strs(bs [][]byte) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = string(b)
+	}
+	return out
+}
+
+// A batch take returns the head of the queue in order, as many items as
+// asked for while there are enough, and reuses its listing.
+func TestTakeNInOrder(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	q, _ := New(connect(t), "/batch")
+	for i := range 10 {
+		mustPut(t, ctx, q, fmt.Sprint(i))
+	}
+	var lists atomic.Int32
+	testHookList = func() { lists.Add(1) }
+	defer func() { testHookList = nil }()
+	var got []string
+	for _, want := range []string{"[0 1 2 3]", "[4 5 6 7]", "[8 9]"} {
+		d, err := q.TakeN(ctx, 4)
+		if err != nil || fmt.Sprint(strs(d)) != want {
+			t.Fatalf("TakeN(4) = %q, %v; want %s", d, err, want)
+		}
+		got = append(got, strs(d)...)
+	}
+	if n := lists.Load(); n > 2 {
+		t.Fatalf("%d listings to take 10 items in batches; want at most 2", n)
+	}
+	if _, err := q.TryTakeN(ctx, 4); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("TryTakeN of an empty queue = %v; want ErrEmpty", err)
+	}
+	if _, err := q.TakeN(ctx, 0); !errors.Is(err, ErrBatch) {
+		t.Fatalf("TakeN(0) = %v; want ErrBatch", err)
+	}
+	if c, _, err := q.sess.Children(ctx, "/batch/claims"); err != nil || len(slices.DeleteFunc(c, isReceipt)) > 0 {
+		t.Fatalf("claim markers after the takes: %v, %v", c, err)
+	}
+}
+
+// An item another taker gets between a batch's listing and its transaction
+// costs the batch that item, not the batch.
+func TestTakeNSkipsAnItemTakenMeanwhile(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	a, _ := New(connect(t), "/race")
+	b, _ := New(connect(t), "/race")
+	for _, s := range []string{"x", "y", "z"} {
+		mustPut(t, ctx, a, s)
+	}
+	var (
+		fired atomic.Bool
+		other = make(chan string, 1)
+	)
+	hooks(t, func(string) {
+		if !fired.CompareAndSwap(false, true) {
+			return // b's own take
+		}
+		// a has read x, y and z and is about to delete them; b, which
+		// lists afresh, takes the head first.
+		d, err := b.TryTake(ctx)
+		if err != nil {
+			other <- "error: " + err.Error()
+			return
+		}
+		other <- string(d)
+	}, nil)
+	d, err := a.TakeN(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := <-other; got != "x" {
+		t.Fatalf("the other taker got %q; want x", got)
+	}
+	if fmt.Sprint(strs(d)) != "[y z]" {
+		t.Fatalf("TakeN(3) = %q; want [y z]", d)
+	}
+}
+
+// Batch takers racing over one queue never get the same item, and get all
+// of them.
+func TestConcurrentBatchTakersTakeEachItemOnce(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	const (
+		items  = 300
+		takers = 6
+	)
+	producer, _ := New(connect(t), "/busy")
+	for i := range items {
+		mustPut(t, ctx, producer, fmt.Sprint(i))
+	}
+	var (
+		mu   sync.Mutex
+		seen = map[string]int{}
+		wg   sync.WaitGroup
+		errs = make(chan error, takers)
+	)
+	for i := range takers {
+		q, _ := New(connect(t), "/busy")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				d, err := q.TryTakeN(ctx, 3+i*4)
+				if errors.Is(err, ErrEmpty) {
+					return
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !slices.IsSortedFunc(d, func(a, b []byte) int { return cmpNum(string(a), string(b)) }) {
+					errs <- fmt.Errorf("batch out of order: %q", d)
+				}
+				mu.Lock()
+				for _, s := range d {
+					seen[string(s)]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("TryTakeN: %v", err)
+	}
+	for i := range items {
+		if n := seen[fmt.Sprint(i)]; n != 1 {
+			t.Errorf("item %d taken %d times", i, n)
+		}
+	}
+}
+
+func cmpNum(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+// A batch whose transaction commits and whose reply is lost still delivers
+// every item of the batch, and only to its taker.
+func TestTakeNWhoseReplyIsLostStillDelivers(t *testing.T) {
+	for _, delay := range []time.Duration{2 * time.Second, 5 * time.Second, 10 * time.Second} {
+		if batchReplyLost(t, delay) {
+			return
+		}
+		t.Logf("the reply arrived despite a %v delay; trying a longer one", delay)
+	}
+	t.Fatal("the reply was never lost: the fault was not exercised")
+}
+
+func batchReplyLost(t *testing.T, delay time.Duration) (exercised bool) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	partitioned, proxy := throughProxy(t, 60*time.Second)
+	observer := connect(t)
+	a, _ := New(partitioned, "/q")
+	b, _ := New(connect(t), "/q")
+	if err := observer.EnsurePath(ctx, "/q/claims"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"x", "y", "z"} {
+		mustPut(t, ctx, b, s)
+	}
+	var (
+		once     sync.Once
+		resolved = make(chan outcome, 1)
+		faulted  = make(chan error, 1)
+	)
+	hooks(t, func(itemPath string) {
+		once.Do(func() {
+			_, _, w, err := observer.GetW(ctx, itemPath)
+			if err != nil {
+				t.Fatalf("watch %s: %v", itemPath, err)
+			}
+			if err := proxy.Delay(delay); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				select {
+				case <-w: // the transaction has committed
+				case <-ctx.Done():
+					faulted <- ctx.Err()
+					return
+				}
+				if err := proxy.Cut(); err != nil {
+					faulted <- err
+					return
+				}
+				if _, err := b.TryTake(ctx); !errors.Is(err, ErrEmpty) {
+					faulted <- errors.New("another taker got an item or failed: " + errString(err))
+					return
+				}
+				faulted <- proxy.Heal()
+			}()
+		})
+	}, func(o outcome) { resolved <- o })
+
+	d, err := a.TakeN(ctx, 3)
+	if err != nil || fmt.Sprint(strs(d)) != "[x y z]" {
+		t.Fatalf("TakeN = %q, %v; want [x y z]", d, err)
+	}
+	if err := <-faulted; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-resolved:
+		if o != ours {
+			t.Fatalf("resolved outcome = %v; want ours", o)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// A batch take on a Session that is lost with the transaction in flight
+// reports an unknown outcome.
+func TestTakeNOnLostSessionReportsUnknownOutcome(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	partitioned, proxy := throughProxy(t, 4*time.Second)
+	a, _ := New(partitioned, "/q")
+	b, _ := New(connect(t), "/q")
+	mustPut(t, ctx, b, "x")
+	mustPut(t, ctx, b, "y")
+	var once sync.Once
+	hooks(t, func(string) {
+		once.Do(func() {
+			if err := proxy.Blackhole(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}, nil)
+	if _, err := a.TakeN(ctx, 2); !errors.Is(err, ErrOutcomeUnknown) {
+		t.Fatalf("TakeN = %v; want ErrOutcomeUnknown", err)
+	}
+	if d, err := b.TryTakeN(context.Background(), 2); err != nil || fmt.Sprint(strs(d)) != "[x y]" {
+		t.Fatalf("TryTakeN by another taker = %q, %v; want [x y] (the transaction never arrived)", d, err)
+	}
+}
