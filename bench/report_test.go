@@ -53,6 +53,7 @@ var extraNames = map[string]string{
 	"expiry_ms":        "expiry (ms after the kill)",
 	"after_ms":         "after expiry (ms)",
 	"work_ms":          "successor's work after its notification (ms)",
+	"items_per_s":      "items/s",
 }
 
 // reportSettings are the settings of a full run, in the report's order
@@ -145,6 +146,7 @@ func settingDefs(quick bool, set *setting) []metricDef {
 		defs = append(defs, crashDefs(quick)...)
 	}
 	if set.loopback() {
+		defs = append(defs, queueDefs(quick)...)
 		defs = append(defs, metricDef{id: mMemory, title: "Memory per client", unit: "KiB resident per client", chart: true})
 	}
 	for i := range defs {
@@ -334,8 +336,8 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 	section := ""
 	for _, d := range defs {
 		m := rep.metric(d.id)
-		if m == nil || d.id == mMemory {
-			continue
+		if m == nil || d.id == mMemory || isQueueMetric(d.base) {
+			continue // in sections of their own
 		}
 		sec := sectionOf(d.base) + ", " + d.set.name()
 		if sec != section {
@@ -350,6 +352,7 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 		w("\n")
 	}
 	renderRebalanceScaling(&b, rep)
+	renderQueues(&b, rep)
 	renderMemory(&b, rep, charts[mMemory])
 	if len(rep.Failures) > 0 {
 		w("## Failures during the run\n\n")
