@@ -40,6 +40,7 @@ func (q *Queue) claimN(ctx context.Context, batch []item) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	lost := 0
 	for len(reads) > 0 {
 		first := zkcoord.Join(q.path, reads[0].it.name)
 		if testHookCommit != nil {
@@ -64,8 +65,15 @@ func (q *Queue) claimN(ctx context.Context, batch []item) ([][]byte, error) {
 			// Nothing was applied; the first failing operation says why.
 			switch {
 			case i%2 == 0 && isGone(ferr), i%2 == 1 && errors.Is(ferr, zkcoord.ErrNodeExists):
-				// Another taker got this item: take the others.
+				// Another taker got this item: take the others. After a
+				// second such item, another batch has probably taken many:
+				// read again what is left rather than fail once per item.
 				reads = slices.Delete(reads, i/2, i/2+1)
+				if lost++; lost > 1 {
+					if reads, err = q.readAll(ctx, itemsOf(reads)); err != nil {
+						return nil, err
+					}
+				}
 				continue
 			case i%2 == 1 && errors.Is(ferr, zkcoord.ErrNoNode):
 				if err := q.sess.EnsureContainers(ctx, claims); err != nil {
@@ -94,11 +102,7 @@ func (q *Queue) claimN(ctx context.Context, batch []item) ([][]byte, error) {
 			return datas(reads), nil
 		}
 		// Not applied: read again what is left, and try again.
-		left := make([]item, len(reads))
-		for i, r := range reads {
-			left[i] = r.it
-		}
-		if reads, err = q.readAll(ctx, left); err != nil {
+		if reads, err = q.readAll(ctx, itemsOf(reads)); err != nil {
 			return nil, err
 		}
 	}
@@ -150,6 +154,14 @@ func (q *Queue) readAll(ctx context.Context, batch []item) ([]read, error) {
 		}
 	}
 	return out, nil
+}
+
+func itemsOf(reads []read) []item {
+	out := make([]item, len(reads))
+	for i, r := range reads {
+		out[i] = r.it
+	}
+	return out
 }
 
 func datas(reads []read) [][]byte {

@@ -247,6 +247,7 @@ func either(a, b <-chan zkcoord.Event) <-chan zkcoord.Event {
 // the claims it got, in order: none, without error, when other consumers
 // have them all, or they are gone.
 func (q *WorkQueue) claim(ctx context.Context, names []string) ([]*Claim, error) {
+	lost := 0
 	for len(names) > 0 {
 		ops := make([]zkcoord.Op, len(names))
 		for i, name := range names {
@@ -260,7 +261,17 @@ func (q *WorkQueue) claim(ctx context.Context, names []string) ([]*Claim, error)
 			// Nothing was created; the first failing create says why.
 			switch {
 			case errors.Is(ferr, zkcoord.ErrNodeExists):
-				names = slices.Delete(slices.Clone(names), i, i+1) // another consumer's
+				// Another consumer's. After a second one, another batch has
+				// probably claimed many: leave out every entry claimed now
+				// (one listing of the claims) rather than fail once per entry.
+				names = slices.Delete(slices.Clone(names), i, i+1)
+				if lost++; lost > 1 {
+					taken, _, err := q.sess.Children(ctx, q.taken)
+					if err != nil {
+						return nil, fmt.Errorf("queue: list %s: %w", q.taken, err)
+					}
+					names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(taken, n) })
+				}
 				continue
 			case errors.Is(ferr, zkcoord.ErrNoNode):
 				if err := q.ensure(ctx); err != nil {
