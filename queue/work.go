@@ -243,6 +243,10 @@ func either(a, b <-chan zkcoord.Event) <-chan zkcoord.Event {
 	return out
 }
 
+// testHookClaimUnknown runs when a claim transaction has lost its reply
+// (tests only).
+var testHookClaimUnknown func()
+
 // claim tries to claim the entries names, in one transaction, and returns
 // the claims it got, in order: none, without error, when other consumers
 // have them all, or they are gone.
@@ -285,6 +289,9 @@ func (q *WorkQueue) claim(ctx context.Context, names []string) ([]*Claim, error)
 		}
 		// Did the transaction commit? It is all or nothing, so the first
 		// claim tells: it holds our id if and only if it did.
+		if testHookClaimUnknown != nil {
+			testHookClaimUnknown()
+		}
 		marker := zkcoord.Join(q.taken, names[0])
 		var data []byte
 		err = q.sess.Retry(ctx, func(ctx context.Context) error {

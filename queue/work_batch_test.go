@@ -3,10 +3,12 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
@@ -117,4 +119,50 @@ func TestWorkQueueConcurrentBatchConsumers(t *testing.T) {
 			t.Errorf("item %d processed %d times", i, n)
 		}
 	}
+}
+
+// A batch claim whose transaction commits and whose reply is lost with the
+// connection: the consumer finds out from its first claim that the whole
+// batch is its own, and no other consumer gets any of it.
+func TestWorkQueueTakeNWhoseReplyIsLost(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	p := cluster.NewProxy(t)
+	sess := connect(t, func(c *zkcoord.Config) {
+		c.Servers = p.Servers()
+		c.SessionTimeout = 60 * time.Second
+	})
+	observer := connect(t)
+	testkit.UntilLost(t, func(delay time.Duration) bool {
+		path := fmt.Sprintf("/wlost-%d", delay.Milliseconds())
+		producer, _ := NewWork(observer, path)
+		for _, s := range []string{"x", "y", "z"} {
+			if err := producer.Put(ctx, []byte(s), DefaultWorkPriority); err != nil {
+				t.Fatal(err)
+			}
+		}
+		entries, _, err := observer.Children(ctx, path+"/entries")
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(entries)
+		q, _ := NewWork(sess, path)
+		var cs []*Claim
+		lost, err := testkit.LoseReply(t, ctx, p, observer, path+"/taken/"+entries[0], delay,
+			testkit.Signal(t, &testHookClaimUnknown), func() (err error) {
+				cs, err = q.TakeN(ctx, 3)
+				return err
+			})
+		if err != nil || fmt.Sprint(claimData(cs)) != "[x y z]" {
+			t.Fatalf("TakeN with a lost reply = %v, %v; want [x y z]", claimData(cs), err)
+		}
+		if _, err := producer.TryTakeN(ctx, 3); !errors.Is(err, ErrEmpty) {
+			t.Fatalf("another consumer's TryTakeN = %v; want ErrEmpty", err)
+		}
+		for _, c := range cs {
+			if err := c.Ack(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return lost
+	})
 }
