@@ -255,3 +255,53 @@ func TestTakeNOnLostSessionReportsUnknownOutcome(t *testing.T) {
 		t.Fatalf("TryTakeN by another taker = %q, %v; want [x y] (the transaction never arrived)", d, err)
 	}
 }
+
+// Takers that work through the same listing spread out after a lost race
+// instead of all trying every item: most transactions they send succeed.
+func TestConcurrentTakersSpreadOut(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	const (
+		items  = 400
+		takers = 4
+	)
+	producer, _ := New(connect(t), "/spread")
+	for i := range items {
+		mustPut(t, ctx, producer, fmt.Sprint(i))
+	}
+	var tries atomic.Int64
+	hooks(t, func(string) { tries.Add(1) }, nil)
+	qs := make([]*Queue, takers)
+	for i := range qs {
+		qs[i], _ = New(connect(t), "/spread")
+		if _, err := qs[i].Peek(ctx); err != nil { // connected and ready
+			t.Fatal(err)
+		}
+	}
+	var (
+		wg    sync.WaitGroup
+		taken atomic.Int64
+		start = make(chan struct{})
+	)
+	for _, q := range qs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for {
+				if _, err := q.TryTake(ctx); err != nil {
+					return
+				}
+				taken.Add(1)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if taken.Load() != items {
+		t.Fatalf("took %d items; want %d", taken.Load(), items)
+	}
+	if per := float64(tries.Load()) / items; per > 1.6 {
+		t.Fatalf("%.2f transactions per item; want takers to spread out (at most 1.6)", per)
+	}
+	t.Logf("%.2f transactions per item", float64(tries.Load())/items)
+}

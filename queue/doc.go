@@ -45,7 +45,13 @@
 // multi-operation together with the creation of an ephemeral marker node
 // "claims/<item>". ZooKeeper's delete is the commit point: of several takers
 // racing for an item, exactly one multi succeeds, and that taker owns the
-// item; the others move on to the next item.
+// item; the others move on. A taker that lost a race skips a random
+// number of the next items of its listing (up to 16, or four times its
+// batch): takers working through the same listing would otherwise move
+// down it in step, all of them trying every item. A taker only ever moves
+// forward through a listing, and what it skips is served by the others or
+// found by its next listing; a taker alone loses no race and serves the
+// queue in order. WorkQueue consumers do the same.
 //
 // If the connection drops while the multi is in flight, its outcome is
 // unknown to the taker, but not lost: once connected again on the same

@@ -113,14 +113,18 @@ func (q *Queue) takeN(ctx context.Context, n int, block bool) ([][]byte, error) 
 			if err != nil {
 				return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
 			}
+			rest := items[k:]
+			if len(got) < k {
+				rest = spread(rest, k) // lost a race
+			}
 			if len(got) > 0 {
-				q.keepPending(items[k:])
+				q.keepPending(rest)
 				return got, nil
 			}
 			if q.fresh {
 				break
 			}
-			items = items[k:]
+			items = rest
 		}
 		if listed {
 			continue // lost every race: look again

@@ -157,6 +157,12 @@ func (q *WorkQueue) takeN(ctx context.Context, n int, block bool) ([]*Claim, err
 			continue
 		}
 		cs, err := q.claim(ctx, names)
+		if len(cs) < len(names) && err == nil {
+			// Lost a race: skip ahead, as a Queue's taker does.
+			q.mu.Lock()
+			q.pending = spread(q.pending, len(names))
+			q.mu.Unlock()
+		}
 		if len(cs) > 0 || err != nil {
 			return cs, err
 		}
