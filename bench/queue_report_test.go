@@ -11,8 +11,8 @@ import (
 const queueWhat = "Consumers, each with a session of its own, take items from a queue filled to the depth " +
 	"(with transactions of a thousand creates, before the suite and again before every step): until half " +
 	"the depth (at most 20,000) is taken or the window (%v) is over. zkcoord's Queue takes one item per Take, " +
-	"its Queue TakeN up to 100 per call; its WorkQueue claims (Take, then Ack), its WorkQueue TakeN claims " +
-	"up to 100 at once and acknowledges each; Kazoo's Queue gets, Kazoo's LockingQueue gets and consumes; " +
+	"its Queue TakeN up to 100 per call (at most a consumer's share of the step's items); its WorkQueue " +
+	"claims (Take, then Ack), its WorkQueue TakeN claims as many at once and acknowledges each; Kazoo's Queue gets, Kazoo's LockingQueue gets and consumes; " +
 	"Curator's DistributedQueue (no lock path: at most once) runs one queue per consumer and counts the " +
 	"messages its consumers receive. zkcoord's WorkQueue, Kazoo's LockingQueue and Kazoo's Queue share " +
 	"one queue in the LockingQueue layout (Kazoo's Queue takes from its entries node); zkcoord's Queue and " +

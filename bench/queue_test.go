@@ -206,9 +206,10 @@ func removeQueue(ctx context.Context, conn *zk.Conn, path string) error {
 }
 
 // drain runs consumers goroutines, each calling take (with how many items
-// it may take at most) until limit items are taken or the window is over,
-// and reports the time per item. take returns how many it took.
-func drain(ctx context.Context, consumers, limit int, window time.Duration,
+// it may take at most: per, or fewer near the limit) until limit items are
+// taken or the window is over, and reports the time per item. take returns
+// how many it took.
+func drain(ctx context.Context, consumers, per, limit int, window time.Duration,
 	take func(ctx context.Context, i, most int) (int, error)) (stepOut, error) {
 	var (
 		reserved atomic.Int64
@@ -224,13 +225,13 @@ func drain(ctx context.Context, consumers, limit int, window time.Duration,
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				most := queueBatch - int(max(0, reserved.Add(queueBatch)-int64(limit)))
+				most := per - int(max(0, reserved.Add(int64(per))-int64(limit)))
 				if most <= 0 {
-					reserved.Add(-queueBatch)
+					reserved.Add(int64(-per))
 					return
 				}
 				n, err := take(ctx, i, most)
-				reserved.Add(int64(n - queueBatch))
+				reserved.Add(int64(n - per))
 				taken.Add(int64(n))
 				if err != nil {
 					errMu.Lock()
@@ -263,7 +264,7 @@ func queueOut(items int, elapsed time.Duration) (stepOut, error) {
 // goQueueImpl measures one of zkcoord's queues: consumers sessions, each
 // with a queue object made afresh for every step (so that no listing is
 // carried from one step to the next), calling take.
-func goQueueImpl(name string, sz queueSizes, depth int, path string, layout queueLayout,
+func goQueueImpl(name string, sz queueSizes, depth int, path string, layout queueLayout, batch bool,
 	take func(ctx context.Context, sess *zkcoord.Session, path string) func(ctx context.Context, most int) (int, error)) *impl {
 	var (
 		sessions []*zkcoord.Session
@@ -285,11 +286,17 @@ func goQueueImpl(name string, sz queueSizes, depth int, path string, layout queu
 						return fmt.Errorf("refill: %w", err)
 					}
 					takers := make([]func(context.Context, int) (int, error), c)
+					per := func(c int) int { return 1 }
+					if batch {
+						// Consumers share the step's items: a batch is at
+						// most their share.
+						per = func(c int) int { return min(queueBatch, max(1, sz.limit(depth)/c)) }
+					}
 					for i := range takers {
 						takers[i] = take(ctx, sessions[i], path)
 					}
 					err := rec.step(ctx, queueMetric(depth, c), func() (stepOut, error) {
-						return drain(ctx, c, sz.limit(depth), sz.window, func(ctx context.Context, i, most int) (int, error) {
+						return drain(ctx, c, per(c), sz.limit(depth), sz.window, func(ctx context.Context, i, most int) (int, error) {
 							return takers[i](ctx, most)
 						})
 					})
@@ -456,10 +463,10 @@ func queueSuite(e *env, depth int) *suite {
 		},
 	}
 	s.impls = append(s.impls, fill,
-		goQueueImpl(zkQueueName, sz, depth, zkPath, zkcoordLayout, zkQueueTake(false)),
-		goQueueImpl(zkQueueNName, sz, depth, zkPath, zkcoordLayout, zkQueueTake(true)),
-		goQueueImpl(zkWorkName, sz, depth, lockPath, lockingLayout, zkWorkTake(false)),
-		goQueueImpl(zkWorkNName, sz, depth, lockPath, lockingLayout, zkWorkTake(true)),
+		goQueueImpl(zkQueueName, sz, depth, zkPath, zkcoordLayout, false, zkQueueTake(false)),
+		goQueueImpl(zkQueueNName, sz, depth, zkPath, zkcoordLayout, true, zkQueueTake(true)),
+		goQueueImpl(zkWorkName, sz, depth, lockPath, lockingLayout, false, zkWorkTake(false)),
+		goQueueImpl(zkWorkNName, sz, depth, lockPath, lockingLayout, true, zkWorkTake(true)),
 	)
 	if e.kazoo != nil {
 		s.impls = append(s.impls,
