@@ -47,8 +47,9 @@
 // racing for an item, exactly one multi succeeds, and that taker owns the
 // item; the others move on. A taker that lost a race skips a random
 // number of the next items of its listing (up to 16, or four times its
-// batch): takers working through the same listing would otherwise move
-// down it in step, all of them trying every item. A taker only ever moves
+// batch, doubled for every race lost in a row): takers working through the
+// same listing would otherwise move down it in step, all of them trying
+// every item. A taker only ever moves
 // forward through a listing, and what it skips is served by the others or
 // found by its next listing; a taker alone loses no race and serves the
 // queue in order. WorkQueue consumers do the same.

@@ -37,6 +37,7 @@ type Queue struct {
 	// recipe advises, instead of listing the whole queue for every item.
 	mu      sync.Mutex
 	pending []item
+	spread  spreader // after a lost race
 }
 
 // New returns the queue at path. It does no I/O; the queue node is created
@@ -115,7 +116,9 @@ func (q *Queue) takeN(ctx context.Context, n int, block bool) ([][]byte, error) 
 			}
 			rest := items[k:]
 			if len(got) < k {
-				rest = spread(rest, k) // lost a race
+				rest = skipAhead(rest, q.spread.lost(k)) // lost a race
+			} else {
+				q.spread.won()
 			}
 			if len(got) > 0 {
 				q.keepPending(rest)

@@ -41,6 +41,7 @@ type WorkQueue struct {
 
 	mu      sync.Mutex
 	pending []string // entry names listed but not yet tried, in order
+	spread  spreader // after a lost race
 }
 
 // NewWork returns the work queue at path. It does no I/O.
@@ -157,11 +158,16 @@ func (q *WorkQueue) takeN(ctx context.Context, n int, block bool) ([]*Claim, err
 			continue
 		}
 		cs, err := q.claim(ctx, names)
-		if len(cs) < len(names) && err == nil {
+		switch {
+		case err != nil:
+		case len(cs) < len(names):
 			// Lost a race: skip ahead, as a Queue's taker does.
+			span := q.spread.lost(len(names))
 			q.mu.Lock()
-			q.pending = spread(q.pending, len(names))
+			q.pending = skipAhead(q.pending, span)
 			q.mu.Unlock()
+		default:
+			q.spread.won()
 		}
 		if len(cs) > 0 || err != nil {
 			return cs, err
