@@ -114,6 +114,7 @@ func suites(e *env) []*suite {
 	for _, sz := range rebalanceSizes(e.quick, e.set) {
 		out = append(out, rebalanceSuite(e, sz))
 	}
+	out = append(out, queueSuites(e)...)
 	return append(out, memorySuite(e))
 }
 
@@ -124,7 +125,9 @@ func implOrder() []string {
 		order = append(order, zkcoordName+" "+m.String())
 	}
 	order = append(order, zkcoordName+" election", zkcoordName+" failover")
-	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", kazooName, kazooName+" Election", "Kazoo SetPartitioner")
+	order = append(order, zkQueueName, zkQueueNName, zkWorkName, zkWorkNName)
+	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", curatorQueueName,
+		kazooName, kazooName+" Election", "Kazoo SetPartitioner", kazooQueueName, kazooLockingName)
 }
 
 const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 60m -v ."

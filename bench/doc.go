@@ -18,7 +18,7 @@
 // Flags (after -args, or in BENCH_FLAGS for make): -bench.quick runs few
 // iterations, for trying the suite out; -bench.only=REGEXP runs only the
 // suites whose id matches (ids carry their setting: "lock", "lock@1ms",
-// "crash-leader-4s@1ms"); -bench.nodelay measures on loopback only;
+// "crash-leader-4s@1ms"; "queue" selects the queue suites, one per depth); -bench.nodelay measures on loopback only;
 // -bench.out=DIR changes where the report goes (default ../docs);
 // -bench.render measures nothing and renders the report and charts again
 // from DIR/bench/results.json (after editing bench/findings.md, say).

@@ -45,7 +45,14 @@
 // multi-operation together with the creation of an ephemeral marker node
 // "claims/<item>". ZooKeeper's delete is the commit point: of several takers
 // racing for an item, exactly one multi succeeds, and that taker owns the
-// item; the others move on to the next item.
+// item; the others move on. A taker that lost a race skips a random
+// number of the next items of its listing (up to 16, or four times its
+// batch, doubled for every race lost in a row): takers working through the
+// same listing would otherwise move down it in step, all of them trying
+// every item. A taker only ever moves
+// forward through a listing, and what it skips is served by the others or
+// found by its next listing; a taker alone loses no race and serves the
+// queue in order. WorkQueue consumers do the same.
 //
 // If the connection drops while the multi is in flight, its outcome is
 // unknown to the taker, but not lost: once connected again on the same
@@ -62,6 +69,21 @@
 // gone (at-most-once delivery). Once Take has sent its delete it waits for
 // the outcome even if ctx ends, for at most as long as the Session lives.
 // Afterwards the taker deletes its marker.
+//
+// # Batch takes
+//
+// [Queue.TakeN] takes up to n items in one transaction: it reads them with
+// pipelined requests, then deletes all of them, each with its marker, in one
+// multi-operation, so a batch costs about three round trips where n Takes
+// cost 3n. An item another taker got first fails that transaction without
+// applying any of it; the taker drops the item and sends the rest again, so
+// a batch may hold fewer than n items. Every item of a batch has the
+// guarantee of a Take: a lost reply is settled by the first item's marker
+// (the transaction is all or nothing), and a Session lost with the
+// transaction in flight fails TakeN with ErrOutcomeUnknown, the whole batch
+// possibly gone. [WorkQueue.TakeN] creates up to n claims in one
+// transaction and returns a Claim for each, acknowledged or released on
+// its own.
 //
 // # WorkQueue: at least once
 //

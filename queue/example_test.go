@@ -51,6 +51,36 @@ func ExampleQueue() {
 	// took upload
 }
 
+func ExampleQueue_TakeN() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+
+	events, err := queue.New(sess, "/examples/events")
+	if err != nil {
+		panic(err)
+	}
+	for i := range 5 {
+		if _, err := events.Put(ctx, []byte(fmt.Sprint("event ", i))); err != nil {
+			panic(err)
+		}
+	}
+	// Take up to three items per transaction, in order.
+	for {
+		batch, err := events.TryTakeN(ctx, 3)
+		if errors.Is(err, queue.ErrEmpty) {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%q\n", batch)
+	}
+	// Output:
+	// ["event 0" "event 1" "event 2"]
+	// ["event 3" "event 4"]
+}
+
 func ExamplePriorityQueue() {
 	ctx := context.Background()
 	sess := connect(ctx)

@@ -46,6 +46,15 @@ func (p *PriorityQueue) Take(ctx context.Context) ([]byte, error) { return p.q.T
 // item.
 func (p *PriorityQueue) TryTake(ctx context.Context) ([]byte, error) { return p.q.TryTake(ctx) }
 
+// TakeN takes up to n items, highest priority first, as Queue.TakeN does.
+func (p *PriorityQueue) TakeN(ctx context.Context, n int) ([][]byte, error) { return p.q.TakeN(ctx, n) }
+
+// TryTakeN is TakeN without waiting: it returns ErrEmpty if the queue has no
+// item.
+func (p *PriorityQueue) TryTakeN(ctx context.Context, n int) ([][]byte, error) {
+	return p.q.TryTakeN(ctx, n)
+}
+
 // Peek returns the data of the item that Take would return next, without
 // removing it, or ErrEmpty.
 func (p *PriorityQueue) Peek(ctx context.Context) ([]byte, error) { return p.q.Peek(ctx) }

@@ -19,6 +19,8 @@ var (
 	// while a write was in flight (a Queue's take, a WorkQueue's Put or
 	// Ack): it may or may not have been applied.
 	ErrOutcomeUnknown = errors.New("queue: outcome unknown")
+	// ErrBatch: a batch take asked for fewer than one item.
+	ErrBatch = errors.New("queue: batch size below one")
 )
 
 // Queue is a distributed FIFO queue of byte strings. It is safe for
@@ -35,6 +37,7 @@ type Queue struct {
 	// recipe advises, instead of listing the whole queue for every item.
 	mu      sync.Mutex
 	pending []item
+	spread  spreader // after a lost race
 }
 
 // New returns the queue at path. It does no I/O; the queue node is created
@@ -63,7 +66,38 @@ func (q *Queue) TryTake(ctx context.Context) ([]byte, error) {
 	return q.take(ctx, false)
 }
 
+// TakeN removes up to n items (at most MaxBatch) from the head of the
+// queue and returns their data in serving order, blocking until there is at
+// least one. It takes them in one transaction: one round trip for the
+// reads, pipelined, and one for the deletes, however many items. Items
+// another taker gets first are skipped, so TakeN may return fewer than n
+// even when the queue holds more. Each item is taken as by Take, with the
+// same guarantee (see the package documentation): if the Session ends while
+// the transaction is in flight, TakeN returns an error wrapping
+// ErrOutcomeUnknown and the items may be gone.
+func (q *Queue) TakeN(ctx context.Context, n int) ([][]byte, error) {
+	return q.takeN(ctx, n, true)
+}
+
+// TryTakeN is TakeN without waiting: it returns ErrEmpty if the queue has no
+// item.
+func (q *Queue) TryTakeN(ctx context.Context, n int) ([][]byte, error) {
+	return q.takeN(ctx, n, false)
+}
+
 func (q *Queue) take(ctx context.Context, block bool) ([]byte, error) {
+	got, err := q.takeN(ctx, 1, block)
+	if err != nil {
+		return nil, err
+	}
+	return got[0], nil
+}
+
+func (q *Queue) takeN(ctx context.Context, n int, block bool) ([][]byte, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("queue: take %d items from %s: %w", n, q.path, ErrBatch)
+	}
+	n = min(n, MaxBatch)
 	for {
 		items := q.popPending()
 		var w <-chan zkcoord.Event
@@ -73,20 +107,29 @@ func (q *Queue) take(ctx context.Context, block bool) ([]byte, error) {
 				return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
 			}
 		}
-		for i, it := range items {
-			data, ok, err := q.claim(ctx, it)
+		listed := len(items) > 0
+		for len(items) > 0 {
+			k := min(n, len(items))
+			got, err := q.claimN(ctx, items[:k])
 			if err != nil {
-				return nil, fmt.Errorf("queue: take %s: %w", zkcoord.Join(q.path, it.name), err)
+				return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
 			}
-			if ok {
-				q.keepPending(items[i+1:])
-				return data, nil
+			rest := items[k:]
+			if len(got) < k {
+				rest = skipAhead(rest, q.spread.lost(k)) // lost a race
+			} else {
+				q.spread.won()
+			}
+			if len(got) > 0 {
+				q.keepPending(rest)
+				return got, nil
 			}
 			if q.fresh {
 				break
 			}
+			items = rest
 		}
-		if len(items) > 0 {
+		if listed {
 			continue // lost every race: look again
 		}
 		if !block {

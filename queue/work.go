@@ -41,6 +41,7 @@ type WorkQueue struct {
 
 	mu      sync.Mutex
 	pending []string // entry names listed but not yet tried, in order
+	spread  spreader // after a lost race
 }
 
 // NewWork returns the work queue at path. It does no I/O.
@@ -113,13 +114,41 @@ func (q *WorkQueue) TryTake(ctx context.Context) (*Claim, error) {
 	return q.take(ctx, false)
 }
 
+// TakeN claims up to n unclaimed items (at most MaxBatch) in serving order,
+// waiting until there is at least one. It creates their claims in one
+// transaction and reads the items with pipelined requests, so a batch costs
+// about two round trips however many items it holds. Items another
+// consumer claims first are skipped, so TakeN may return fewer than n. Each
+// Claim is then acknowledged or released on its own, as one from Take.
+func (q *WorkQueue) TakeN(ctx context.Context, n int) ([]*Claim, error) {
+	return q.takeN(ctx, n, true)
+}
+
+// TryTakeN is TakeN without waiting: it returns ErrEmpty if no item is
+// unclaimed.
+func (q *WorkQueue) TryTakeN(ctx context.Context, n int) ([]*Claim, error) {
+	return q.takeN(ctx, n, false)
+}
+
 func (q *WorkQueue) take(ctx context.Context, block bool) (*Claim, error) {
+	cs, err := q.takeN(ctx, 1, block)
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
+}
+
+func (q *WorkQueue) takeN(ctx context.Context, n int, block bool) ([]*Claim, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("queue: take %d items from %s: %w", n, q.path, ErrBatch)
+	}
+	n = min(n, MaxBatch)
 	for {
-		name, w, err := q.next(ctx, block)
+		names, w, err := q.next(ctx, n, block)
 		if err != nil {
 			return nil, err
 		}
-		if name == "" {
+		if len(names) == 0 {
 			if !block {
 				return nil, ErrEmpty
 			}
@@ -128,30 +157,42 @@ func (q *WorkQueue) take(ctx context.Context, block bool) (*Claim, error) {
 			}
 			continue
 		}
-		c, err := q.claim(ctx, name)
-		if c != nil || err != nil {
-			return c, err
+		cs, err := q.claim(ctx, names)
+		switch {
+		case err != nil:
+		case len(cs) < len(names):
+			// Lost a race: skip ahead, as a Queue's taker does.
+			span := q.spread.lost(len(names))
+			q.mu.Lock()
+			q.pending = skipAhead(q.pending, span)
+			q.mu.Unlock()
+		default:
+			q.spread.won()
+		}
+		if len(cs) > 0 || err != nil {
+			return cs, err
 		}
 	}
 }
 
-// next returns the next entry to try. Consumers keep the sorted list of
+// next returns up to n entries to try. Consumers keep the sorted list of
 // entries from one listing and work through it before listing again (the
 // recipe's advice, which keeps a deep queue from costing a listing per
-// item). With an empty list it returns "" and a watch that fires when an
+// item). With an empty list it returns none and a watch that fires when an
 // entry is added or a claim is given up.
-func (q *WorkQueue) next(ctx context.Context, watch bool) (string, <-chan zkcoord.Event, error) {
+func (q *WorkQueue) next(ctx context.Context, n int, watch bool) ([]string, <-chan zkcoord.Event, error) {
 	q.mu.Lock()
 	if len(q.pending) > 0 {
-		name := q.pending[0]
-		q.pending = q.pending[1:]
+		k := min(n, len(q.pending))
+		names := q.pending[:k:k]
+		q.pending = q.pending[k:]
 		q.mu.Unlock()
-		return name, nil, nil
+		return names, nil, nil
 	}
 	q.mu.Unlock()
 	entries, taken, w, err := q.list(ctx, watch)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
 	free := slices.DeleteFunc(entries, func(e string) bool {
 		_, claimed := slices.BinarySearch(taken, e)
@@ -159,12 +200,13 @@ func (q *WorkQueue) next(ctx context.Context, watch bool) (string, <-chan zkcoor
 	})
 	slices.SortFunc(free, seq.CompareText) // Kazoo's order: the names as strings
 	if len(free) == 0 {
-		return "", w, nil
+		return nil, w, nil
 	}
+	k := min(n, len(free))
 	q.mu.Lock()
-	q.pending = append(q.pending, free[1:]...)
+	q.pending = append(q.pending, free[k:]...)
 	q.mu.Unlock()
-	return free[0], nil, nil
+	return free[:k:k], nil, nil
 }
 
 // list reads the entries and the claims, with a watch on both if asked.
@@ -213,13 +255,56 @@ func either(a, b <-chan zkcoord.Event) <-chan zkcoord.Event {
 	return out
 }
 
-// claim tries to claim one entry. It returns nil, nil when another
-// consumer has it, or it is gone.
-func (q *WorkQueue) claim(ctx context.Context, name string) (*Claim, error) {
-	marker := zkcoord.Join(q.taken, name)
-	_, err := q.sess.Create(ctx, marker, q.id, zkcoord.FlagEphemeral)
-	if zkcoord.IsRetryable(err) {
-		// Did our create commit? The marker tells: it holds our id.
+// testHookClaimUnknown runs when a claim transaction has lost its reply
+// (tests only).
+var testHookClaimUnknown func()
+
+// claim tries to claim the entries names, in one transaction, and returns
+// the claims it got, in order: none, without error, when other consumers
+// have them all, or they are gone.
+func (q *WorkQueue) claim(ctx context.Context, names []string) ([]*Claim, error) {
+	lost := 0
+	for len(names) > 0 {
+		ops := make([]zkcoord.Op, len(names))
+		for i, name := range names {
+			ops[i] = zkcoord.CreateOp(zkcoord.Join(q.taken, name), q.id, zkcoord.FlagEphemeral)
+		}
+		res, err := q.sess.Multi(ctx, ops...)
+		if err == nil {
+			return q.read(ctx, names)
+		}
+		if i, ferr := failed(res); len(res) == len(ops) && ferr != nil {
+			// Nothing was created; the first failing create says why.
+			switch {
+			case errors.Is(ferr, zkcoord.ErrNodeExists):
+				// Another consumer's. After a second one, another batch has
+				// probably claimed many: leave out every entry claimed now
+				// (one listing of the claims) rather than fail once per entry.
+				names = slices.Delete(slices.Clone(names), i, i+1)
+				if lost++; lost > 1 {
+					taken, _, err := q.sess.Children(ctx, q.taken)
+					if err != nil {
+						return nil, fmt.Errorf("queue: list %s: %w", q.taken, err)
+					}
+					names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(taken, n) })
+				}
+				continue
+			case errors.Is(ferr, zkcoord.ErrNoNode):
+				if err := q.ensure(ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if !zkcoord.IsRetryable(err) {
+			return nil, fmt.Errorf("queue: claim %s: %w", names[0], err)
+		}
+		// Did the transaction commit? It is all or nothing, so the first
+		// claim tells: it holds our id if and only if it did.
+		if testHookClaimUnknown != nil {
+			testHookClaimUnknown()
+		}
+		marker := zkcoord.Join(q.taken, names[0])
 		var data []byte
 		err = q.sess.Retry(ctx, func(ctx context.Context) error {
 			var err error
@@ -228,32 +313,56 @@ func (q *WorkQueue) claim(ctx context.Context, name string) (*Claim, error) {
 		})
 		switch {
 		case err == nil && string(data) == string(q.id):
+			return q.read(ctx, names)
 		case err == nil:
-			return nil, nil // another consumer's
+			names = names[1:] // another consumer's; try the others again
 		case errors.Is(err, zkcoord.ErrNoNode):
-			return nil, nil // not created; the entry comes round again
+			// not created; try again
 		default:
 			return nil, fmt.Errorf("queue: claim %s: %w", marker, err)
 		}
-	} else if errors.Is(err, zkcoord.ErrNodeExists) {
-		return nil, nil
-	} else if errors.Is(err, zkcoord.ErrNoNode) {
-		return nil, q.ensure(ctx)
-	} else if err != nil {
-		return nil, fmt.Errorf("queue: claim %s: %w", marker, err)
 	}
-	data, _, err := q.sess.Get(ctx, zkcoord.Join(q.entries, name))
-	if errors.Is(err, zkcoord.ErrNoNode) {
-		// Acknowledged meanwhile by the consumer whose claim we replaced
-		// after it ended: give the marker up.
-		q.drop(ctx, marker)
-		return nil, nil
+	return nil, nil
+}
+
+// read reads the entries just claimed, with pipelined requests, and returns
+// their claims. An entry gone meanwhile was acknowledged by the consumer
+// whose claim ours replaced after it ended: its claim is given up.
+func (q *WorkQueue) read(ctx context.Context, names []string) ([]*Claim, error) {
+	datas := make([][]byte, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			datas[i], _, errs[i] = q.sess.Get(ctx, zkcoord.Join(q.entries, name))
+		}()
 	}
-	if err != nil {
-		q.drop(ctx, marker)
-		return nil, fmt.Errorf("queue: read %s: %w", name, err)
+	wg.Wait()
+	var (
+		out   []*Claim
+		first error
+	)
+	for i, name := range names {
+		switch err := errs[i]; {
+		case err == nil && first == nil:
+			out = append(out, newClaim(q, name, datas[i]))
+			continue
+		case err != nil && !errors.Is(err, zkcoord.ErrNoNode) && first == nil:
+			first = fmt.Errorf("queue: read %s: %w", name, err)
+		}
+		q.drop(ctx, zkcoord.Join(q.taken, name))
 	}
-	return newClaim(q, name, data), nil
+	if first != nil {
+		// Give back what this batch claimed: the caller gets an error.
+		for _, c := range out {
+			q.drop(ctx, c.marker)
+			c.end(errReleased)
+		}
+		return nil, first
+	}
+	return out, nil
 }
 
 // drop deletes a claim marker; failing that, it goes with the Session.

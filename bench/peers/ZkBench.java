@@ -22,6 +22,11 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.queue.DistributedQueue;
+import org.apache.curator.framework.recipes.queue.QueueBuilder;
+import org.apache.curator.framework.recipes.queue.QueueConsumer;
+import org.apache.curator.framework.recipes.queue.QueueSerializer;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -51,6 +56,12 @@ import org.apache.zookeeper.KeeperException;
  *                                  the one killed, or the one taking over
  *   crash_await                    waits until it leads or holds the lock: extra
  *                                  at_us, the wall-clock time, in microseconds
+ *   queue kind path consumers limit window_ms
+ *                                  consumers DistributedQueue instances
+ *                                  (kind=distributed), each on a client of its
+ *                                  own, consume items until limit items are
+ *                                  taken or the window is over; one sample, ms
+ *                                  per item
  */
 public class ZkBench {
     static String connect;
@@ -59,6 +70,10 @@ public class ZkBench {
 
     public static void main(String[] args) throws Exception {
         connect = args[0];
+        // A queue 100,000 items deep lists in more than the client's default
+        // limit of 1 MB per reply; every client of this process may read such
+        // listings (set before the first client reads its configuration).
+        System.setProperty("jute.maxbuffer", String.valueOf(64 << 20));
         main = newClient();
         System.out.println("ready");
         System.out.flush();
@@ -85,6 +100,9 @@ public class ZkBench {
             System.out.flush();
         }
         latchTeardown();
+        for (CuratorFramework c : consumers) {
+            c.close();
+        }
         main.close();
     }
 
@@ -113,6 +131,8 @@ public class ZkBench {
             return crashJoin(a.get("kind"), a.get("path"), num(a, "session_ms"));
         case "crash_await":
             return crashAwait();
+        case "queue":
+            return queue(a.get("kind"), a.get("path"), num(a, "consumers"), num(a, "limit"), num(a, "window_ms"));
         default:
             throw new IllegalArgumentException("unknown command " + cmd);
         }
@@ -542,6 +562,65 @@ public class ZkBench {
         r.extra.put("rss_kib_per_client", (rss1 - rss0) / (double) n);
         r.extra.put("heap_kib_per_client", (heap1 - heap0) / 1024.0 / n);
         r.extra.put("threads_per_client", (threads1 - threads0) / (double) n);
+        return r;
+    }
+
+    // consumers are the clients of the queue command, kept from one call to
+    // the next, one per consumer.
+    static List<CuratorFramework> consumers = new ArrayList<>();
+
+    // queue: consumers DistributedQueue instances, each on its own client,
+    // consume from path until limit items are taken or the window is over.
+    // The queues start inside the window: their first listing is part of
+    // the cost, as every other implementation's is.
+    static Result queue(String kind, String path, int n, int limit, int windowMs) throws Exception {
+        if (!kind.equals("distributed")) {
+            throw new IllegalArgumentException("unknown queue kind " + kind);
+        }
+        while (consumers.size() < n) {
+            consumers.add(newClient());
+        }
+        AtomicInteger taken = new AtomicInteger();
+        CountDownLatch enough = new CountDownLatch(1);
+        QueueSerializer<byte[]> bytes = new QueueSerializer<byte[]>() {
+            public byte[] serialize(byte[] item) {
+                return item;
+            }
+
+            public byte[] deserialize(byte[] data) {
+                return data;
+            }
+        };
+        QueueConsumer<byte[]> consumer = new QueueConsumer<byte[]>() {
+            public void consumeMessage(byte[] message) {
+                if (taken.incrementAndGet() >= limit) {
+                    enough.countDown();
+                }
+            }
+
+            public void stateChanged(CuratorFramework client, ConnectionState state) {
+            }
+        };
+        List<DistributedQueue<byte[]>> queues = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            DistributedQueue<byte[]> q = QueueBuilder.builder(consumers.get(i), consumer, bytes, path).buildQueue();
+            q.start();
+            queues.add(q);
+        }
+        enough.await(windowMs, TimeUnit.MILLISECONDS);
+        int count = taken.get();
+        long elapsed = System.nanoTime() - t0;
+        for (DistributedQueue<byte[]> q : queues) {
+            q.close();
+        }
+        if (count == 0) {
+            throw new IllegalStateException("no item taken in " + ms(elapsed) + " ms");
+        }
+        Result r = new Result();
+        r.samples.add(ms(elapsed) / count);
+        r.ops = Math.max(count, taken.get()); // items consumed while closing count as work done
+        r.extra.put("items_per_s", count / (elapsed / 1e9));
         return r;
     }
 

@@ -25,6 +25,12 @@ measured here with time.perf_counter), "ops" (operations performed) and
   part_settle                     wait until the members hold every item again:
                                   extra at_us, the wall-clock time in microseconds
   mem path clients                memory per client holding one lock
+  queue kind path consumers limit window_ms
+                                  consumers threads, each with a client of its
+                                  own, take items from a Queue (kind=queue) or
+                                  a LockingQueue (kind=locking: get, then
+                                  consume) until limit items are taken or the
+                                  window is over; one sample, ms per item
   crash_join kind path session_ms [items tb]
                                   a client of its own with that session timeout
                                   runs an Election candidate (kind=elect), waits
@@ -555,6 +561,68 @@ def mem(path, n):
                           "threads_per_client": (threads1 - threads0) / n})
 
 
+CONSUMERS = []
+
+
+def consumer_clients(n):
+    """Clients kept from one queue command to the next, one per consumer."""
+    while len(CONSUMERS) < n:
+        CONSUMERS.append(new_client())
+    return CONSUMERS[:n]
+
+
+def queue(kind, path, consumers, limit, window_ms):
+    clients = consumer_clients(consumers)
+    guard = threading.Lock()
+    count = [0, 0]  # reserved, taken
+    failures = []
+
+    def consume(c):
+        if kind == "queue":
+            q = c.Queue(path)
+
+            def take():
+                return q.get() is not None
+        elif kind == "locking":
+            q = c.LockingQueue(path)
+
+            def take():
+                if q.get(0) is None:
+                    return False
+                return q.consume()
+        else:
+            raise ValueError("unknown queue kind " + kind)
+        try:
+            while time.perf_counter() < deadline:
+                with guard:
+                    if count[0] >= limit:
+                        return
+                    count[0] += 1
+                ok = take()
+                with guard:
+                    if ok:
+                        count[1] += 1
+                    else:
+                        count[0] -= 1
+        except Exception as e:  # noqa: BLE001 - reported to the driver
+            failures.append(e)
+
+    threads = [threading.Thread(target=consume, args=(c,)) for c in clients]
+    start = time.perf_counter()
+    deadline = start + window_ms / 1000.0
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    if failures:
+        raise failures[0]
+    taken = count[1]
+    if taken == 0:
+        raise RuntimeError("no item taken in %.0f ms" % ms(elapsed))
+    return result([ms(elapsed) / taken], taken, {"items_per_s": taken / elapsed})
+
+
 def run(cmd, a):
     i = lambda k: int(a[k])
     if cmd == "floor":
@@ -592,6 +660,8 @@ def run(cmd, a):
         return CRASH.wait()
     if cmd == "mem":
         return mem(a["path"], i("clients"))
+    if cmd == "queue":
+        return queue(a["kind"], a["path"], i("consumers"), i("limit"), i("window_ms"))
     raise ValueError("unknown command " + cmd)
 
 
@@ -612,6 +682,9 @@ def main():
         print(reply, flush=True)
     ELECTIONS.teardown()
     GROUP.teardown()
+    for c in CONSUMERS:
+        c.stop()
+        c.close()
     MAIN.stop()
     MAIN.close()
 
