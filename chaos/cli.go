@@ -513,9 +513,10 @@ func (r *cliRun) episode(n int, f Fault) FaultRecord {
 	return rec
 }
 
-// target picks the client a fault hits: client number pick (modulo their
-// count) if its command holds a resource now, else the next one that does,
-// so that faults hit supervisors at work.
+// target picks the client a fault hits: of the clients running the command
+// of client number pick (modulo their count), the one that holds a
+// resource now, whichever won it; if none does, the next client that holds
+// one, so that faults hit supervisors at work.
 func (r *cliRun) target(pick int) *cliClient {
 	holding := map[string]bool{}
 	for _, iv := range r.hist.Intervals() {
@@ -525,12 +526,21 @@ func (r *cliRun) target(pick int) *cliClient {
 		}
 	}
 	n := len(r.clients)
+	picked := r.clients[pick%n]
+	holds := func(c *cliClient) bool { return holding[c.name] && c.current() != nil }
+	// The holder among the clients running the picked command, whichever
+	// of them won at the start; else any holder.
 	for i := range n {
-		if c := r.clients[(pick+i)%n]; holding[c.name] && c.current() != nil {
+		if c := r.clients[(pick+i)%n]; c.command == picked.command && holds(c) {
 			return c
 		}
 	}
-	return r.clients[pick%n]
+	for i := range n {
+		if c := r.clients[(pick+i)%n]; holds(c) {
+			return c
+		}
+	}
+	return picked
 }
 
 // serverSet names the servers in mask: "zk0,zk2".
