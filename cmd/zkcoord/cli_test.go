@@ -18,9 +18,9 @@ func TestHelp(t *testing.T) {
 	}
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
-		"lock": {"--read", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA"},
+		"lock": {"--read", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
 		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin",
-			"--health HEALTH", "--health-interval DURATION", "--health-failures N"},
+			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
 			"--restart POLICY", "--restart-delay DURATION", "--max-restarts N", "--min-interval DURATION",
