@@ -67,6 +67,48 @@ func TestFailoverRoundTrips(t *testing.T) {
 	next.Resign(ctx)
 }
 
+// TestFailoverDownTheLineRoundTrips: the third candidate, which last
+// looked when it was third in line, leads as fast after the second one's
+// resignation as the second did after the first's: its listing carries the
+// term read although it could not know it had become next in line.
+func TestFailoverDownTheLineRoundTrips(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	proxy := shared.NewProxy(t)
+	first, err := newElection(t, connect(t, shared.Servers()), path, election.WithID("first")).Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := newElection(t, connect(t, shared.Servers()), path, election.WithID("second")).Nominate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := connect(t, proxy.Servers())
+	third, err := newElection(t, sess, path, election.WithID("third")).Nominate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, second.Elected(), long, "second elected")
+	if err := proxy.Delay(oneWay); err != nil {
+		t.Fatal(err)
+	}
+	rt := measureRoundTrip(t, sess)
+	if err := second.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	waitClosed(t, third.Elected(), long, "third elected")
+	rts := float64(time.Since(start)) / float64(rt)
+	t.Logf("round trip %v; failover to the third %.2f round trips after the resignation (notification included)", rt, rts)
+	if rts > 3 {
+		t.Fatalf("failover to the third took %.2f round trips, want half a round trip for the notification + 2", rts)
+	}
+	third.Resign(ctx)
+}
+
 // TestFirstElectionRoundTrips: a lone candidate in an election whose
 // nodes exist (all earlier candidates left) leads four round trips after
 // Campaign starts (ended check, create, listing with the node's stat and

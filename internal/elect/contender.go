@@ -104,15 +104,14 @@ type Contender struct {
 	hooks   *Hooks
 	watch   bool // WatchOwn
 
-	own   *zkcoord.Stat        // the node's stat, read once
-	ownW  <-chan zkcoord.Event // watch on the node
-	index int                  // last known place; -1 before the first
+	own  *zkcoord.Stat        // the node's stat, read once
+	ownW <-chan zkcoord.Event // watch on the node
 }
 
 // New returns a contender for the existing participant node node.
 func New(sess *zkcoord.Session, lay *Layout, node string, cfg Config) *Contender {
 	c := &Contender{sess: sess, lay: lay, node: node, name: zkcoord.Base(node),
-		recheck: cfg.Recheck, states: cfg.States, hooks: cfg.Hooks, watch: cfg.WatchOwn, index: -1}
+		recheck: cfg.Recheck, states: cfg.States, hooks: cfg.Hooks, watch: cfg.WatchOwn}
 	if c.recheck <= 0 {
 		c.recheck = DefaultRecheck(sess)
 	}
@@ -160,10 +159,12 @@ func bg(ctx context.Context) context.Context { return context.WithoutCancel(ctx)
 // Determine reads every participant (never a cached view: any number of
 // them may have gone, and, after the sequence counter wrapped, a newer node
 // may sort first) and finds the contender's place, watching its
-// predecessor unless it leads. When the contender is likely to lead (its
-// first look, or it was next in line), the term read that taking office
-// needs (and, on the first look, the own node's stat) travel with the
-// listing, in the same round trip. It fails with
+// predecessor unless it leads. The term read that taking office needs
+// (and, on the first look, the own node's stat) travel with the listing, in
+// the same round trip, on every look: a contender woken by its
+// predecessor's deletion cannot tell whether that predecessor had come to
+// lead since its own last look, and only one contender is woken per
+// change, so the read costs one request per change. It fails with
 // ErrMissing when the node is gone, and with the layout's Refuse error.
 func (c *Contender) Determine(ctx context.Context) (Place, error) {
 	for {
@@ -180,10 +181,8 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 		if c.own == nil {
 			reads = append(reads, func() { ownErr = c.readOwn(bg(ctx), c.watch) })
 		}
-		if c.index <= 1 {
-			rd = new(officeRead)
-			reads = append(reads, func() { *rd = c.readOffice(bg(ctx), false) })
-		}
+		rd = new(officeRead)
+		reads = append(reads, func() { *rd = c.readOffice(bg(ctx), false) })
 		Parallel(reads...)
 		switch {
 		case ownErr != nil:
@@ -196,7 +195,6 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 		if i < 0 {
 			return Place{}, ErrMissing
 		}
-		c.index = i
 		if rd != nil && rd.termErr == nil {
 			if err := c.lay.refuse(rd.termData); err != nil {
 				return Place{}, err
