@@ -53,8 +53,9 @@ func (l *Leadership) end(cause error) {
 	l.err = cause
 	l.mu.Unlock()
 	if first {
-		close(l.lost)
+		// The context first: whoever sees Done closed finds it cancelled.
 		l.cancel(cause)
+		close(l.lost)
 		l.unfollow()
 	}
 }
