@@ -91,7 +91,7 @@ demo: deps zkcoord
 # fsync on, every client behind a proxy delaying each direction by 0.25 ms
 # and 1 ms, with crash failover of separate processes. It writes
 # docs/benchmarks.md, docs/bench/results.json and docs/bench/*.png, in
-# about 20 minutes on 2 cores. It installs what is missing first: deps, and
+# about 25 minutes on 2 cores. It installs what is missing first: deps, and
 # a JDK to compile the Curator program. BENCH_FLAGS passes flags on, for
 # example make bench BENCH_FLAGS="-bench.quick" (a few minutes) or
 # BENCH_FLAGS="-bench.only=lock -bench.nodelay".
