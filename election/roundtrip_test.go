@@ -113,14 +113,21 @@ func TestFailoverDownTheLineRoundTrips(t *testing.T) {
 // nodes exist (all earlier candidates left) leads four round trips after
 // Campaign starts (ended check, create, listing with the node's stat and
 // the term, transaction with the term and node watches right behind it),
-// not seven.
+// not seven. A child that is not a participant keeps the election's
+// container from being reaped by the server once the earlier candidate
+// left: a reaped container would be created again, which is not what is
+// measured here.
 func TestFirstElectionRoundTrips(t *testing.T) {
 	ctx := testCtx(t, long)
 	proxy := shared.NewProxy(t)
 	sess := connect(t, proxy.Servers())
-	e := newElection(t, sess, uniquePath(t))
+	path := uniquePath(t)
+	e := newElection(t, sess, path)
 	earlier, err := e.Campaign(ctx)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.Create(ctx, path+"/keep", nil, zkcoord.FlagPersistent); err != nil {
 		t.Fatal(err)
 	}
 	if err := earlier.Resign(ctx); err != nil {

@@ -43,18 +43,18 @@ type behind struct {
 	ownErr error
 }
 
-// reads returns the functions that fill b, for Session.MultiThen.
-func (b *behind) reads(c *Contender) []func(context.Context) {
-	fs := []func(context.Context){func(ctx context.Context) {
+// reads returns the function that fills b, for Session.MultiThen: the
+// test hook first, then the reads together, so that they share one round
+// trip and none is sent before the hook returns.
+func (b *behind) reads(c *Contender) func(context.Context) {
+	return func(ctx context.Context) {
 		c.hooks.afterBump(c.node)
-		b.data, b.st, b.w, b.err = c.sess.GetW(ctx, c.lay.TermPath)
-	}}
-	if b.own {
-		fs = append(fs, func(ctx context.Context) {
-			b.ownOK, b.ownSt, b.ownW, b.ownErr = c.sess.ExistsW(ctx, c.node)
-		})
+		fs := []func(){func() { b.data, b.st, b.w, b.err = c.sess.GetW(ctx, c.lay.TermPath) }}
+		if b.own {
+			fs = append(fs, func() { b.ownOK, b.ownSt, b.ownW, b.ownErr = c.sess.ExistsW(ctx, c.node) })
+		}
+		Parallel(fs...)
 	}
-	return fs
 }
 
 // take hands b to its one user; later calls get nil.
@@ -189,7 +189,7 @@ func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (
 		ops = append(ops, zkcoord.CreateOp(c.lay.LeaderPath, ack, zkcoord.FlagEphemeral))
 	}
 	w := &behind{own: c.ownW == nil}
-	res, err := c.sess.MultiThen(ctx, ops, w.reads(c)...)
+	res, err := c.sess.MultiThen(ctx, ops, w.reads(c))
 	switch {
 	case err == nil:
 		v := res[1].Stat.Version
