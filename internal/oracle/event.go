@@ -3,7 +3,7 @@ package oracle
 import (
 	"io"
 
-	"github.com/zkcoord/zkcoord/internal/oracle/event"
+	"github.com/zkcoord/zkcoord/internal/event"
 )
 
 // The event-line format lives in package event, which a process that only
