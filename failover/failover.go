@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
 // Errors reported by Run.
@@ -109,7 +110,7 @@ type Failover struct {
 	fence   FenceFunc
 	opts    options
 	el      *election.Election
-	health  *health // nil without WithHealthCheck
+	health  *gate.Health // nil without WithHealthCheck
 	running atomic.Bool
 
 	// lastToken is the token of this Run's last activation, which has
@@ -180,7 +181,7 @@ func (f *Failover) Run(ctx context.Context, active ActiveFunc) error {
 	if f.health != nil {
 		hctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
-		go func() { defer close(done); f.health.run(hctx) }()
+		go func() { defer close(done); f.health.Run(hctx) }()
 		defer func() { stop(); <-done }()
 	}
 	for {
@@ -230,11 +231,11 @@ func (f *Failover) waitHealthy(ctx context.Context) bool {
 	if f.health == nil {
 		return true
 	}
-	if ok, _ := f.health.ok.State(); ok {
+	if ok, _ := f.health.State(); ok {
 		return true
 	}
 	f.emit(Event{Type: EventUnhealthy})
-	if f.health.waitHealthy(ctx) != nil {
+	if f.health.Wait(ctx) != nil {
 		return false
 	}
 	f.emit(Event{Type: EventHealthy})
@@ -247,7 +248,7 @@ func (f *Failover) whileHealthy(ctx context.Context) (context.Context, context.C
 	if f.health == nil {
 		return context.WithCancel(ctx)
 	}
-	return f.health.whileHealthy(ctx)
+	return f.health.While(ctx, ErrUnhealthy)
 }
 
 // pause waits for the retry delay.

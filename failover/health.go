@@ -30,20 +30,13 @@ func WithHealthCheck(check HealthFunc, interval time.Duration, failures int) Opt
 	}
 }
 
-// health runs the checks and holds their verdict. Its goroutine is the only
-// writer of the gate; it stays shut until the first check has answered.
-type health struct {
-	check    HealthFunc
-	every    time.Duration
-	failures int
-	ok       *gate.Gate
-}
-
-func newHealth(o options) *health {
+// newHealth returns the health check's verdict, shut until the first
+// check has answered, or nil without WithHealthCheck.
+func newHealth(o options) *gate.Health {
 	if o.health == nil {
 		return nil
 	}
-	return &health{check: o.health, every: o.healthEvery, failures: o.healthFailures, ok: gate.New(false)}
+	return gate.NewHealth(o.health, o.healthEvery, o.healthFailures, false, nil)
 }
 
 func (o options) validateHealth() error {
@@ -54,40 +47,4 @@ func (o options) validateHealth() error {
 		return fmt.Errorf("failover: health check every %v after %d failures: both must be positive", o.healthEvery, o.healthFailures)
 	}
 	return nil
-}
-
-// run checks until ctx ends.
-func (h *health) run(ctx context.Context) {
-	failed := 0
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return
-		}
-		cctx, cancel := context.WithTimeout(ctx, h.every)
-		err := h.check(cctx)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			failed++
-		} else {
-			failed = 0
-		}
-		h.ok.Set(failed < h.failures)
-		t.Reset(h.every)
-	}
-}
-
-// waitHealthy waits until the instance is healthy or ctx ends.
-func (h *health) waitHealthy(ctx context.Context) error { return h.ok.Wait(ctx) }
-
-// whileHealthy returns a context that ends, with cause ErrUnhealthy, when
-// the instance becomes unhealthy, or when parent ends.
-func (h *health) whileHealthy(parent context.Context) (context.Context, context.CancelFunc) {
-	return h.ok.While(parent, ErrUnhealthy)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
+	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
 var electCommand = &command{
@@ -82,7 +83,7 @@ type electOptions struct {
 	health         string
 	healthInterval time.Duration
 	healthFailures int
-	gate           *healthGate // with --health and without --fence
+	gate           *gate.Health // with --health and without --fence
 }
 
 // electResult is how one session's worth of election ended.
@@ -155,7 +156,7 @@ func runElect(a *app, cmd *command, args []string) error {
 	if o.gate != nil {
 		gctx, stop := context.WithCancel(a.ctx)
 		defer stop()
-		go o.gate.run(gctx)
+		go o.gate.Run(gctx)
 	}
 
 	backoff := 100 * time.Millisecond
@@ -210,11 +211,11 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	}
 	ctx := a.ctx
 	if o.gate != nil {
-		if !o.gate.waitHealthy(a.ctx) {
+		if o.gate.Wait(a.ctx) != nil {
 			return electResult{}
 		}
 		var cancel context.CancelFunc
-		ctx, cancel = o.gate.whileHealthy(a.ctx)
+		ctx, cancel = o.gate.While(a.ctx, failover.ErrUnhealthy)
 		defer cancel()
 	}
 	a.log.Info("standing by", "path", o.path, "id", o.id)

@@ -32,54 +32,13 @@ func healthCheck(a *app, o *electOptions, t commandTemplate) failover.HealthFunc
 	}
 }
 
-// healthGate runs a health check every interval and says whether the
+// newHealthGate runs a health check every interval and says whether the
 // instance may stand: not while the last failures checks in a row failed
-// (the rule of failover.WithHealthCheck, for elect without --fence).
-type healthGate struct {
-	check    failover.HealthFunc
-	every    time.Duration
-	failures int
-	log      func(msg string, args ...any)
-	ok       *gate.Gate // open until the checks fail too often in a row
-}
-
+// (the rule of failover.WithHealthCheck, for elect without --fence). It
+// stands until the first checks have failed.
 func newHealthGate(check failover.HealthFunc, every time.Duration, failures int,
-	log func(string, ...any)) *healthGate {
-	return &healthGate{check: check, every: every, failures: failures, log: log, ok: gate.New(true)}
-}
-
-// run checks until ctx ends.
-func (h *healthGate) run(ctx context.Context) {
-	t := time.NewTicker(h.every)
-	defer t.Stop()
-	failed := 0
-	for {
-		cctx, cancel := context.WithTimeout(ctx, h.every)
-		err := h.check(cctx)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			failed++
-			h.log("health check failed", "err", err, "in a row", failed)
-		} else {
-			failed = 0
-		}
-		h.ok.Set(failed < h.failures)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// waitHealthy waits until the instance may stand; false if ctx ended.
-func (h *healthGate) waitHealthy(ctx context.Context) bool { return h.ok.Wait(ctx) == nil }
-
-// whileHealthy returns a context that ends with failover.ErrUnhealthy as
-// its cause once the checks fail too often in a row.
-func (h *healthGate) whileHealthy(ctx context.Context) (context.Context, context.CancelFunc) {
-	return h.ok.While(ctx, failover.ErrUnhealthy)
+	log func(string, ...any)) *gate.Health {
+	return gate.NewHealth(check, every, failures, true, func(err error, n int) {
+		log("health check failed", "err", err, "in a row", n)
+	})
 }
