@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 )
 
-func ev(at int64, c string, k oracle.Kind, r string, token int64) oracle.Event {
-	return oracle.Event{At: at, Client: c, Kind: k, Resource: r, Token: token}
+func ev(at int64, c string, k event.Kind, r string, token int64) event.Event {
+	return event.Event{At: at, Client: c, Kind: k, Resource: r, Token: token}
 }
 
-func feed(events ...oracle.Event) (*tracker, *oracle.History) {
+func feed(events ...event.Event) (*tracker, *oracle.History) {
 	t, h := newTracker(), &oracle.History{}
 	for _, e := range events {
 		t.observe(e)
@@ -28,43 +29,43 @@ func TestSettled(t *testing.T) {
 	tests := []struct {
 		name      string
 		w         Workload
-		events    []oracle.Event
+		events    []event.Event
 		live, res []string
 		since     int64
 		ok        bool
 		at        int64
 	}{
-		{"balanced", RebalanceIncremental, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "r1", 1), ev(2*s, "b", oracle.Acquire, "r2", 2), ev(3*s, "a", oracle.Acquire, "r3", 3)},
+		{"balanced", RebalanceIncremental, []event.Event{
+			ev(1*s, "a", event.Acquire, "r1", 1), ev(2*s, "b", event.Acquire, "r2", 2), ev(3*s, "a", event.Acquire, "r3", 3)},
 			[]string{"a", "b"}, []string{"r1", "r2", "r3"}, 2 * s, true, 3 * s},
-		{"unbalanced", RebalanceGlobal, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "r1", 1), ev(2*s, "a", oracle.Acquire, "r2", 2), ev(3*s, "a", oracle.Acquire, "r3", 3)},
+		{"unbalanced", RebalanceGlobal, []event.Event{
+			ev(1*s, "a", event.Acquire, "r1", 1), ev(2*s, "a", event.Acquire, "r2", 2), ev(3*s, "a", event.Acquire, "r3", 3)},
 			[]string{"a", "b"}, []string{"r1", "r2", "r3"}, 0, false, 0},
-		{"crashed holder", RebalanceResource, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "r1", 1), ev(2*s, "b", oracle.Acquire, "r2", 2), ev(3*s, "a", oracle.Crash, "", 0)},
+		{"crashed holder", RebalanceResource, []event.Event{
+			ev(1*s, "a", event.Acquire, "r1", 1), ev(2*s, "b", event.Acquire, "r2", 2), ev(3*s, "a", event.Crash, "", 0)},
 			[]string{"a", "b"}, []string{"r1", "r2"}, 0, false, 0},
-		{"one leader each", Election, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "e1", 1), ev(2*s, "b", oracle.Acquire, "e2", 2), ev(3*s, "b", oracle.Release, "e2", 0),
-			ev(4*s, "a", oracle.Acquire, "e2", 4)},
+		{"one leader each", Election, []event.Event{
+			ev(1*s, "a", event.Acquire, "e1", 1), ev(2*s, "b", event.Acquire, "e2", 2), ev(3*s, "b", event.Release, "e2", 0),
+			ev(4*s, "a", event.Acquire, "e2", 4)},
 			[]string{"a", "b", "c"}, []string{"e1", "e2"}, 5 * s, true, 5 * s},
-		{"election without a leader", Election, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "e1", 1)},
+		{"election without a leader", Election, []event.Event{
+			ev(1*s, "a", event.Acquire, "e1", 1)},
 			[]string{"a", "b"}, []string{"e1", "e2"}, 0, false, 0},
-		{"leader of a removed election", Election, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "e1", 1), ev(1*s, "a", oracle.Acquire, "e9", 1)},
+		{"leader of a removed election", Election, []event.Event{
+			ev(1*s, "a", event.Acquire, "e1", 1), ev(1*s, "a", event.Acquire, "e9", 1)},
 			[]string{"a"}, []string{"e1"}, 0, false, 0},
-		{"locks granted since", Lock, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "l1", 1), ev(2*s, "a", oracle.Release, "l1", 0),
-			ev(3*s, "b", oracle.Acquire, "l1", 3), ev(4*s, "b", oracle.Release, "l1", 0),
-			ev(5*s, "a", oracle.Acquire, "l2", 5)},
+		{"locks granted since", Lock, []event.Event{
+			ev(1*s, "a", event.Acquire, "l1", 1), ev(2*s, "a", event.Release, "l1", 0),
+			ev(3*s, "b", event.Acquire, "l1", 3), ev(4*s, "b", event.Release, "l1", 0),
+			ev(5*s, "a", event.Acquire, "l2", 5)},
 			[]string{"a", "b"}, []string{"l1", "l2"}, 2500 * int64(time.Millisecond), true, 5 * s},
-		{"a client got nothing since", Lock, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "l1", 1), ev(2*s, "a", oracle.Release, "l1", 0),
-			ev(3*s, "b", oracle.Acquire, "l1", 3), ev(4*s, "b", oracle.Release, "l1", 0),
-			ev(5*s, "b", oracle.Acquire, "l2", 5)},
+		{"a client got nothing since", Lock, []event.Event{
+			ev(1*s, "a", event.Acquire, "l1", 1), ev(2*s, "a", event.Release, "l1", 0),
+			ev(3*s, "b", event.Acquire, "l1", 3), ev(4*s, "b", event.Release, "l1", 0),
+			ev(5*s, "b", event.Acquire, "l2", 5)},
 			[]string{"a", "b"}, []string{"l1", "l2"}, 2500 * int64(time.Millisecond), false, 0},
-		{"a lock held twice", Lock, []oracle.Event{
-			ev(1*s, "a", oracle.Acquire, "l1", 1), ev(2*s, "b", oracle.Acquire, "l1", 2)},
+		{"a lock held twice", Lock, []event.Event{
+			ev(1*s, "a", event.Acquire, "l1", 1), ev(2*s, "b", event.Acquire, "l1", 2)},
 			[]string{"a", "b"}, []string{"l1"}, 0, false, 0},
 	}
 	for _, tt := range tests {
@@ -88,13 +89,13 @@ func TestSettled(t *testing.T) {
 func TestAnalyze(t *testing.T) {
 	const s = int64(time.Second)
 	T := 4 * time.Second
-	fenced := []oracle.Event{
-		ev(1*s, "a", oracle.Acquire, "r1", 5), ev(1*s+1, "a", oracle.Use, "r1", 5),
-		ev(2*s, "a", oracle.Pause, "", 0),
-		ev(7*s, "b", oracle.Acquire, "r1", 9), ev(7*s+1, "b", oracle.Use, "r1", 9),
-		ev(8*s, "a", oracle.Resume, "", 0),
-		ev(8*s+1, "a", oracle.Reject, "r1", 5),
-		ev(8*s+2, "a", oracle.Release, "r1", 0),
+	fenced := []event.Event{
+		ev(1*s, "a", event.Acquire, "r1", 5), ev(1*s+1, "a", event.Use, "r1", 5),
+		ev(2*s, "a", event.Pause, "", 0),
+		ev(7*s, "b", event.Acquire, "r1", 9), ev(7*s+1, "b", event.Use, "r1", 9),
+		ev(8*s, "a", event.Resume, "", 0),
+		ev(8*s+1, "a", event.Reject, "r1", 5),
+		ev(8*s+2, "a", event.Release, "r1", 0),
 	}
 	_, h := feed(fenced...)
 	records := []FaultRecord{{N: 1, Fault: Fault{Kind: PauseLong}, OK: true, Converge: time.Second},
@@ -113,9 +114,9 @@ func TestAnalyze(t *testing.T) {
 	}
 
 	// Never paused: the same overlap is a double access.
-	var unpaused []oracle.Event
+	var unpaused []event.Event
 	for _, e := range fenced {
-		if e.Kind != oracle.Pause && e.Kind != oracle.Resume {
+		if e.Kind != event.Pause && e.Kind != event.Resume {
 			unpaused = append(unpaused, e)
 		}
 	}
@@ -126,7 +127,7 @@ func TestAnalyze(t *testing.T) {
 	}
 
 	// Paused, but the service accepted a stale use.
-	_, h = feed(append(fenced[:len(fenced):len(fenced)], ev(7*s+5, "a", oracle.Use, "r1", 5))...)
+	_, h = feed(append(fenced[:len(fenced):len(fenced)], ev(7*s+5, "a", event.Use, "r1", 5))...)
 	if _, vs = analyze(h, nil, T); len(vs) != 1 || vs[0].Kind != "overlap" {
 		t.Fatalf("accepted stale use: violations %v", vs)
 	}
@@ -136,12 +137,12 @@ func TestAnalyze(t *testing.T) {
 func TestReportOutputs(t *testing.T) {
 	const s = int64(time.Second)
 	_, h := feed(
-		ev(1*s, "c1", oracle.Acquire, "r<1>", 5), ev(1*s+1, "c1", oracle.Use, "r<1>", 5),
-		ev(2*s, "c1", oracle.Pause, "", 0),
-		ev(7*s, "c2", oracle.Acquire, "r<1>", 9),
-		ev(8*s, "c1", oracle.Resume, "", 0), ev(8*s+1, "c1", oracle.Reject, "r<1>", 5),
-		ev(8*s+2, "c1", oracle.Release, "r<1>", 0),
-		ev(9*s, "c3", oracle.Acquire, "r2", 11), ev(9*s+5, "c1", oracle.Acquire, "r2", 12), ev(10*s, "c3", oracle.Crash, "", 0),
+		ev(1*s, "c1", event.Acquire, "r<1>", 5), ev(1*s+1, "c1", event.Use, "r<1>", 5),
+		ev(2*s, "c1", event.Pause, "", 0),
+		ev(7*s, "c2", event.Acquire, "r<1>", 9),
+		ev(8*s, "c1", event.Resume, "", 0), ev(8*s+1, "c1", event.Reject, "r<1>", 5),
+		ev(8*s+2, "c1", event.Release, "r<1>", 0),
+		ev(9*s, "c3", event.Acquire, "r2", 11), ev(9*s+5, "c1", event.Acquire, "r2", 12), ev(10*s, "c3", event.Crash, "", 0),
 	)
 	st, vs := analyze(h, nil, 4*time.Second)
 	r := &Report{Workload: RebalanceIncremental, Seed: 3, Start: 0, End: 11 * s, Stats: st, Violations: vs,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 )
 
@@ -62,19 +63,19 @@ func analyze(h *oracle.History, records []FaultRecord, sessionTimeout time.Durat
 	pauses := oracle.Pauses(events)
 	for _, e := range events {
 		switch e.Kind {
-		case oracle.Acquire:
+		case event.Acquire:
 			st.Acquires++
-		case oracle.Use:
+		case event.Use:
 			st.Uses++
-		case oracle.Resume:
+		case event.Resume:
 			if e.Detail == outsideContinue {
 				st.OutsideContinues++
 			}
-		case oracle.Note:
+		case event.Note:
 			if strings.Contains(e.Detail, ": "+zkcoord.Recovered.String()+" session") {
 				st.Recoveries++
 			}
-		case oracle.Reject:
+		case event.Reject:
 			st.Rejects++
 			if afterPause(pauses[e.Client], e.At, 2*int64(sessionTimeout)) {
 				st.RejectsAfterPause++

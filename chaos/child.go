@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 )
 
 // Child process roles (see ChildMain).
@@ -133,7 +133,7 @@ func clientMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		return 2
 	}
-	em := oracle.NewEmitter(os.Stdout, f.name)
+	em := event.NewEmitter(os.Stdout, f.name)
 	svc, err := dialService(f.socket, f.name)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)

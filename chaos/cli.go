@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
-	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -241,7 +241,7 @@ func (r *cliRun) setup() error {
 	}
 	r.logf("started cli: %d zkcoord clients (%s), resources %v, ZooKeeper %s, root %s, zkcoord %s",
 		len(r.clients), r.commandsOf(), r.resources, r.zk.ConnectString(), r.root, r.zkcoord)
-	at, ok, why := r.converge(oracle.Now())
+	at, ok, why := r.converge(event.Now())
 	if !ok {
 		return fmt.Errorf("chaos: the group did not converge at the start: %s", why)
 	}
@@ -367,7 +367,7 @@ func (r *cliRun) converge(since int64) (at int64, ok bool, why string) {
 	for {
 		ok, why = r.settled(since)
 		if ok {
-			return oracle.Now(), true, ""
+			return event.Now(), true, ""
 		}
 		if time.Now().After(deadline) || r.ctx.Err() != nil {
 			return 0, false, why
@@ -445,11 +445,11 @@ func (r *cliRun) faults() {
 
 // episode applies one fault, ends it, and waits for the group to converge.
 func (r *cliRun) episode(n int, f Fault) FaultRecord {
-	rec := FaultRecord{N: n, Fault: f, Start: oracle.Now()}
+	rec := FaultRecord{N: n, Fault: f, Start: event.Now()}
 	c := r.target(f.Pick)
 	T := r.o.SessionTimeout
 	cut := func(mask int) func() {
-		from := oracle.Now()
+		from := event.Now()
 		for i, p := range c.proxies {
 			if mask&(1<<i) != 0 {
 				if err := p.Blackhole(); err != nil {
@@ -463,30 +463,30 @@ func (r *cliRun) episode(n int, f Fault) FaultRecord {
 					r.problem("healing %s: %v", c.name, err)
 				}
 			}
-			r.spans = append(r.spans, Span{Target: c.name, What: "partitioned", From: from, To: oracle.Now(), Fault: n})
+			r.spans = append(r.spans, Span{Target: c.name, What: "partitioned", From: from, To: event.Now(), Fault: n})
 		}
 	}
 	all := 1<<len(c.proxies) - 1
 	switch f.Kind {
 	case KillClient:
 		rec.Detail = fmt.Sprintf("SIGKILL zkcoord %s of %s", c.command, c.name)
-		r.mark(oracle.Fault, c.name, rec.Detail)
+		r.mark(event.Fault, c.name, rec.Detail)
 		if p := c.current(); p != nil {
 			p.Kill()
 		}
-		rec.Healed = oracle.Now()
+		rec.Healed = event.Now()
 	case TermPartitioned:
 		after := T / 2 * time.Duration(f.Pick%5) / 4
 		rec.Detail = fmt.Sprintf("cut zkcoord %s of %s off for %v, SIGTERM after %v", c.command, c.name,
 			f.Dur.Round(time.Millisecond), after)
-		r.mark(oracle.Fault, c.name, rec.Detail)
+		r.mark(event.Fault, c.name, rec.Detail)
 		heal := cut(all)
 		r.sleep(after)
 		if p := c.current(); p != nil {
 			go p.Terminate(cliStopLimit)
 		}
 		r.sleep(f.Dur - after)
-		rec.Healed = oracle.Now()
+		rec.Healed = event.Now()
 		heal()
 	case PartitionMedium, PartitionLong, PartitionPartial:
 		mask := all
@@ -495,14 +495,14 @@ func (r *cliRun) episode(n int, f Fault) FaultRecord {
 		}
 		rec.Detail = fmt.Sprintf("cut zkcoord %s of %s off from servers %s for %v", c.command, c.name,
 			serverSet(mask, len(c.proxies)), f.Dur.Round(time.Millisecond))
-		r.mark(oracle.Fault, c.name, rec.Detail)
+		r.mark(event.Fault, c.name, rec.Detail)
 		heal := cut(mask)
 		r.sleep(f.Dur)
-		rec.Healed = oracle.Now()
+		rec.Healed = event.Now()
 		heal()
 	default:
 		rec.Detail = fmt.Sprintf("%s (not a cli fault: skipped)", f.Kind)
-		rec.Healed = oracle.Now()
+		rec.Healed = event.Now()
 	}
 	at, ok, why := r.converge(rec.Healed)
 	rec.OK, rec.Why = ok, why
@@ -557,14 +557,14 @@ func serverSet(mask, n int) string {
 // finish checks the final state after the last fault, then stops every
 // client and the service.
 func (r *cliRun) finish() FinalState {
-	r.mark(oracle.Quiet, "harness", "faults over")
-	quiet := oracle.Now()
+	r.mark(event.Quiet, "harness", "faults over")
+	quiet := event.Now()
 	at, ok, why := r.converge(quiet)
 	if ok {
 		// Locks and leaders keep changing hands: check that they still do
 		// after the settle time.
 		r.sleep(r.o.Settle)
-		_, ok, why = r.converge(oracle.Now())
+		_, ok, why = r.converge(event.Now())
 	}
 	fs := r.finalState(quiet, at, ok, why, r.hist.Holdings())
 	r.stopAll()
@@ -572,7 +572,7 @@ func (r *cliRun) finish() FinalState {
 	for _, c := range r.clients {
 		runs += c.runs
 	}
-	r.mark(oracle.Note, "harness", fmt.Sprintf("%d zkcoord processes run", runs))
+	r.mark(event.Note, "harness", fmt.Sprintf("%d zkcoord processes run", runs))
 	r.stopService()
 	return fs
 }

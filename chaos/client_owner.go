@@ -9,7 +9,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -79,7 +79,7 @@ type ownerApp struct {
 	f    clientFlags
 	cfg  zkcoord.Config
 	kind ownerKind
-	em   *oracle.Emitter
+	em   *event.Emitter
 	svc  *serviceConn
 	sm   *sessions // nil for the recovery workload
 
@@ -96,7 +96,7 @@ type ownerLoop struct {
 	done   chan struct{}
 }
 
-func startOwner(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *oracle.Emitter, svc *serviceConn) (*ownerApp, error) {
+func startOwner(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter, svc *serviceConn) (*ownerApp, error) {
 	a := &ownerApp{f: f, cfg: cfg, kind: ownerKinds[f.workload], em: em, svc: svc, loops: map[string]*ownerLoop{},
 		ended: make(chan struct{})}
 	if f.workload == Recovery {
@@ -227,12 +227,12 @@ func (a *ownerApp) supervised(ctx context.Context, r string, draw func([2]time.D
 
 // recoveryNote records a recovery event of the supervisor running what; the
 // checker counts the recoveries from these notes.
-func recoveryNote(what string, ev zkcoord.RecoveryEvent) oracle.Event {
+func recoveryNote(what string, ev zkcoord.RecoveryEvent) event.Event {
 	d := fmt.Sprintf("%s: %s session 0x%x", what, ev.Kind, ev.Session)
 	if ev.Err != nil {
 		d += fmt.Sprint(": ", ev.Err)
 	}
-	return oracle.Event{Kind: oracle.Note, Detail: d}
+	return event.Event{Kind: event.Note, Detail: d}
 }
 
 // round acquires r once on sess, holds it for a while, gives it up, and
@@ -259,7 +259,7 @@ func (a *ownerApp) hold(ctx context.Context, r string, h holding, hold time.Dura
 		a.giveUp(h)
 		return
 	}
-	a.em.Emit(oracle.Event{Kind: oracle.Acquire, Resource: r, Token: token})
+	a.em.Emit(event.Event{Kind: event.Acquire, Resource: r, Token: token})
 	wctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -283,11 +283,11 @@ func (a *ownerApp) hold(ctx context.Context, r string, h holding, hold time.Dura
 	if a.f.bug == BugLateStop {
 		a.giveUp(h)
 		w.stopLate(lateStopLinger)
-		a.em.Emit(oracle.Event{Kind: oracle.Release, Resource: r, Token: token, Detail: why})
+		a.em.Emit(event.Event{Kind: event.Release, Resource: r, Token: token, Detail: why})
 		return
 	}
 	w.stop()
-	a.em.Emit(oracle.Event{Kind: oracle.Release, Resource: r, Token: token, Detail: why})
+	a.em.Emit(event.Event{Kind: event.Release, Resource: r, Token: token, Detail: why})
 	a.giveUp(h)
 }
 

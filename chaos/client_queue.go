@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/queue"
 )
 
@@ -51,7 +51,7 @@ func itemName(n int) string { return fmt.Sprintf("q%06d", n) }
 // manager renews after each loss.
 type queueApp struct {
 	f      clientFlags
-	em     *oracle.Emitter
+	em     *event.Emitter
 	svc    *serviceConn
 	sm     *sessions
 	cancel context.CancelFunc
@@ -59,7 +59,7 @@ type queueApp struct {
 	ended  chan struct{} // never closed: consumers only end when told
 }
 
-func startQueue(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *oracle.Emitter, svc *serviceConn) (*queueApp, error) {
+func startQueue(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter, svc *serviceConn) (*queueApp, error) {
 	a := &queueApp{f: f, em: em, svc: svc, looped: make(chan struct{}), ended: make(chan struct{})}
 	a.sm = startSessions(cfg, em, f.log)
 	if _, err := a.sm.get(ctx); err != nil {
@@ -130,9 +130,9 @@ func (a *queueApp) process(ctx context.Context, sess *zkcoord.Session, q *queue.
 		return
 	}
 	token := st.Czxid
-	a.em.Emit(oracle.Event{Kind: oracle.Acquire, Resource: item, Token: token, Detail: c.Name()})
+	a.em.Emit(event.Event{Kind: event.Acquire, Resource: item, Token: token, Detail: c.Name()})
 	release := func(why string) {
-		a.em.Emit(oracle.Event{Kind: oracle.Release, Resource: item, Token: token, Detail: why})
+		a.em.Emit(event.Event{Kind: event.Release, Resource: item, Token: token, Detail: why})
 	}
 	if a.f.bug == BugAckFirst {
 		if !a.ack(c, item) {
@@ -142,7 +142,7 @@ func (a *queueApp) process(ctx context.Context, sess *zkcoord.Session, q *queue.
 		w := startWorker(context.Background(), a.svc, a.f.log, item, token, a.f.useInterval, false)
 		sleepCtx(ctx, d)
 		w.stop()
-		a.em.Emit(oracle.Event{Kind: oracle.Note, Resource: item, Detail: noteProcessed})
+		a.em.Emit(event.Event{Kind: event.Note, Resource: item, Detail: noteProcessed})
 		release("acked")
 		return
 	}
@@ -174,7 +174,7 @@ func (a *queueApp) process(ctx context.Context, sess *zkcoord.Session, q *queue.
 		a.giveBack(c)
 		return
 	}
-	a.em.Emit(oracle.Event{Kind: oracle.Note, Resource: item, Detail: noteProcessed})
+	a.em.Emit(event.Event{Kind: event.Note, Resource: item, Detail: noteProcessed})
 	if a.ack(c, item) {
 		release("acked")
 		return
@@ -185,17 +185,17 @@ func (a *queueApp) process(ctx context.Context, sess *zkcoord.Session, q *queue.
 
 // ack acknowledges c, recording the attempt and its success.
 func (a *queueApp) ack(c *queue.Claim, item string) bool {
-	a.em.Emit(oracle.Event{Kind: oracle.Note, Resource: item, Detail: noteAck})
+	a.em.Emit(event.Event{Kind: event.Note, Resource: item, Detail: noteAck})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := c.Ack(ctx); err != nil {
 		// A Session lost while the transaction was in flight leaves its
 		// outcome unknown: the harness looks at the queue.
 		a.f.log.Warn("ack failed", "item", item, "err", err)
-		a.em.Emit(oracle.Event{Kind: oracle.Note, Resource: item, Detail: noteAckFailed})
+		a.em.Emit(event.Event{Kind: event.Note, Resource: item, Detail: noteAckFailed})
 		return false
 	}
-	a.em.Emit(oracle.Event{Kind: oracle.Note, Resource: item, Detail: noteAcked})
+	a.em.Emit(event.Event{Kind: event.Note, Resource: item, Detail: noteAcked})
 	return true
 }
 

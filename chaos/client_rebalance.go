@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -34,7 +34,7 @@ func rebalanceMode(w Workload) rebalance.Mode {
 // taken away.
 type rebalanceApp struct {
 	f   clientFlags
-	em  *oracle.Emitter
+	em  *event.Emitter
 	svc *serviceConn
 	c   *rebalance.Client
 
@@ -43,13 +43,13 @@ type rebalanceApp struct {
 	late    sync.WaitGroup // late-stop bug: releases still to be reported
 }
 
-func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *oracle.Emitter, svc *serviceConn) (*rebalanceApp, error) {
+func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter, svc *serviceConn) (*rebalanceApp, error) {
 	a := &rebalanceApp{f: f, em: em, svc: svc, workers: map[string]*worker{}}
 	h := rebalance.Handler{
 		Assigned:   a.assigned,
 		Unassigned: a.unassigned,
 		Aborted: func(err error) {
-			em.Emit(oracle.Event{Kind: oracle.Note, Detail: "aborted: " + err.Error()})
+			em.Emit(event.Event{Kind: event.Note, Detail: "aborted: " + err.Error()})
 		},
 	}
 	c, err := rebalance.StartConfig(ctx, cfg, rebalanceGroup, h,
@@ -66,7 +66,7 @@ func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *
 
 // assigned records the acquire, then starts using the resource.
 func (a *rebalanceApp) assigned(ctx context.Context, as rebalance.Assignment) error {
-	a.em.Emit(oracle.Event{Kind: oracle.Acquire, Resource: as.Resource, Token: as.Token,
+	a.em.Emit(event.Event{Kind: event.Acquire, Resource: as.Resource, Token: as.Token,
 		Detail: fmt.Sprintf("%s gen %d", as.Client, as.Generation)})
 	w := startWorker(ctx, a.svc, a.f.log, as.Resource, as.Token, a.f.useInterval, a.f.bug == BugLateStop)
 	a.mu.Lock()
@@ -83,7 +83,7 @@ func (a *rebalanceApp) unassigned(as rebalance.Assignment, cause error) error {
 	w := a.workers[as.Resource]
 	delete(a.workers, as.Resource)
 	a.mu.Unlock()
-	release := oracle.Event{Kind: oracle.Release, Resource: as.Resource, Token: as.Token, Detail: fmt.Sprint(cause)}
+	release := event.Event{Kind: event.Release, Resource: as.Resource, Token: as.Token, Detail: fmt.Sprint(cause)}
 	if w == nil {
 		a.em.Emit(release)
 		return nil

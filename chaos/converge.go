@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 )
 
@@ -29,20 +30,20 @@ func newTracker() *tracker {
 	return &tracker{held: map[string]map[string]bool{}, resAcq: map[string][]int64{}, cliAcq: map[string][]int64{}}
 }
 
-func (t *tracker) observe(e oracle.Event) {
+func (t *tracker) observe(e event.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch e.Kind {
-	case oracle.Acquire:
+	case event.Acquire:
 		if t.held[e.Client] == nil {
 			t.held[e.Client] = map[string]bool{}
 		}
 		t.held[e.Client][e.Resource] = true
 		t.resAcq[e.Resource] = append(t.resAcq[e.Resource], e.At)
 		t.cliAcq[e.Client] = append(t.cliAcq[e.Client], e.At)
-	case oracle.Release:
+	case event.Release:
 		delete(t.held[e.Client], e.Resource)
-	case oracle.Crash, oracle.Exit:
+	case event.Crash, event.Exit:
 		delete(t.held, e.Client)
 	default:
 		return

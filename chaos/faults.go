@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 )
 
 // FaultRecord is what happened to one fault of the schedule.
@@ -15,7 +15,7 @@ type FaultRecord struct {
 	N      int    `json:"n"`
 	Fault  Fault  `json:"fault"`
 	Detail string `json:"detail"` // the fault with its targets resolved
-	// Start and Healed bound the fault (oracle.Now times, ns): Healed is
+	// Start and Healed bound the fault (event.Now times, ns): Healed is
 	// when its last part ended (the restart, resume or heal began, or an
 	// instant fault was done). Converged is when the group had settled
 	// again (0 if it did not within the limit).
@@ -86,7 +86,7 @@ type healing struct {
 // episode applies one fault (a storm: several), ends it, and waits for the
 // group to converge.
 func (h *harness) episode(n int, f Fault) FaultRecord {
-	rec := FaultRecord{N: n, Fault: f, Start: oracle.Now()}
+	rec := FaultRecord{N: n, Fault: f, Start: event.Now()}
 	var pending []healing
 	var details []string
 	// runHeals ends the faults due by until (all of them if until is
@@ -100,7 +100,7 @@ func (h *harness) episode(n int, f Fault) FaultRecord {
 			}
 			h.sleep(time.Until(next.at))
 			pending = pending[1:]
-			rec.Healed = oracle.Now() // the fault ends as its healing starts
+			rec.Healed = event.Now() // the fault ends as its healing starts
 			next.heal()
 		}
 		if !until.IsZero() {
@@ -117,7 +117,7 @@ func (h *harness) episode(n int, f Fault) FaultRecord {
 			runHeals(time.Now().Add(s.Wait))
 		}
 		detail, heal := h.apply(n, s, used)
-		rec.Healed = oracle.Now() // for faults that end once applied
+		rec.Healed = event.Now() // for faults that end once applied
 		details = append(details, detail)
 		if heal != nil {
 			pending = append(pending, healing{at: time.Now().Add(s.Dur), heal: heal})
@@ -128,7 +128,7 @@ func (h *harness) episode(n int, f Fault) FaultRecord {
 	if f.Kind == Storm {
 		rec.Detail = "storm: " + rec.Detail
 	}
-	h.mark(oracle.Note, "harness", fmt.Sprintf("fault #%d over: %s", n, rec.Detail))
+	h.mark(event.Note, "harness", fmt.Sprintf("fault #%d over: %s", n, rec.Detail))
 	at, ok, why := h.converge(rec.Healed, h.stable(), h.o.ConvergeTimeout)
 	rec.OK, rec.Why = ok, why
 	if ok {
@@ -195,14 +195,14 @@ func (h *harness) pick(pick int, used map[string]bool) *client {
 }
 
 func (h *harness) span(n int, target, what string) {
-	h.spans = append(h.spans, Span{Target: target, What: what, From: oracle.Now(), Fault: n})
+	h.spans = append(h.spans, Span{Target: target, What: what, From: event.Now(), Fault: n})
 }
 
 // endSpan closes the last open span of target.
 func (h *harness) endSpan(target string) {
 	for i := len(h.spans) - 1; i >= 0; i-- {
 		if h.spans[i].Target == target && h.spans[i].To == 0 {
-			h.spans[i].To = oracle.Now()
+			h.spans[i].To = event.Now()
 			return
 		}
 	}
@@ -210,7 +210,7 @@ func (h *harness) endSpan(target string) {
 
 func (h *harness) applyClient(n int, f Fault, c *client) (string, func()) {
 	dur := f.Dur.Round(time.Millisecond)
-	h.record(oracle.Event{Kind: oracle.Fault, Client: c.name, Detail: fmt.Sprintf("#%d %s for %v", n, f.Kind, dur)})
+	h.record(event.Event{Kind: event.Fault, Client: c.name, Detail: fmt.Sprintf("#%d %s for %v", n, f.Kind, dur)})
 	switch f.Kind {
 	case KillClient:
 		h.kill(c)
@@ -244,7 +244,7 @@ func (h *harness) applyClient(n int, f Fault, c *client) (string, func()) {
 			if err := c.proxy.Heal(); err != nil {
 				h.problem("heal %s: %v", c.name, err)
 			}
-			h.mark(oracle.Fault, c.name, "partition healed")
+			h.mark(event.Fault, c.name, "partition healed")
 		}
 	case RemoveClient:
 		if len(h.clients) <= 1 {
@@ -266,7 +266,7 @@ func (h *harness) kill(c *client) {
 	if err := c.proc.Kill(); err != nil {
 		h.problem("kill %s: %v", c.name, err)
 	}
-	h.gone(c, oracle.Crash, "killed")
+	h.gone(c, event.Crash, "killed")
 }
 
 // stopClient asks c to leave and waits until it has; a client that does not
@@ -284,10 +284,10 @@ func (h *harness) stopClient(c *client) error {
 			err = fmt.Errorf("chaos: %s did not leave cleanly: %v\n%s", c.name, werr, tail(c.proc.Stderr(), 2000))
 		}
 		c.proc.Kill()
-		h.gone(c, oracle.Crash, "killed after a failed stop")
+		h.gone(c, event.Crash, "killed after a failed stop")
 		return err
 	}
-	h.gone(c, oracle.Exit, "left")
+	h.gone(c, event.Exit, "left")
 	return err
 }
 
@@ -332,7 +332,7 @@ func (h *harness) applyServer(n int, f Fault) (string, func()) {
 		role = "leader"
 	}
 	dur := f.Dur.Round(time.Millisecond)
-	h.mark(oracle.Fault, name, fmt.Sprintf("#%d %s (%s) for %v", n, f.Kind, role, dur))
+	h.mark(event.Fault, name, fmt.Sprintf("#%d %s (%s) for %v", n, f.Kind, role, dur))
 	waitReady := func() {
 		ctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
 		defer cancel()

@@ -6,14 +6,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 )
 
 // finish waits for the final state after the last fault, checks that it
 // holds for Settle, then stops every client and the service.
 func (h *harness) finish() FinalState {
-	h.mark(oracle.Quiet, "harness", "faults over")
-	quiet := oracle.Now()
+	h.mark(event.Quiet, "harness", "faults over")
+	quiet := event.Now()
 	stable := h.o.Settle
 	if !h.o.Workload.rebalance() {
 		stable = 0
@@ -23,7 +23,7 @@ func (h *harness) finish() FinalState {
 		// Leaders and lock holders keep changing: check that they still
 		// do after the settle time.
 		h.sleep(h.o.Settle)
-		_, ok, why = h.converge(oracle.Now(), 0, h.o.ConvergeTimeout)
+		_, ok, why = h.converge(event.Now(), 0, h.o.ConvergeTimeout)
 	}
 	if ok && h.queue != nil {
 		if err := h.checkQueueEmpty(); err != nil {

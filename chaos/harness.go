@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -124,7 +125,7 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 		return nil, fmt.Errorf("%w: no Spawn function", ErrInvalidOptions)
 	}
 	h := &harness{ctx: ctx, o: o, zk: zk, hist: &oracle.History{}, track: newTracker(),
-		svcLines: newLineWaiter(), clients: map[string]*client{}, t0: oracle.Now(),
+		svcLines: newLineWaiter(), clients: map[string]*client{}, t0: event.Now(),
 		root: fmt.Sprintf("/chaos/%s-%d-%d", o.Workload, o.Seed, time.Now().UnixNano())}
 	defer h.closeProxies()
 	defer h.procs.Close()
@@ -173,7 +174,7 @@ func (h *harness) logf(format string, args ...any) {
 	if h.o.Log == nil {
 		return
 	}
-	el := time.Duration(oracle.Now() - h.t0).Round(100 * time.Millisecond)
+	el := time.Duration(event.Now() - h.t0).Round(100 * time.Millisecond)
 	fmt.Fprintf(h.o.Log, "[%8s] %s\n", el, fmt.Sprintf(format, args...))
 }
 
@@ -183,13 +184,13 @@ func (h *harness) problem(format string, args ...any) {
 	h.problems = append(h.problems, msg)
 	h.mu.Unlock()
 	h.logf("PROBLEM: %s", msg)
-	h.hist.Mark(oracle.Note, "harness", "problem: "+msg)
+	h.hist.Mark(event.Note, "harness", "problem: "+msg)
 }
 
 // record adds an event to the history and the tracker.
-func (h *harness) record(e oracle.Event) {
+func (h *harness) record(e event.Event) {
 	if e.At == 0 {
-		e.At = oracle.Now()
+		e.At = event.Now()
 	}
 	h.hist.Add(e)
 	h.track.observe(e)
@@ -201,17 +202,17 @@ func (h *harness) record(e oracle.Event) {
 // sink parses the output lines of a process (see oracle.History.Sink).
 func (h *harness) sink(name string, next func(string)) func(string) {
 	return func(line string) {
-		e, err := oracle.ParseLine(line)
+		e, err := event.ParseLine(line)
 		switch {
 		case err == nil:
 			if e.Client == "" {
 				e.Client = name
 			}
 			h.record(e)
-		case errors.Is(err, oracle.ErrNotEvent):
+		case errors.Is(err, event.ErrNotEvent):
 			next(line)
 		default:
-			h.record(oracle.Event{Client: name, Kind: oracle.Invalid, Detail: line})
+			h.record(event.Event{Client: name, Kind: event.Invalid, Detail: line})
 		}
 	}
 }
@@ -253,7 +254,7 @@ func (h *harness) setup() error {
 	}
 	h.logf("started %s: %d clients, %d resources, ZooKeeper %s, root %s", h.o.Workload, len(h.clients),
 		len(h.resources), h.zk.ConnectString(), h.root)
-	at, ok, why := h.converge(oracle.Now(), h.stable(), h.o.ConvergeTimeout)
+	at, ok, why := h.converge(event.Now(), h.stable(), h.o.ConvergeTimeout)
 	if !ok {
 		return fmt.Errorf("chaos: the group did not converge at the start: %s", why)
 	}
@@ -336,7 +337,7 @@ func (h *harness) startClient(c *client) error {
 	if !h.svcLines.wait(fmt.Sprintf("hello %s %d", c.name, p.Pid()), p.Done(), time.Minute) {
 		return fmt.Errorf("chaos: %s did not reach the service", c.name)
 	}
-	h.mark(oracle.Note, c.name, fmt.Sprintf("started (pid %d)", p.Pid()))
+	h.mark(event.Note, c.name, fmt.Sprintf("started (pid %d)", p.Pid()))
 	h.addLive(c)
 	return nil
 }
@@ -347,18 +348,18 @@ func (h *harness) addLive(c *client) {
 	h.mu.Unlock()
 }
 
-func (h *harness) mark(kind oracle.Kind, client, detail string) {
-	h.record(oracle.Event{Kind: kind, Client: client, Detail: detail})
+func (h *harness) mark(kind event.Kind, client, detail string) {
+	h.record(event.Event{Kind: kind, Client: client, Detail: detail})
 }
 
 // gone waits until the service has decided every use c's dead process sent
 // (its connection closed), then records how it ended.
-func (h *harness) gone(c *client, kind oracle.Kind, detail string) {
+func (h *harness) gone(c *client, kind event.Kind, detail string) {
 	line := fmt.Sprintf("closed %s %d", c.name, c.proc.Pid())
 	if !h.svcLines.wait(line, h.service.Done(), 30*time.Second) {
 		h.problem("the service did not see %s's connection close", c.name)
 	}
-	h.record(oracle.Event{Client: c.name, Kind: kind, Detail: detail})
+	h.record(event.Event{Client: c.name, Kind: kind, Detail: detail})
 }
 
 // checkClients looks for client processes that ended on their own: each is a
@@ -371,7 +372,7 @@ func (h *harness) checkClients() {
 			continue
 		}
 		h.problem("%s exited on its own: %v; stderr:\n%s", c.name, c.proc.ExitErr(), tail(c.proc.Stderr(), 2000))
-		h.gone(c, oracle.Crash, "exited on its own")
+		h.gone(c, event.Crash, "exited on its own")
 		if err := h.startClient(c); err != nil {
 			h.problem("restarting %s: %v", c.name, err)
 			delete(h.clients, c.name)
@@ -477,7 +478,7 @@ func (h *harness) addResource() error {
 		h.broadcast("add " + r)
 	}
 	h.resources = append(h.resources, r)
-	h.mark(oracle.Note, "operator", "added "+r)
+	h.mark(event.Note, "operator", "added "+r)
 	return nil
 }
 
@@ -500,7 +501,7 @@ func (h *harness) removeResource(pick int) (string, error) {
 		h.broadcast("remove " + r)
 	}
 	h.resources = slices.Delete(h.resources, i, i+1)
-	h.mark(oracle.Note, "operator", "removed "+r)
+	h.mark(event.Note, "operator", "removed "+r)
 	return r, nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 )
 
 // outsideContinue is the Detail of a Resume event recorded because a paused
@@ -25,7 +25,7 @@ func (h *harness) holdPaused(c *client) (resume func(), err error) {
 	if err := stopProc(c); err != nil {
 		return nil, err
 	}
-	h.record(oracle.Event{Kind: oracle.Pause, Client: c.name})
+	h.record(event.Event{Kind: event.Pause, Client: c.name})
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -40,19 +40,19 @@ func (h *harness) holdPaused(c *client) (resume func(), err error) {
 			if c.proc.Exited() || c.proc.Paused() {
 				continue
 			}
-			h.record(oracle.Event{Kind: oracle.Resume, Client: c.name, Detail: outsideContinue})
+			h.record(event.Event{Kind: event.Resume, Client: c.name, Detail: outsideContinue})
 			h.logf("%s was continued by an outside signal; stopping it again", c.name)
 			if err := stopProc(c); err != nil {
 				h.problem("stopping %s again: %v", c.name, err)
 				return
 			}
-			h.record(oracle.Event{Kind: oracle.Pause, Client: c.name, Detail: "stopped again"})
+			h.record(event.Event{Kind: event.Pause, Client: c.name, Detail: "stopped again"})
 		}
 	}()
 	return func() {
 		close(quit)
 		<-done
-		h.record(oracle.Event{Kind: oracle.Resume, Client: c.name})
+		h.record(event.Event{Kind: event.Resume, Client: c.name})
 		if err := c.proc.Resume(); err != nil {
 			h.problem("resume %s: %v", c.name, err)
 		}

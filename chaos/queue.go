@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/queue"
 )
@@ -59,7 +60,7 @@ func (h *harness) startProducer() (stop func()) {
 				}
 				n++
 				item := itemName(n)
-				at := oracle.Now()
+				at := event.Now()
 				err := q.Put(ctx, []byte(item), queue.DefaultWorkPriority)
 				detail := notePut
 				if err != nil {
@@ -67,7 +68,7 @@ func (h *harness) startProducer() (stop func()) {
 					// may not be in the queue.
 					detail = notePutUnknown
 				}
-				h.record(oracle.Event{At: at, Kind: oracle.Note, Client: producerName, Resource: item, Detail: detail})
+				h.record(event.Event{At: at, Kind: event.Note, Client: producerName, Resource: item, Detail: detail})
 				if err != nil && ctx.Err() == nil && sess.Err() == nil && !errors.Is(err, queue.ErrOutcomeUnknown) {
 					return err
 				}
@@ -122,26 +123,26 @@ func (t *queueTracker) setProducing(on bool) {
 	t.mu.Unlock()
 }
 
-func (t *queueTracker) observe(e oracle.Event) {
+func (t *queueTracker) observe(e event.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
-	case e.Kind == oracle.Note && e.Client == producerName && e.Detail == notePut:
+	case e.Kind == event.Note && e.Client == producerName && e.Detail == notePut:
 		t.put[e.Resource] = e.At
-	case e.Kind == oracle.Acquire:
+	case e.Kind == event.Acquire:
 		t.entry[e.Resource] = e.Detail
-	case e.Kind == oracle.Note && e.Detail == noteAck:
+	case e.Kind == event.Note && e.Detail == noteAck:
 		t.ackBy[e.Resource] = e.Client
-	case e.Kind == oracle.Note && e.Detail == noteAckFailed:
+	case e.Kind == event.Note && e.Detail == noteAckFailed:
 		delete(t.ackBy, e.Resource)
 		t.unsure[e.Resource] = true
-	case e.Kind == oracle.Note && (e.Detail == noteAcked || e.Detail == noteAckThrough):
+	case e.Kind == event.Note && (e.Detail == noteAcked || e.Detail == noteAckThrough):
 		delete(t.ackBy, e.Resource)
 		delete(t.unsure, e.Resource)
 		if _, ok := t.done[e.Resource]; !ok {
 			t.done[e.Resource] = e.At
 		}
-	case e.Kind == oracle.Crash:
+	case e.Kind == event.Crash:
 		for item, c := range t.ackBy {
 			if c == e.Client {
 				delete(t.ackBy, item)
@@ -188,7 +189,7 @@ func (h *harness) settleQueue(since int64) (ok bool, at int64, why string) {
 		if err != nil || !gone {
 			return h.queueWaiting(pending)
 		}
-		h.record(oracle.Event{Kind: oracle.Note, Client: "harness", Resource: item, Detail: noteAckThrough})
+		h.record(event.Event{Kind: event.Note, Client: "harness", Resource: item, Detail: noteAckThrough})
 	}
 	if len(unsure) > 0 {
 		return h.settleQueue(since)
@@ -278,15 +279,15 @@ type QueueStats struct {
 // which the final state checks), an item is acknowledged only by a
 // consumer that processed it first, and every item processed or
 // acknowledged was put.
-func checkQueue(events []oracle.Event) (QueueStats, []oracle.Violation) {
+func checkQueue(events []event.Event) (QueueStats, []oracle.Violation) {
 	var st QueueStats
 	type item struct {
 		put, maybe bool
 		taken      int
 		processed  map[string]bool // clients that finished processing it
 		everDone   bool
-		acked      []oracle.Event
-		ackBegun   []oracle.Event
+		acked      []event.Event
+		ackBegun   []event.Event
 		through    bool // the harness found its entry gone after a failed ack
 	}
 	items := map[string]*item{}
@@ -304,7 +305,7 @@ func checkQueue(events []oracle.Event) (QueueStats, []oracle.Violation) {
 			continue
 		}
 		switch {
-		case e.Kind == oracle.Note && e.Client == producerName:
+		case e.Kind == event.Note && e.Client == producerName:
 			it := get(e.Resource)
 			if e.Detail == notePut {
 				it.put = true
@@ -313,23 +314,23 @@ func checkQueue(events []oracle.Event) (QueueStats, []oracle.Violation) {
 				it.maybe = true
 				st.PutUnknown++
 			}
-		case e.Kind == oracle.Acquire:
+		case e.Kind == event.Acquire:
 			get(e.Resource).taken++
 			st.Taken++
-		case e.Kind == oracle.Note && e.Detail == noteProcessed:
+		case e.Kind == event.Note && e.Detail == noteProcessed:
 			it := get(e.Resource)
 			it.processed[e.Client] = true
 			it.everDone = true
-		case e.Kind == oracle.Note && e.Detail == noteAck:
+		case e.Kind == event.Note && e.Detail == noteAck:
 			it := get(e.Resource)
 			it.ackBegun = append(it.ackBegun, e)
 			if !it.processed[e.Client] {
 				out = append(out, oracle.Violation{Kind: "ack before processed", Resource: e.Resource,
 					ClientA: e.Client, At: e.At, Detail: "acknowledged an item it had not processed"})
 			}
-		case e.Kind == oracle.Note && e.Detail == noteAckThrough:
+		case e.Kind == event.Note && e.Detail == noteAckThrough:
 			get(e.Resource).through = true
-		case e.Kind == oracle.Note && e.Detail == noteAcked:
+		case e.Kind == event.Note && e.Detail == noteAcked:
 			it := get(e.Resource)
 			it.acked = append(it.acked, e)
 			st.Acked++

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 )
 
@@ -27,7 +28,7 @@ type Report struct {
 
 	Pass    bool   `json:"pass"`
 	Verdict string `json:"verdict"`
-	// Start and End of the run, oracle.Now times (ns); every other time in
+	// Start and End of the run, event.Now times (ns); every other time in
 	// the report is on the same clock.
 	Start int64 `json:"start"`
 	End   int64 `json:"end"`
@@ -38,7 +39,7 @@ type Report struct {
 	Stats      Stats              `json:"stats"`
 	Violations []oracle.Violation `json:"violations"`
 	Problems   []string           `json:"problems"`
-	Events     []oracle.Event     `json:"events"`
+	Events     []event.Event      `json:"events"`
 	Intervals  []oracle.Interval  `json:"intervals"`
 }
 
@@ -56,7 +57,7 @@ func (h *harness) report(final FinalState) *Report {
 	r := &Report{
 		Workload: o.Workload, Seed: o.Seed, Duration: o.Duration, SessionTimeout: o.SessionTimeout,
 		LostAfter: o.LostAfter, Clients: o.Clients, Resources: o.Resources, Bug: o.Bug,
-		Start: h.t0, End: oracle.Now(),
+		Start: h.t0, End: event.Now(),
 		Faults: h.records, Spans: h.spans, Final: final, Stats: st, Violations: violations,
 		Problems: h.problems, Events: h.hist.Events(), Intervals: h.hist.Intervals(),
 	}

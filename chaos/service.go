@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 )
 
@@ -34,7 +35,7 @@ import (
 // for that resource (or equal to it but from another client), as a real
 // resource that honours fencing tokens would (oracle.Fenced). Every
 // decision is written as an oracle event line (Use or Reject) on its
-// standard output, stamped with oracle.Now while the decision is made, so
+// standard output, stamped with event.Now while the decision is made, so
 // the history orders uses as the resource saw them. It also prints
 // "hello <client> <pid>" when a client connects and "closed <client> <pid>"
 // once that connection has ended and every request read from it has been
@@ -62,9 +63,9 @@ func (s *fencedService) use(client, resource string, token int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.fenced.Use(resource, client, token)
-	e := oracle.Event{At: oracle.Now(), Client: client, Kind: oracle.Use, Resource: resource, Token: token}
+	e := event.Event{At: event.Now(), Client: client, Kind: event.Use, Resource: resource, Token: token}
 	if err != nil {
-		e.Kind, e.Detail = oracle.Reject, err.Error()
+		e.Kind, e.Detail = event.Reject, err.Error()
 		s.rejects++
 	} else {
 		s.uses++
@@ -74,10 +75,10 @@ func (s *fencedService) use(client, resource string, token int64) error {
 }
 
 // event records e, stamped now.
-func (s *fencedService) event(e oracle.Event) {
+func (s *fencedService) event(e event.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.At = oracle.Now()
+	e.At = event.Now()
 	s.line(e.Line())
 }
 
@@ -97,7 +98,7 @@ func (s *fencedService) serve(c net.Conn) {
 	held := map[string]int64{} // acquired, not yet released: resource -> token
 	defer func() {
 		for r, token := range held {
-			s.event(oracle.Event{Client: client, Kind: oracle.Release, Resource: r, Token: token,
+			s.event(event.Event{Client: client, Kind: event.Release, Resource: r, Token: token,
 				Detail: "connection closed"})
 		}
 		if client != "" {
@@ -134,7 +135,7 @@ func (s *fencedService) serve(c net.Conn) {
 				break
 			}
 			held[f[1]] = token
-			s.event(oracle.Event{Client: client, Kind: oracle.Acquire, Resource: f[1], Token: token})
+			s.event(event.Event{Client: client, Kind: event.Acquire, Resource: f[1], Token: token})
 			reply = "ok"
 		case len(f) == 2 && f[0] == "release" && client != "":
 			token, ok := held[f[1]]
@@ -143,7 +144,7 @@ func (s *fencedService) serve(c net.Conn) {
 				break
 			}
 			delete(held, f[1])
-			s.event(oracle.Event{Client: client, Kind: oracle.Release, Resource: f[1], Token: token})
+			s.event(event.Event{Client: client, Kind: event.Release, Resource: f[1], Token: token})
 			reply = "ok"
 		default:
 			reply = "error bad request"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 )
 
 // lines collects what the service writes.
@@ -105,8 +105,8 @@ func TestService(t *testing.T) {
 	var kinds []string
 	var last int64
 	for _, l := range out.all() {
-		e, err := oracle.ParseLine(l)
-		if errors.Is(err, oracle.ErrNotEvent) {
+		e, err := event.ParseLine(l)
+		if errors.Is(err, event.ErrNotEvent) {
 			continue
 		}
 		if err != nil {

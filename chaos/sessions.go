@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 )
 
 // sessions keeps one live Session for a client, opening a new one after
@@ -22,7 +22,7 @@ type sessions struct {
 	changed chan struct{} // closed and replaced when cur changes
 }
 
-func startSessions(cfg zkcoord.Config, em *oracle.Emitter, log *slog.Logger) *sessions {
+func startSessions(cfg zkcoord.Config, em *event.Emitter, log *slog.Logger) *sessions {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &sessions{cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 	go func() {
@@ -38,11 +38,11 @@ func startSessions(cfg zkcoord.Config, em *oracle.Emitter, log *slog.Logger) *se
 				sleepCtx(ctx, 200*time.Millisecond)
 				continue
 			}
-			em.Emit(oracle.Event{Kind: oracle.Note, Detail: fmt.Sprintf("session 0x%x", s.ID())})
+			em.Emit(event.Event{Kind: event.Note, Detail: fmt.Sprintf("session 0x%x", s.ID())})
 			m.set(s)
 			select {
 			case <-s.Done():
-				em.Emit(oracle.Event{Kind: oracle.Note, Detail: fmt.Sprintf("session 0x%x ended: %v", s.ID(), s.Err())})
+				em.Emit(event.Event{Kind: event.Note, Detail: fmt.Sprintf("session 0x%x ended: %v", s.ID(), s.Err())})
 			case <-ctx.Done():
 			}
 			m.set(nil)

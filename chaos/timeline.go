@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 )
 
@@ -57,9 +58,9 @@ func newTimeline(r *Report) *timeline {
 	clients := map[string]bool{}
 	for _, e := range r.Events {
 		switch e.Kind {
-		case oracle.Acquire, oracle.Pause, oracle.Crash, oracle.Exit:
+		case event.Acquire, event.Pause, event.Crash, event.Exit:
 			clients[e.Client] = true
-		case oracle.Use, oracle.Reject:
+		case event.Use, event.Reject:
 			res[e.Resource] = true
 		}
 	}
@@ -290,7 +291,7 @@ func (tl *timeline) marks(w *bufio.Writer) {
 		row[res] = i
 	}
 	for _, e := range tl.r.Events {
-		if e.Kind != oracle.Reject {
+		if e.Kind != event.Reject {
 			continue
 		}
 		x, y := tl.x(e.At), tl.resY(row[e.Resource])
@@ -321,14 +322,14 @@ func (tl *timeline) spans(w *bufio.Writer) {
 			continue
 		}
 		switch e.Kind {
-		case oracle.Crash, oracle.Exit:
+		case event.Crash, event.Exit:
 			if from, ok := alive[e.Client]; ok {
 				tl.bar(w, e.Client, row[e.Client], from, e.At, tl.colors[e.Client], 0.25, "running")
 				delete(alive, e.Client)
 			}
 			x, y := tl.x(e.At), tl.procY(row[e.Client])
 			fmt.Fprintf(w, `<text x="%.1f" y="%.0f" text-anchor="middle" font-weight="bold"><title>%s %s at %s (%s)</title>%s</text>`+"\n",
-				x, y+13, esc(e.Client), e.Kind, tl.sec(e.At), esc(e.Detail), map[oracle.Kind]string{oracle.Crash: "✕", oracle.Exit: "⏏"}[e.Kind])
+				x, y+13, esc(e.Client), e.Kind, tl.sec(e.At), esc(e.Detail), map[event.Kind]string{event.Crash: "✕", event.Exit: "⏏"}[e.Kind])
 		default:
 			if _, ok := alive[e.Client]; !ok {
 				alive[e.Client] = e.At

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -45,17 +45,17 @@ func childMain(args []string) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	em := oracle.NewEmitter(os.Stdout, *name)
+	em := event.NewEmitter(os.Stdout, *name)
 	h := rebalance.Handler{
 		Assigned: func(ctx context.Context, a rebalance.Assignment) error {
-			return em.Emit(oracle.Event{Kind: oracle.Acquire, Resource: a.Resource, Token: a.Token,
+			return em.Emit(event.Event{Kind: event.Acquire, Resource: a.Resource, Token: a.Token,
 				Detail: fmt.Sprintf("%s gen %d", a.Client, a.Generation)})
 		},
 		Unassigned: func(a rebalance.Assignment, cause error) error {
-			return em.Emit(oracle.Event{Kind: oracle.Release, Resource: a.Resource, Token: a.Token, Detail: cause.Error()})
+			return em.Emit(event.Event{Kind: event.Release, Resource: a.Resource, Token: a.Token, Detail: cause.Error()})
 		},
 		Aborted: func(err error) {
-			em.Emit(oracle.Event{Kind: oracle.Note, Detail: "aborted: " + err.Error()})
+			em.Emit(event.Event{Kind: event.Note, Detail: "aborted: " + err.Error()})
 		},
 	}
 	cfg := zkcoord.Config{Servers: strings.Split(*servers, ","), SessionTimeout: *timeout, LostAfter: *lostAfter, Logger: log}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/internal/testkit"
@@ -225,7 +226,7 @@ func (s *sim) join() {
 	case <-time.After(60 * time.Second):
 		s.t.Fatalf("%s did not join in time\n%s", name, p.Stderr())
 	}
-	s.hist.Mark(oracle.Note, name, "joined")
+	s.hist.Mark(event.Note, name, "joined")
 	s.clients = append(s.clients, c)
 }
 
@@ -236,7 +237,7 @@ func (s *sim) remove(c *simClient) {
 
 func (s *sim) leave(c *simClient) {
 	s.heal(c)
-	s.hist.Mark(oracle.Note, c.name, "leaving")
+	s.hist.Mark(event.Note, c.name, "leaving")
 	if err := c.proc.Send("stop"); err != nil {
 		s.t.Fatalf("stop %s: %v", c.name, err)
 	}
@@ -245,7 +246,7 @@ func (s *sim) leave(c *simClient) {
 	if err := c.proc.Wait(ctx); err != nil {
 		s.t.Fatalf("%s did not leave cleanly: %v\n%s", c.name, err, c.proc.Stderr())
 	}
-	s.hist.Add(oracle.Event{Client: c.name, Kind: oracle.Exit})
+	s.hist.Add(event.Event{Client: c.name, Kind: event.Exit})
 	s.remove(c)
 }
 
@@ -253,7 +254,7 @@ func (s *sim) crash(c *simClient) {
 	if err := c.proc.Kill(); err != nil {
 		s.t.Fatalf("kill %s: %v", c.name, err)
 	}
-	s.hist.Add(oracle.Event{Client: c.name, Kind: oracle.Crash})
+	s.hist.Add(event.Event{Client: c.name, Kind: event.Crash})
 	s.remove(c)
 }
 
@@ -268,7 +269,7 @@ func (s *sim) partition(c *simClient, lo, hi float64) {
 		s.t.Fatalf("partition %s: %v", c.name, err)
 	}
 	c.healAt = time.Now().Add(d)
-	s.hist.Mark(oracle.Fault, c.name, "partitioned for "+d.Round(time.Millisecond).String())
+	s.hist.Mark(event.Fault, c.name, "partitioned for "+d.Round(time.Millisecond).String())
 }
 
 func (s *sim) heal(c *simClient) {
@@ -279,7 +280,7 @@ func (s *sim) heal(c *simClient) {
 		s.t.Fatalf("heal %s: %v", c.name, err)
 	}
 	c.healAt = time.Time{}
-	s.hist.Mark(oracle.Fault, c.name, "healed")
+	s.hist.Mark(event.Fault, c.name, "healed")
 }
 
 func (s *sim) healDue() {
@@ -307,7 +308,7 @@ func (s *sim) addResource() {
 		s.t.Fatalf("add %s: %v", id, err)
 	}
 	s.res = append(s.res, id)
-	s.hist.Mark(oracle.Note, "operator", "added "+id)
+	s.hist.Mark(event.Note, "operator", "added "+id)
 }
 
 func (s *sim) removeResource() {
@@ -318,7 +319,7 @@ func (s *sim) removeResource() {
 	}
 	s.res = slices.Delete(s.res, i, i+1)
 	s.removed = append(s.removed, id)
-	s.hist.Mark(oracle.Note, "operator", "removed "+id)
+	s.hist.Mark(event.Note, "operator", "removed "+id)
 }
 
 // quiet heals every partition and waits until the live clients hold every
@@ -327,7 +328,7 @@ func (s *sim) quiet(when string) {
 	for _, c := range s.clients {
 		s.heal(c)
 	}
-	s.hist.Mark(oracle.Quiet, "", when)
+	s.hist.Mark(event.Quiet, "", when)
 	names := make([]string, len(s.clients))
 	for i, c := range s.clients {
 		names[i] = c.name
@@ -365,7 +366,7 @@ func (s *sim) failViolations(when string, v []oracle.Violation) {
 // answered it, since a process answers after writing all of its earlier
 // events.
 func (s *sim) delivered() *oracle.History {
-	at := oracle.Now()
+	at := event.Now()
 	s.syncs++
 	n := s.syncs
 	for _, c := range s.clients {
@@ -484,11 +485,11 @@ func onlyLibraryRace(report string) bool {
 
 // summary logs what the run exercised.
 func (s *sim) summary() {
-	kinds := map[oracle.Kind]int{}
+	kinds := map[event.Kind]int{}
 	causes := map[string]int{}
 	for _, e := range s.hist.Events() {
 		kinds[e.Kind]++
-		if e.Kind == oracle.Release {
+		if e.Kind == event.Release {
 			cause := e.Detail
 			if i := strings.IndexByte(cause, ':'); i >= 0 {
 				if j := strings.IndexByte(cause[i+1:], ':'); j >= 0 {
@@ -497,7 +498,7 @@ func (s *sim) summary() {
 			}
 			causes[cause]++
 		}
-		if e.Kind == oracle.Fault && strings.HasPrefix(e.Detail, "partitioned") {
+		if e.Kind == event.Fault && strings.HasPrefix(e.Detail, "partitioned") {
 			kinds["partition"]++
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/console"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -336,7 +337,7 @@ func (d *demo) startWorker(name string) (*demoWorker, error) {
 			w.state = "exited"
 		}
 		d.mu.Unlock()
-		d.hist.Add(oracle.Event{Client: name, Kind: oracle.Exit})
+		d.hist.Add(event.Event{Client: name, Kind: event.Exit})
 		if st != "killed" && st != "stopping" && st != "stopped" {
 			d.problem("%s exited unexpectedly (%v): %s", name, proc.ExitErr(), lastLines(proc.Stderr(), 5))
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -135,8 +136,8 @@ func (d *demo) stepKillCoordinator(ctx context.Context, r *stepRecord) error {
 		return fmt.Errorf("killing %s: %w", w.name, err)
 	}
 	// Every process of the worker is gone now: its holdings end here.
-	d.hist.Add(oracle.Event{Client: w.name, Kind: oracle.Crash})
-	d.hist.Mark(oracle.Fault, w.name, "SIGKILL")
+	d.hist.Add(event.Event{Client: w.name, Kind: event.Crash})
+	d.hist.Mark(event.Fault, w.name, "SIGKILL")
 	d.notify()
 	if err := d.waitExpired(ctx, w); err != nil {
 		return err
@@ -183,7 +184,7 @@ func (d *demo) stepPartition(ctx context.Context, r *stepRecord) error {
 		return fmt.Errorf("cutting %s off: %w", w.name, err)
 	}
 	d.setState(w, "partitioned")
-	d.hist.Mark(oracle.Fault, w.name, "partitioned")
+	d.hist.Mark(event.Fault, w.name, "partitioned")
 	if err := d.waitFor(ctx, func() (bool, string) {
 		return len(d.hist.Holdings()[w.name]) == 0, "waiting for " + w.name + " to stop its processes"
 	}); err != nil {
@@ -209,7 +210,7 @@ func (d *demo) stepPartition(ctx context.Context, r *stepRecord) error {
 	}
 	healed := time.Now()
 	d.setState(w, "running")
-	d.hist.Mark(oracle.Quiet, w.name, "healed")
+	d.hist.Mark(event.Quiet, w.name, "healed")
 	if err := d.converge(ctx); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/internal/testkit"
@@ -157,7 +158,7 @@ func TestRebalanceExec(t *testing.T) {
 	// tokens grow from one holder to the next (checked by CheckExclusive).
 	var acquires int
 	for _, e := range h.Events() {
-		if e.Kind == oracle.Acquire {
+		if e.Kind == event.Acquire {
 			acquires++
 		}
 	}

@@ -63,4 +63,3 @@ func waitState(t *testing.T, g *Gate, open bool) {
 		}
 	}
 }
-

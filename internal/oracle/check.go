@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"math"
 	"slices"
 	"strings"
@@ -14,13 +15,13 @@ import (
 // End (its release, or the crash of its process). Open is true, and End is
 // math.MaxInt64, while it is still held at the end of the history.
 type Interval struct {
-	Resource string `json:"resource"`
-	Client   string `json:"client"`
-	Start    int64  `json:"start"`
-	End      int64  `json:"end,omitempty"`
-	Open     bool   `json:"open,omitempty"`
-	Token    int64  `json:"token,omitempty"` // from the acquire event
-	EndedBy  Kind   `json:"ended_by,omitempty"`
+	Resource string     `json:"resource"`
+	Client   string     `json:"client"`
+	Start    int64      `json:"start"`
+	End      int64      `json:"end,omitempty"`
+	Open     bool       `json:"open,omitempty"`
+	Token    int64      `json:"token,omitempty"` // from the acquire event
+	EndedBy  event.Kind `json:"ended_by,omitempty"`
 }
 
 // Violation is a breach of invariant 1, or an event sequence that makes no
@@ -51,14 +52,14 @@ func (v Violation) String() string {
 // intervals replays sorted events into holdings, reporting sequences that
 // make no sense: double acquire, release of what is not held, accepted use
 // outside a holding, unparseable lines.
-func intervals(events []Event) ([]Interval, []Violation) {
+func intervals(events []event.Event) ([]Interval, []Violation) {
 	var out []Interval
 	var bad []Violation
 	open := map[string]map[string]int{} // client -> resource -> index in out
 	for _, e := range events {
 		held := open[e.Client]
 		switch e.Kind {
-		case Acquire:
+		case event.Acquire:
 			if i, ok := held[e.Resource]; ok {
 				bad = append(bad, Violation{Kind: "sequence", Resource: e.Resource, ClientA: e.Client, At: e.At,
 					Detail: fmt.Sprintf("acquired again while holding it since %d", out[i].Start)})
@@ -71,26 +72,26 @@ func intervals(events []Event) ([]Interval, []Violation) {
 			held[e.Resource] = len(out)
 			out = append(out, Interval{Resource: e.Resource, Client: e.Client, Start: e.At,
 				End: math.MaxInt64, Open: true, Token: e.Token})
-		case Release:
+		case event.Release:
 			i, ok := held[e.Resource]
 			if !ok {
 				bad = append(bad, Violation{Kind: "sequence", Resource: e.Resource, ClientA: e.Client, At: e.At,
 					Detail: "released without holding it"})
 				continue
 			}
-			out[i].End, out[i].Open, out[i].EndedBy = e.At, false, Release
+			out[i].End, out[i].Open, out[i].EndedBy = e.At, false, event.Release
 			delete(held, e.Resource)
-		case Crash, Exit:
+		case event.Crash, event.Exit:
 			for _, i := range held {
 				out[i].End, out[i].Open, out[i].EndedBy = e.At, false, e.Kind
 			}
 			delete(open, e.Client)
-		case Use:
+		case event.Use:
 			if _, ok := held[e.Resource]; !ok {
 				bad = append(bad, Violation{Kind: "sequence", Resource: e.Resource, ClientA: e.Client, At: e.At,
 					Detail: fmt.Sprintf("accepted use (token %d) without holding it", e.Token)})
 			}
-		case Invalid:
+		case event.Invalid:
 			bad = append(bad, Violation{Kind: "invalid", ClientA: e.Client, At: e.At,
 				Detail: "unparseable event line: " + e.Detail})
 		}
@@ -187,9 +188,9 @@ func (h *History) CheckFenced(slack time.Duration) []Violation {
 	events := h.Events()
 	ivs, bad := intervals(events)
 	paused := Pauses(events)
-	byKey := map[[2]string][]Event{} // accepted uses by client and resource
+	byKey := map[[2]string][]event.Event{} // accepted uses by client and resource
 	for _, e := range events {
-		if e.Kind == Use {
+		if e.Kind == event.Use {
 			k := [2]string{e.Client, e.Resource}
 			byKey[k] = append(byKey[k], e)
 		}
@@ -209,7 +210,7 @@ func (h *History) CheckFenced(slack time.Duration) []Violation {
 	return out
 }
 
-func excused(v Violation, paused []PauseSpan, uses []Event, aIvs, bIvs []Interval, slack int64) bool {
+func excused(v Violation, paused []PauseSpan, uses []event.Event, aIvs, bIvs []Interval, slack int64) bool {
 	// v.At is B's acquire time; find A's holding that covers it.
 	var a, b Interval
 	found := false

@@ -3,6 +3,7 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"sync"
 )
 
@@ -48,9 +49,9 @@ func (f *Fenced) Use(resource, client string, token int64) error {
 		err = fmt.Errorf("%w: %q used %q with token %d, newest is %d (%q)", ErrFenced, client, resource, token, cur.token, cur.client)
 	}
 	if f.h != nil {
-		e := Event{At: Now(), Client: client, Kind: Use, Resource: resource, Token: token}
+		e := event.Event{At: event.Now(), Client: client, Kind: event.Use, Resource: resource, Token: token}
 		if err != nil {
-			e.Kind, e.Detail = Reject, err.Error()
+			e.Kind, e.Detail = event.Reject, err.Error()
 		}
 		f.h.Add(e)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"io"
 	"slices"
 	"sync"
@@ -17,14 +18,14 @@ type History struct {
 }
 
 type entry struct {
-	Event
+	event.Event
 	seq int // arrival order, to break ties between equal times
 }
 
-// Add records e. An event without a time is stamped with [Now].
-func (h *History) Add(e Event) {
+// Add records e. An event without a time is stamped with [event.Now].
+func (h *History) Add(e event.Event) {
 	if e.At == 0 {
-		e.At = Now()
+		e.At = event.Now()
 	}
 	h.mu.Lock()
 	h.events = append(h.events, entry{Event: e, seq: len(h.events)})
@@ -32,8 +33,8 @@ func (h *History) Add(e Event) {
 }
 
 // Mark records a marker event (Fault, Quiet, Note...) now.
-func (h *History) Mark(kind Kind, client, detail string) {
-	h.Add(Event{Kind: kind, Client: client, Detail: detail})
+func (h *History) Mark(kind event.Kind, client, detail string) {
+	h.Add(event.Event{Kind: kind, Client: client, Detail: detail})
 }
 
 // Len returns the number of events recorded.
@@ -45,14 +46,14 @@ func (h *History) Len() int {
 
 // Events returns a copy of the events sorted by time; events with equal
 // times keep the order in which they were added.
-func (h *History) Events() []Event {
+func (h *History) Events() []event.Event {
 	h.mu.Lock()
 	es := slices.Clone(h.events)
 	h.mu.Unlock()
 	slices.SortStableFunc(es, func(a, b entry) int {
 		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.seq, b.seq))
 	})
-	out := make([]Event, len(es))
+	out := make([]event.Event, len(es))
 	for i, e := range es {
 		out[i] = e.Event
 	}
@@ -66,7 +67,7 @@ func (h *History) Events() []Event {
 // yet another's earlier ones: a new owner's acquire, say, before the
 // previous owner's release, which looks like an overlap. Once every live
 // process is known to have delivered all of its events stamped before t
-// (for example by answering with [Emitter.WriteLine] a request sent after
+// (for example by answering with [event.Emitter.WriteLine] a request sent after
 // t), the history before t is complete and every check on it is exact.
 func (h *History) Before(t int64) *History {
 	h.mu.Lock()
@@ -87,19 +88,19 @@ func (h *History) Before(t int64) *History {
 // next (if not nil).
 func (h *History) Sink(client string, next func(line string)) func(line string) {
 	return func(line string) {
-		e, err := ParseLine(line)
+		e, err := event.ParseLine(line)
 		switch {
 		case err == nil:
 			if e.Client == "" {
 				e.Client = client
 			}
 			h.Add(e)
-		case errors.Is(err, ErrNotEvent):
+		case errors.Is(err, event.ErrNotEvent):
 			if next != nil {
 				next(line)
 			}
 		default:
-			h.Add(Event{Client: client, Kind: Invalid, Detail: line})
+			h.Add(event.Event{Client: client, Kind: event.Invalid, Detail: line})
 		}
 	}
 }
@@ -118,12 +119,12 @@ func (h *History) WriteJSON(w io.Writer) error {
 		}
 	}
 	out := struct {
-		Events     []Event     `json:"events"`
-		Intervals  []Interval  `json:"intervals"`
-		Violations []Violation `json:"violations"`
+		Events     []event.Event `json:"events"`
+		Intervals  []Interval    `json:"intervals"`
+		Violations []Violation   `json:"violations"`
 	}{events, ivs, violations}
 	if out.Events == nil {
-		out.Events = []Event{}
+		out.Events = []event.Event{}
 	}
 	if out.Intervals == nil {
 		out.Intervals = []Interval{}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"github.com/zkcoord/zkcoord/internal/event"
 	"io"
 	"reflect"
 	"strings"
@@ -13,7 +14,7 @@ import (
 )
 
 // history builds a History from events written in order with explicit times.
-func history(events ...Event) *History {
+func history(events ...event.Event) *History {
 	h := &History{}
 	for _, e := range events {
 		h.Add(e)
@@ -21,15 +22,17 @@ func history(events ...Event) *History {
 	return h
 }
 
-func acq(at int64, c, r string, token int64) Event {
-	return Event{At: at, Client: c, Kind: Acquire, Resource: r, Token: token}
+func acq(at int64, c, r string, token int64) event.Event {
+	return event.Event{At: at, Client: c, Kind: event.Acquire, Resource: r, Token: token}
 }
-func rel(at int64, c, r string) Event { return Event{At: at, Client: c, Kind: Release, Resource: r} }
-func ev(at int64, c string, k Kind) Event {
-	return Event{At: at, Client: c, Kind: k}
+func rel(at int64, c, r string) event.Event {
+	return event.Event{At: at, Client: c, Kind: event.Release, Resource: r}
 }
-func use(at int64, c, r string, token int64) Event {
-	return Event{At: at, Client: c, Kind: Use, Resource: r, Token: token}
+func ev(at int64, c string, k event.Kind) event.Event {
+	return event.Event{At: at, Client: c, Kind: k}
+}
+func use(at int64, c, r string, token int64) event.Event {
+	return event.Event{At: at, Client: c, Kind: event.Use, Resource: r, Token: token}
 }
 
 func kinds(vs []Violation) []string {
@@ -43,60 +46,60 @@ func kinds(vs []Violation) []string {
 func TestCheckExclusive(t *testing.T) {
 	tests := []struct {
 		name   string
-		events []Event
+		events []event.Event
 		want   []string // violation kinds
 		hold   map[string][]string
 	}{
 		{name: "empty", hold: map[string][]string{}},
 		{name: "clean handoff",
-			events: []Event{acq(10, "a", "r1", 5), use(11, "a", "r1", 5), rel(20, "a", "r1"),
+			events: []event.Event{acq(10, "a", "r1", 5), use(11, "a", "r1", 5), rel(20, "a", "r1"),
 				acq(30, "b", "r1", 7), use(31, "b", "r1", 7)},
 			hold: map[string][]string{"b": {"r1"}}},
 		{name: "handoff at the same instant is not an overlap",
-			events: []Event{acq(30, "b", "r1", 7), acq(10, "a", "r1", 5), rel(30, "a", "r1")},
+			events: []event.Event{acq(30, "b", "r1", 7), acq(10, "a", "r1", 5), rel(30, "a", "r1")},
 			hold:   map[string][]string{"b": {"r1"}}},
 		{name: "events added out of order are sorted",
-			events: []Event{acq(30, "b", "r1", 0), rel(20, "a", "r1"), acq(10, "a", "r1", 0)},
+			events: []event.Event{acq(30, "b", "r1", 0), rel(20, "a", "r1"), acq(10, "a", "r1", 0)},
 			hold:   map[string][]string{"b": {"r1"}}},
 		{name: "overlap",
-			events: []Event{acq(10, "a", "r1", 5), acq(15, "b", "r1", 7), rel(20, "a", "r1")},
+			events: []event.Event{acq(10, "a", "r1", 5), acq(15, "b", "r1", 7), rel(20, "a", "r1")},
 			want:   []string{"overlap"}, hold: map[string][]string{"b": {"r1"}}},
 		{name: "overlap with a holder that never released",
-			events: []Event{acq(10, "a", "r1", 0), acq(15, "b", "r1", 0), rel(16, "b", "r1"), acq(17, "c", "r1", 0)},
+			events: []event.Event{acq(10, "a", "r1", 0), acq(15, "b", "r1", 0), rel(16, "b", "r1"), acq(17, "c", "r1", 0)},
 			want:   []string{"overlap", "overlap"}, hold: map[string][]string{"a": {"r1"}, "c": {"r1"}}},
 		{name: "other resources do not interfere",
-			events: []Event{acq(10, "a", "r1", 0), acq(11, "b", "r2", 0), acq(12, "a", "r3", 0)},
+			events: []event.Event{acq(10, "a", "r1", 0), acq(11, "b", "r2", 0), acq(12, "a", "r3", 0)},
 			hold:   map[string][]string{"a": {"r1", "r3"}, "b": {"r2"}}},
 		{name: "crash ends every holding",
-			events: []Event{acq(10, "a", "r1", 1), acq(11, "a", "r2", 2), ev(20, "a", Crash),
+			events: []event.Event{acq(10, "a", "r1", 1), acq(11, "a", "r2", 2), ev(20, "a", event.Crash),
 				acq(30, "b", "r1", 3), acq(31, "b", "r2", 4)},
 			hold: map[string][]string{"b": {"r1", "r2"}}},
 		{name: "successor before the crash is an overlap",
-			events: []Event{acq(10, "a", "r1", 1), acq(15, "b", "r1", 3), ev(20, "a", Crash)},
+			events: []event.Event{acq(10, "a", "r1", 1), acq(15, "b", "r1", 3), ev(20, "a", event.Crash)},
 			want:   []string{"overlap"}, hold: map[string][]string{"b": {"r1"}}},
 		{name: "restart after a crash with the same name",
-			events: []Event{acq(10, "a", "r1", 1), ev(20, "a", Crash), acq(30, "a", "r1", 3), rel(40, "a", "r1"), ev(41, "a", Exit)},
+			events: []event.Event{acq(10, "a", "r1", 1), ev(20, "a", event.Crash), acq(30, "a", "r1", 3), rel(40, "a", "r1"), ev(41, "a", event.Exit)},
 			hold:   map[string][]string{}},
 		{name: "pause does not end a holding",
-			events: []Event{acq(10, "a", "r1", 1), ev(12, "a", Pause), acq(20, "b", "r1", 3), ev(30, "a", Resume), rel(31, "a", "r1")},
+			events: []event.Event{acq(10, "a", "r1", 1), ev(12, "a", event.Pause), acq(20, "b", "r1", 3), ev(30, "a", event.Resume), rel(31, "a", "r1")},
 			want:   []string{"overlap"}, hold: map[string][]string{"b": {"r1"}}},
 		{name: "token going backwards",
-			events: []Event{acq(10, "a", "r1", 9), rel(20, "a", "r1"), acq(30, "b", "r1", 8)},
+			events: []event.Event{acq(10, "a", "r1", 9), rel(20, "a", "r1"), acq(30, "b", "r1", 8)},
 			want:   []string{"token"}, hold: map[string][]string{"b": {"r1"}}},
 		{name: "same token, another client",
-			events: []Event{acq(10, "a", "r1", 9), rel(20, "a", "r1"), acq(30, "b", "r1", 9)},
+			events: []event.Event{acq(10, "a", "r1", 9), rel(20, "a", "r1"), acq(30, "b", "r1", 9)},
 			want:   []string{"token"}, hold: map[string][]string{"b": {"r1"}}},
 		{name: "same token, same client again",
-			events: []Event{acq(10, "a", "r1", 9), rel(20, "a", "r1"), acq(30, "a", "r1", 9)},
+			events: []event.Event{acq(10, "a", "r1", 9), rel(20, "a", "r1"), acq(30, "a", "r1", 9)},
 			hold:   map[string][]string{"a": {"r1"}}},
 		{name: "broken sequence",
-			events: []Event{
+			events: []event.Event{
 				rel(5, "a", "r1"),                            // release of nothing
 				acq(10, "a", "r1", 0), acq(11, "a", "r1", 0), // double acquire
-				use(12, "b", "r1", 0),                               // use without holding
-				{At: 13, Client: "c", Kind: Reject, Resource: "r1"}, // rejected use: fine
-				{At: 14, Client: "c", Kind: Invalid, Detail: "@oracle {"},
-				ev(15, "", Fault), ev(16, "", Quiet), ev(17, "x", Note),
+				use(12, "b", "r1", 0), // use without holding
+				{At: 13, Client: "c", Kind: event.Reject, Resource: "r1"}, // rejected use: fine
+				{At: 14, Client: "c", Kind: event.Invalid, Detail: "@oracle {"},
+				ev(15, "", event.Fault), ev(16, "", event.Quiet), ev(17, "x", event.Note),
 			},
 			want: []string{"sequence", "sequence", "sequence", "invalid"},
 			hold: map[string][]string{"a": {"r1"}}},
@@ -138,31 +141,31 @@ func TestOverlapDetails(t *testing.T) {
 
 func TestCheckFenced(t *testing.T) {
 	slack := time.Duration(5)
-	stale := []Event{
+	stale := []event.Event{
 		acq(10, "a", "r1", 5), use(11, "a", "r1", 5),
-		ev(12, "a", Pause),
+		ev(12, "a", event.Pause),
 		acq(20, "b", "r1", 7), use(21, "b", "r1", 7),
-		ev(30, "a", Resume),
-		{At: 31, Client: "a", Kind: Reject, Resource: "r1", Token: 5},
+		ev(30, "a", event.Resume),
+		{At: 31, Client: "a", Kind: event.Reject, Resource: "r1", Token: 5},
 		rel(32, "a", "r1"),
 	}
 	tests := []struct {
 		name   string
-		events []Event
+		events []event.Event
 		want   []string
 	}{
 		{"paused holder refused by the fence", stale, nil},
 		{"paused holder's use accepted", append(stale[:len(stale):len(stale)], use(31, "a", "r1", 5)), []string{"overlap"}},
-		{"pause long before, beyond slack", []Event{
-			acq(10, "a", "r1", 5), ev(11, "a", Pause), ev(12, "a", Resume),
+		{"pause long before, beyond slack", []event.Event{
+			acq(10, "a", "r1", 5), ev(11, "a", event.Pause), ev(12, "a", event.Resume),
 			acq(20, "b", "r1", 7), rel(25, "a", "r1")}, []string{"overlap"}},
-		{"resumed within slack", []Event{
-			acq(10, "a", "r1", 5), ev(11, "a", Pause), ev(17, "a", Resume),
+		{"resumed within slack", []event.Event{
+			acq(10, "a", "r1", 5), ev(11, "a", event.Pause), ev(17, "a", event.Resume),
 			acq(20, "b", "r1", 7), rel(25, "a", "r1")}, nil},
-		{"never paused", []Event{
+		{"never paused", []event.Event{
 			acq(10, "a", "r1", 5), acq(20, "b", "r1", 7), rel(25, "a", "r1")}, []string{"overlap"}},
-		{"still paused at the end", []Event{
-			acq(10, "a", "r1", 5), ev(11, "a", Pause), acq(20, "b", "r1", 7)}, nil},
+		{"still paused at the end", []event.Event{
+			acq(10, "a", "r1", 5), ev(11, "a", event.Pause), acq(20, "b", "r1", 7)}, nil},
 		{"sequence errors are never excused", append(stale[:len(stale):len(stale)], rel(40, "a", "r1")), []string{"sequence"}},
 	}
 	for _, tt := range tests {
@@ -243,9 +246,9 @@ func TestFenced(t *testing.T) {
 		t.Fatalf("%d events, want %d", len(es), len(steps)+1)
 	}
 	for i, s := range steps {
-		want := Use
+		want := event.Use
 		if !s.ok {
-			want = Reject
+			want = event.Reject
 		}
 		if es[i].Kind != want || es[i].Client != s.client || es[i].Token != s.token {
 			t.Fatalf("event %d = %v, want %s", i, es[i], want)
@@ -254,24 +257,24 @@ func TestFenced(t *testing.T) {
 }
 
 func TestLinesAndSink(t *testing.T) {
-	e := Event{At: 42, Client: "p1", Kind: Acquire, Resource: "r\n1 \"x\"", Token: 7, Detail: "d"}
-	got, err := ParseLine(e.Line() + "\n")
+	e := event.Event{At: 42, Client: "p1", Kind: event.Acquire, Resource: "r\n1 \"x\"", Token: 7, Detail: "d"}
+	got, err := event.ParseLine(e.Line() + "\n")
 	if err != nil || got != e {
 		t.Fatalf("ParseLine(Line()) = %+v, %v; want %+v", got, err, e)
 	}
-	if _, err := ParseLine("hello"); !errors.Is(err, ErrNotEvent) {
+	if _, err := event.ParseLine("hello"); !errors.Is(err, event.ErrNotEvent) {
 		t.Fatalf("plain line: %v", err)
 	}
-	for _, bad := range []string{LinePrefix, LinePrefix + "{", LinePrefix + `{"at":1}`, LinePrefix + `{"kind":"use","x":1}`,
-		LinePrefix + `{"kind":"use"} {}`, LinePrefix + `{"kind":"use","at":"soon"}`} {
-		if _, err := ParseLine(bad); !errors.Is(err, ErrBadLine) {
+	for _, bad := range []string{event.LinePrefix, event.LinePrefix + "{", event.LinePrefix + `{"at":1}`, event.LinePrefix + `{"kind":"use","x":1}`,
+		event.LinePrefix + `{"kind":"use"} {}`, event.LinePrefix + `{"kind":"use","at":"soon"}`} {
+		if _, err := event.ParseLine(bad); !errors.Is(err, event.ErrBadLine) {
 			t.Errorf("ParseLine(%q) = %v, want ErrBadLine", bad, err)
 		}
 	}
 
 	// A process writes through an Emitter; the harness reads through Sink.
 	pr, pw := io.Pipe()
-	em := NewEmitter(pw, "")
+	em := event.NewEmitter(pw, "")
 	h := &History{}
 	var other []string
 	sink := h.Sink("proc-1", func(line string) { other = append(other, line) })
@@ -289,7 +292,7 @@ func TestLinesAndSink(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 50; j++ {
-				if err := em.Emit(Event{Kind: Note, Detail: strings.Repeat("x", 100)}); err != nil {
+				if err := em.Emit(event.Event{Kind: event.Note, Detail: strings.Repeat("x", 100)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -297,8 +300,8 @@ func TestLinesAndSink(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	io.WriteString(pw, "log line\n"+LinePrefix+"{broken\n")
-	em.Emit(Event{Kind: Acquire, Resource: "r1", Client: "named"})
+	io.WriteString(pw, "log line\n"+event.LinePrefix+"{broken\n")
+	em.Emit(event.Event{Kind: event.Acquire, Resource: "r1", Client: "named"})
 	pw.Close()
 	<-done
 	es := h.Events()
@@ -322,9 +325,9 @@ func TestLinesAndSink(t *testing.T) {
 }
 
 func TestNow(t *testing.T) {
-	t0, w0 := Now(), time.Now()
+	t0, w0 := event.Now(), time.Now()
 	time.Sleep(20 * time.Millisecond) // measuring the clock, not ordering events
-	t1, w1 := Now(), time.Now()
+	t1, w1 := event.Now(), time.Now()
 	d, w := time.Duration(t1-t0), w1.Sub(w0)
 	if d <= 0 || d < w/2 || d > w*2+10*time.Millisecond {
 		t.Fatalf("Now advanced %v while the wall clock advanced %v", d, w)
@@ -339,8 +342,8 @@ func TestAddStampsAndConcurrency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 100; j++ {
-				h.Add(Event{Client: "c", Kind: Note})
-				h.Mark(Fault, "", "x")
+				h.Add(event.Event{Client: "c", Kind: event.Note})
+				h.Mark(event.Fault, "", "x")
 			}
 		}()
 	}
@@ -357,13 +360,13 @@ func TestAddStampsAndConcurrency(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
-	h := history(acq(10, "a", "r1", 5), acq(15, "b", "r1", 7), rel(20, "a", "r1"), ev(21, "", Quiet))
+	h := history(acq(10, "a", "r1", 5), acq(15, "b", "r1", 7), rel(20, "a", "r1"), ev(21, "", event.Quiet))
 	var sb strings.Builder
 	if err := h.WriteJSON(&sb); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
-		Events     []Event
+		Events     []event.Event
 		Intervals  []map[string]any
 		Violations []Violation
 	}
@@ -421,14 +424,14 @@ func TestBefore(t *testing.T) {
 // before it and reaches the Sink's next function, not the history.
 func TestWriteLine(t *testing.T) {
 	var buf strings.Builder
-	em := NewEmitter(&buf, "p")
-	if err := em.Emit(Event{Kind: Acquire, Resource: "r1"}); err != nil {
+	em := event.NewEmitter(&buf, "p")
+	if err := em.Emit(event.Event{Kind: event.Acquire, Resource: "r1"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := em.WriteLine("synced 1\n"); err != nil {
 		t.Fatal(err)
 	}
-	if err := em.Emit(Event{Kind: Release, Resource: "r1"}); err != nil {
+	if err := em.Emit(event.Event{Kind: event.Release, Resource: "r1"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")

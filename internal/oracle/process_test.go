@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
 )
 
@@ -20,15 +21,15 @@ func TestHelperProcess(t *testing.T) {
 	if launch.Role() != "holder" {
 		t.Skip("helper process only")
 	}
-	em := NewEmitter(os.Stdout, "")
+	em := event.NewEmitter(os.Stdout, "")
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		verb, res, _ := strings.Cut(sc.Text(), " ")
 		switch verb {
 		case "acquire":
-			em.Emit(Event{Kind: Acquire, Resource: res})
+			em.Emit(event.Event{Kind: event.Acquire, Resource: res})
 		case "release":
-			em.Emit(Event{Kind: Release, Resource: res})
+			em.Emit(event.Event{Kind: event.Release, Resource: res})
 		}
 		fmt.Println("done", sc.Text())
 	}
@@ -107,11 +108,11 @@ func TestAcrossProcesses(t *testing.T) {
 	if err := a.p.Pause(); err != nil {
 		t.Fatal(err)
 	}
-	h.Mark(Pause, "a", "")
+	h.Mark(event.Pause, "a", "")
 	if err := a.p.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	h.Add(Event{Client: "a", Kind: Crash})
+	h.Add(event.Event{Client: "a", Kind: event.Crash})
 	b.do(t, "acquire r1")
 
 	// A real overlap on r2 between c and d.
