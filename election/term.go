@@ -39,14 +39,7 @@ type ackRecord struct {
 }
 
 func decodeTerm(data []byte) (termRecord, error) {
-	var r termRecord
-	if len(data) == 0 {
-		return r, nil
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return termRecord{}, fmt.Errorf("%w: term node: %v", zkcoord.ErrBadData, err)
-	}
-	return r, nil
+	return zkcoord.DecodeJSON[termRecord](data, "term node")
 }
 
 func decodeAck(data []byte) (ackRecord, error) {

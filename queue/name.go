@@ -65,11 +65,7 @@ func parseItem(name string) (item, bool) {
 // in the serial order of all items present (see the package
 // documentation).
 func sortItems(items []item) {
-	seqs := make([]int32, len(items))
-	for i, it := range items {
-		seqs[i] = it.seq
-	}
-	order := seq.SerialOf(seqs)
+	order := seq.SerialBy(items, func(x item) int32 { return x.seq })
 	slices.SortFunc(items, func(a, b item) int {
 		return cmp.Or(
 			cmp.Compare(a.priority, b.priority),

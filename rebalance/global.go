@@ -108,9 +108,7 @@ func (r *role) awaitCheckIns(ctx context.Context, ids []string, gen int64, all b
 // watchStatus feeds a global-barrier member: the status node and, once
 // resources are assigned, the allocation of that generation.
 func (m *member) watchStatus(ctx context.Context) {
-	defer m.wg.Done()
-	for {
-		data, _, w, err := m.sess.GetW(ctx, m.lay.status())
+	m.watchNode(ctx, m.lay.status(), func(ctx context.Context, data []byte, err error) (any, error) {
 		ev := evStatus{err: err}
 		if err == nil {
 			ev.st, ev.err = decodeStatus(data)
@@ -121,16 +119,8 @@ func (m *member) watchStatus(ctx context.Context) {
 				ev.rec, ev.err = alloc.Decode(rd)
 			}
 		}
-		if ev.err != nil && ctx.Err() != nil {
-			return
-		}
-		if !m.send(ev) || err != nil {
-			return
-		}
-		if waitEvent(ctx, m.sess, w) != nil {
-			return
-		}
-	}
+		return ev, ev.err
+	})
 }
 
 // onStatus applies a status reading.

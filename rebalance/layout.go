@@ -143,11 +143,7 @@ func parseClients(children []string) []memberNode {
 			out = append(out, m)
 		}
 	}
-	seqs := make([]int32, len(out))
-	for i, m := range out {
-		seqs[i] = m.seq
-	}
-	order := seq.SerialOf(seqs)
+	order := seq.SerialBy(out, func(x memberNode) int32 { return x.seq })
 	slices.SortFunc(out, func(a, b memberNode) int {
 		return cmp.Or(order.Compare(a.seq, b.seq), strings.Compare(a.node, b.node))
 	})
@@ -217,12 +213,9 @@ type statusInfo struct {
 }
 
 func decodeStatus(data []byte) (statusInfo, error) {
-	var st statusInfo
-	if len(data) == 0 {
-		return st, nil
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		return st, fmt.Errorf("%w: status node: %w", zkcoord.ErrBadData, err)
+	st, err := zkcoord.DecodeJSON[statusInfo](data, "status node")
+	if err != nil || len(data) == 0 {
+		return st, err
 	}
 	switch st.Phase {
 	case PhaseStopActivity, PhaseResourcesAssigned, PhaseStartConfirmed:

@@ -426,14 +426,26 @@ func (m *member) settled() bool {
 // watchRecord feeds the member the allocation (incremental and
 // resource-barrier modes) through a data watch on the resources node.
 func (m *member) watchRecord(ctx context.Context) {
-	defer m.wg.Done()
-	for {
-		data, _, w, err := m.sess.GetW(ctx, m.lay.resources())
+	m.watchNode(ctx, m.lay.resources(), func(ctx context.Context, data []byte, err error) (any, error) {
 		ev := evRecord{err: err}
 		if err == nil {
 			ev.rec, ev.err = alloc.Decode(data)
 		}
-		if ev.err != nil && ctx.Err() != nil {
+		return ev, ev.err
+	})
+}
+
+// watchNode reads the node at path with a data watch and sends the member
+// what read makes of it, again after each change, until the member dies,
+// ctx ends or the node cannot be read (that failure is sent too). A
+// failure of read itself is sent unless ctx has ended.
+func (m *member) watchNode(ctx context.Context, path string,
+	read func(ctx context.Context, data []byte, err error) (ev any, failed error)) {
+	defer m.wg.Done()
+	for {
+		data, _, w, err := m.sess.GetW(ctx, path)
+		ev, failed := read(ctx, data, err)
+		if failed != nil && ctx.Err() != nil {
 			return
 		}
 		if !m.send(ev) || err != nil {

@@ -184,11 +184,7 @@ func clientOrder(kids []string) []clientNode {
 		out = append(out, clientNode{node: k, id: id, seq: n})
 	}
 	// The rebalancer's order: the serial order of the sequence numbers.
-	seqs := make([]int32, len(out))
-	for i, c := range out {
-		seqs[i] = c.seq
-	}
-	order := seq.SerialOf(seqs)
+	order := seq.SerialBy(out, func(x clientNode) int32 { return x.seq })
 	slices.SortFunc(out, func(a, b clientNode) int {
 		return cmp.Or(order.Compare(a.seq, b.seq), strings.Compare(a.node, b.node))
 	})

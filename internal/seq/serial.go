@@ -46,3 +46,13 @@ func SerialOf(seqs []int32) Serial {
 func (s Serial) Compare(a, b int32) int {
 	return cmp.Compare(uint32(a)-s.base, uint32(b)-s.base)
 }
+
+// SerialBy returns the serial order of the sequence numbers of items, as
+// num gives them.
+func SerialBy[T any](items []T, num func(T) int32) Serial {
+	seqs := make([]int32, len(items))
+	for i, it := range items {
+		seqs[i] = num(it)
+	}
+	return SerialOf(seqs)
+}

@@ -68,3 +68,20 @@ func TestSerialEqualGaps(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// SerialBy orders items as SerialOf orders their numbers, here across the
+// wrap.
+func TestSerialBy(t *testing.T) {
+	type node struct {
+		name string
+		n    int32
+	}
+	created := []node{{"a", math.MaxInt32 - 1}, {"b", math.MaxInt32}, {"c", math.MinInt32}, {"d", math.MinInt32 + 1}}
+	items := slices.Clone(created)
+	slices.Reverse(items)
+	o := SerialBy(items, func(x node) int32 { return x.n })
+	slices.SortFunc(items, func(a, b node) int { return o.Compare(a.n, b.n) })
+	if !slices.Equal(items, created) {
+		t.Fatalf("%v, want %v", items, created)
+	}
+}
