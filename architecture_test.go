@@ -11,13 +11,14 @@ import (
 // from this module. A package missing from the table is a tool and may
 // import anything; a library package importing outside its row fails.
 var allowedImports = func() map[string][]string {
-	foundations := []string{"internal/fifo", "internal/seq", "internal/gate"}
+	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay"}
 	core := append([]string{""}, foundations...)
 	recipe := core
 	return map[string][]string{
 		"internal/fifo":   nil,
 		"internal/seq":    nil,
 		"internal/gate":   nil,
+		"internal/delay":  nil,
 		"internal/elect":  core,
 		"rebalance/alloc": nil,
 		"":                foundations,

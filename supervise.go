@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/fifo"
 )
 
@@ -166,14 +167,10 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 
 // sleep waits about d (jittered), or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d/2 + rand.N(d/2+1))
-	defer t.Stop()
-	select {
-	case <-t.C:
+	if delay.Sleep(ctx, d/2+rand.N(d/2+1), nil) {
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	return ctx.Err()
 }
 
 // runOnce runs work with a context that ends with ctx or the Session.

@@ -3,6 +3,8 @@ package zkcoord
 import (
 	"context"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/delay"
 )
 
 // WaitEvent waits until the watch w fires, ctx ends or the Session ends. It
@@ -28,14 +30,11 @@ func (s *Session) WaitEvent(ctx context.Context, w <-chan Event) (Event, error) 
 // Sleep waits for d to pass, ctx to end or the Session to end. It returns
 // nil after d, or ctx's error, or the Session's.
 func (s *Session) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
+	if delay.Sleep(ctx, d, s.done) {
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.done:
-		return s.Err()
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.Err()
 }

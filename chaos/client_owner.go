@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/lock"
 )
@@ -244,11 +245,11 @@ func (a *ownerApp) round(ctx context.Context, sess *zkcoord.Session, kind ownerK
 		if ctx.Err() == nil && sess.Err() == nil {
 			a.f.log.Warn("acquire failed", "resource", r, "err", err)
 		}
-		sleepCtx(ctx, draw([2]time.Duration{100 * time.Millisecond, 300 * time.Millisecond}))
+		delay.Sleep(ctx, draw([2]time.Duration{100 * time.Millisecond, 300 * time.Millisecond}), nil)
 		return
 	}
 	a.hold(ctx, r, h, draw(kind.holdRange))
-	sleepCtx(ctx, draw(kind.gapRange))
+	delay.Sleep(ctx, draw(kind.gapRange), nil)
 }
 
 // hold uses r from its acquisition until the holding is lost, hold time has
@@ -301,14 +302,5 @@ func (a *ownerApp) giveUp(h holding) {
 		default:
 			a.f.log.Warn("release failed", "err", err)
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
 	}
 }

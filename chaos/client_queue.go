@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/queue"
 )
@@ -109,7 +110,7 @@ func (a *queueApp) loop(ctx context.Context) {
 			if ctx.Err() == nil && sess.Err() == nil {
 				a.f.log.Warn("take failed", "err", err)
 			}
-			sleepCtx(ctx, 100*time.Millisecond+time.Duration(rng.Int64N(int64(200*time.Millisecond))))
+			delay.Sleep(ctx, 100*time.Millisecond+time.Duration(rng.Int64N(int64(200*time.Millisecond))), nil)
 			continue
 		}
 		d := processRange[0] + time.Duration(rng.Int64N(int64(processRange[1]-processRange[0])))
@@ -140,7 +141,7 @@ func (a *queueApp) process(ctx context.Context, sess *zkcoord.Session, q *queue.
 			return
 		}
 		w := startWorker(context.Background(), a.svc, a.f.log, item, token, a.f.useInterval, false)
-		sleepCtx(ctx, d)
+		delay.Sleep(ctx, d, nil)
 		w.stop()
 		a.em.Emit(event.Event{Kind: event.Note, Resource: item, Detail: noteProcessed})
 		release("acked")
@@ -158,12 +159,7 @@ func (a *queueApp) process(ctx context.Context, sess *zkcoord.Session, q *queue.
 		}
 	}()
 	w := startWorker(wctx, a.svc, a.f.log, item, token, a.f.useInterval, false)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-wctx.Done():
-	}
+	delay.Sleep(wctx, d, nil)
 	w.stop()
 	if c.Err() != nil || ctx.Err() != nil {
 		why := "stopping"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"
@@ -411,14 +412,7 @@ func (h *harness) converge(since int64, stable, limit time.Duration) (at int64, 
 }
 
 // sleep waits d, or less if the run is cancelled.
-func (h *harness) sleep(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-h.ctx.Done():
-	}
-}
+func (h *harness) sleep(d time.Duration) { delay.Sleep(h.ctx, d, nil) }
 
 // operator returns a Session for the operator's actions, opening a new one
 // after a loss.

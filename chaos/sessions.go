@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 )
 
@@ -35,7 +36,7 @@ func startSessions(cfg zkcoord.Config, em *event.Emitter, log *slog.Logger) *ses
 				if ctx.Err() == nil {
 					log.Warn("connect failed", "err", err)
 				}
-				sleepCtx(ctx, 200*time.Millisecond)
+				delay.Sleep(ctx, 200*time.Millisecond, nil)
 				continue
 			}
 			em.Emit(event.Event{Kind: event.Note, Detail: fmt.Sprintf("session 0x%x", s.ID())})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -68,7 +69,7 @@ func (d *demo) script() error {
 		}
 		d.logf("step %d done in %s", r.n, fmtDur(r.end.Sub(r.start)))
 		d.notify()
-		if i < len(steps)-1 && d.o.pace > 0 && !sleepCtx(ctx, d.o.pace) {
+		if i < len(steps)-1 && d.o.pace > 0 && !delay.Sleep(ctx, d.o.pace, nil) {
 			return errors.New("interrupted")
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
@@ -167,7 +168,7 @@ func runElect(a *app, cmd *command, args []string) error {
 				return err
 			}
 			a.log.Warn("reconnecting", "err", err)
-			if !sleepCtx(a.ctx, backoff) {
+			if !delay.Sleep(a.ctx, backoff, nil) {
 				return nil
 			}
 			backoff = min(2*backoff, 5*time.Second)
@@ -449,16 +450,4 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 	}
 	a.log.Info("previous active fenced", "prev", prev.ID)
 	return nil
-}
-
-// sleepCtx waits d or until ctx ends; it reports whether d passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

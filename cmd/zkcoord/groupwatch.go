@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -87,7 +88,7 @@ func watchGroup(ctx context.Context, sess *zkcoord.Session, root, group string, 
 			return nil
 		}
 		if err != nil && d == nil && !errors.Is(err, rebalance.ErrNoGroup) {
-			if zkcoord.IsRetryable(err) && sleepCtx(ctx, 100*time.Millisecond) {
+			if zkcoord.IsRetryable(err) && delay.Sleep(ctx, 100*time.Millisecond, nil) {
 				continue
 			}
 			return err

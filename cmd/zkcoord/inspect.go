@@ -175,11 +175,7 @@ func runElection(a *app, cmd *command, args []string) error {
 		return err
 	}
 	asJSON := fs.Bool("json", false, "print JSON (ls: an array of participants; revoke: the leader asked)")
-	path, _, err := fs.pathArg(args)
-	if err != nil {
-		return err
-	}
-	sess, ctx, done, err := a.oneShot()
+	path, sess, ctx, done, err := a.pathShot(fs, args)
 	if err != nil {
 		return err
 	}

@@ -58,11 +58,7 @@ func runLeader(a *app, cmd *command, args []string) error {
 	fs := a.flags(cmd, "")
 	asJSON := fs.Bool("json", false, "print JSON")
 	watch := fs.Bool("watch", false, "print every change until interrupted")
-	path, _, err := fs.pathArg(args)
-	if err != nil {
-		return err
-	}
-	sess, ctx, done, err := a.oneShot()
+	path, sess, ctx, done, err := a.pathShot(fs, args)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/metrics"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -183,7 +184,7 @@ func (w *worker) run(cfg zkcoord.Config) error {
 				return err
 			}
 			a.log.Warn("could not reconnect; trying again", "err", err, "in", backoff)
-			if !sleepCtx(a.ctx, backoff) {
+			if !delay.Sleep(a.ctx, backoff, nil) {
 				return nil
 			}
 			backoff = min(2*backoff, 5*time.Second)
@@ -207,7 +208,7 @@ func (w *worker) run(cfg zkcoord.Config) error {
 			return fmt.Errorf("left the group %s: %w", o.group, err)
 		}
 		a.log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err, "in", backoff)
-		if !sleepCtx(a.ctx, backoff) {
+		if !delay.Sleep(a.ctx, backoff, nil) {
 			return nil
 		}
 		backoff = min(2*backoff, 5*time.Second)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -80,7 +81,7 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 	defer close(r.done)
 	w, a, o := s.w, s.w.a, s.w.o
 	res := r.as.Resource
-	delay := o.restartDelay
+	backoff := o.restartDelay
 	restarts := 0
 	for {
 		started := time.Now()
@@ -125,14 +126,14 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 			return
 		}
 		if time.Since(started) > maxRestartDelay {
-			delay = o.restartDelay // it ran well for a while
+			backoff = o.restartDelay // it ran well for a while
 		}
-		a.log.Info("restarting the command", "resource", res, "in", delay, "restarts", restarts)
-		if !sleepCtx(ctx, delay) {
+		a.log.Info("restarting the command", "resource", res, "in", backoff, "restarts", restarts)
+		if !delay.Sleep(ctx, backoff, nil) {
 			return
 		}
 		a.rec.ChildRestarted(o.group)
-		delay = min(2*delay, maxRestartDelay)
+		backoff = min(2*backoff, maxRestartDelay)
 	}
 }
 
