@@ -19,6 +19,7 @@ var queueCommand = &command{
 	help: `
   queue put PATH ITEM...   append items (with "-", one item per line of standard input)
   queue take PATH          remove the item at the head and print it; waits for one
+                           (-n N: N items, taken in batches of up to 500 per transaction)
   queue len PATH           print the number of items
 
 Items are served by priority (0 to 999, lower first; items put without
@@ -114,12 +115,14 @@ func runQueue(a *app, cmd *command, args []string) error {
 			tctx, tcancel = context.WithTimeout(a.ctx, *timeout)
 			defer tcancel()
 		}
-		for i := 0; i < *count; i++ {
-			var data []byte
+		// Items are taken in batches (one transaction each), as many as
+		// are still wanted.
+		for left := *count; left > 0; {
+			var got [][]byte
 			if *noWait {
-				data, err = pq.TryTake(ctx)
+				got, err = pq.TryTakeN(ctx, min(left, queue.MaxBatch))
 			} else {
-				data, err = pq.Take(tctx)
+				got, err = pq.TakeN(tctx, min(left, queue.MaxBatch))
 			}
 			switch {
 			case errors.Is(err, queue.ErrEmpty):
@@ -131,7 +134,10 @@ func runQueue(a *app, cmd *command, args []string) error {
 			case err != nil:
 				return fmt.Errorf("queue take %s: %w", path, err)
 			}
-			a.printf("%s\n", data)
+			for _, data := range got {
+				a.printf("%s\n", data)
+			}
+			left -= len(got)
 		}
 	}
 	return nil
