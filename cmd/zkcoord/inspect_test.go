@@ -130,13 +130,19 @@ func TestElectionRevoke(t *testing.T) {
 func TestRevocableHolders(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
+	contenders := func(n int) func() bool {
+		return func() bool {
+			var cs []contenderJSON
+			r := zkc(t, "locks", "ls", path, "--json")
+			return r.code == 0 && json.Unmarshal([]byte(r.stdout), &cs) == nil && len(cs) == n && cs[0].Holds
+		}
+	}
+	// The waiter starts once the holder holds, so that the revocable one
+	// is the holder.
 	holder := start(t, nil, "lock", path, "--revocable", "--", "sleep", "600")
+	testkit.Eventually(t, 30*time.Second, "the holder to hold", contenders(1))
 	waiter := start(t, nil, "lock", path, "--data", "second")
-	testkit.Eventually(t, 30*time.Second, "a holder and a waiter", func() bool {
-		var cs []contenderJSON
-		r := zkc(t, "locks", "ls", path, "--json")
-		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &cs) == nil && len(cs) == 2 && cs[0].Holds
-	})
+	testkit.Eventually(t, 30*time.Second, "a holder and a waiter", contenders(2))
 	mustZkc(t, "lock", "revoke", path)
 	if code := holder.exitCode(t, 30*time.Second); code == exitLost || code == 0 {
 		t.Errorf("the revoked holder exited %d, want its command's status after SIGTERM", code)
