@@ -43,7 +43,7 @@ type harness struct {
 	svcLines *lineWaiter
 	op       *zkcoord.Session
 
-	mu           sync.Mutex         // guards clients and problems, touched by concurrent starts and stops
+	mu           sync.Mutex         // guards clients and proxies, touched by concurrent starts and stops
 	clients      map[string]*client // live ones
 	nextClient   int
 	resources    []string
@@ -51,7 +51,7 @@ type harness struct {
 
 	records  []FaultRecord
 	spans    []Span
-	problems []string
+	problems oracle.Problems
 }
 
 // client is one client of the run. Its name survives restarts.
@@ -180,10 +180,7 @@ func (h *harness) logf(format string, args ...any) {
 }
 
 func (h *harness) problem(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	h.mu.Lock()
-	h.problems = append(h.problems, msg)
-	h.mu.Unlock()
+	msg := h.problems.Addf(format, args...)
 	h.logf("PROBLEM: %s", msg)
 	h.hist.Mark(event.Note, "harness", "problem: "+msg)
 }

@@ -59,7 +59,7 @@ func (h *harness) report(final FinalState) *Report {
 		LostAfter: o.LostAfter, Clients: o.Clients, Resources: o.Resources, Bug: o.Bug,
 		Start: h.t0, End: event.Now(),
 		Faults: h.records, Spans: h.spans, Final: final, Stats: st, Violations: violations,
-		Problems: h.problems, Events: h.hist.Events(), Intervals: h.hist.Intervals(),
+		Problems: h.problems.List(), Events: h.hist.Events(), Intervals: h.hist.Intervals(),
 	}
 	if o.Bug != "" {
 		r.BugClients = o.BugClients
@@ -77,7 +77,7 @@ func (h *harness) report(final FinalState) *Report {
 			r.Intervals[i].End = 0
 		}
 	}
-	r.Pass = len(violations) == 0 && st.Converged == st.Faults && final.OK && len(h.problems) == 0
+	r.Pass = len(violations) == 0 && st.Converged == st.Faults && final.OK && len(r.Problems) == 0
 	r.Verdict = r.verdict()
 	if r.Faults == nil {
 		r.Faults = []FaultRecord{}

@@ -112,8 +112,8 @@ type demo struct {
 	eps       episodes
 	episodes  []episode
 	steps     []*stepRecord
-	total     int      // steps in the script
-	problems  []string // what makes the verdict FAIL
+	total     int             // steps in the script
+	problems  oracle.Problems // what makes the verdict FAIL
 	changed   chan struct{}
 }
 
@@ -282,11 +282,7 @@ func (d *demo) logf(format string, args ...any) {
 
 // problem records something that makes the verdict FAIL.
 func (d *demo) problem(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	d.mu.Lock()
-	d.problems = append(d.problems, msg)
-	d.mu.Unlock()
-	d.logf("PROBLEM: %s", msg)
+	d.logf("PROBLEM: %s", d.problems.Addf(format, args...))
 }
 
 func (d *demo) logRebalancing(e episode, desc *rebalance.Description) {

@@ -321,11 +321,7 @@ func (d *demo) waitFor(ctx context.Context, cond func() (bool, string)) error {
 	}
 }
 
-func (d *demo) failures() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Clone(d.problems)
-}
+func (d *demo) failures() []string { return d.problems.List() }
 
 // coordinator returns the worker that coordinates the group.
 func (d *demo) coordinator() *demoWorker {

@@ -263,7 +263,7 @@ func (d *demo) render(compact int) []string {
 	} else {
 		add("  oracle: %d events so far, no resource ever ran twice at once", d.hist.Len())
 	}
-	for _, p := range d.problems {
+	for _, p := range d.problems.List() {
 		add("  PROBLEM: %s", p)
 	}
 	return out
@@ -324,7 +324,7 @@ func (d *demo) verdict(runErr error) error {
 			fmt.Fprintf(w, "  history:       %v\n", err)
 		}
 	}
-	problems := slices.Clone(d.problems)
+	problems := d.problems.List()
 	if runErr != nil {
 		problems = append(problems, runErr.Error())
 	}

@@ -448,3 +448,29 @@ func TestWriteLine(t *testing.T) {
 		t.Fatalf("%d events, other lines %q", h.Len(), other)
 	}
 }
+
+// Problems keeps every problem, in order, from concurrent writers.
+func TestProblems(t *testing.T) {
+	var p Problems
+	if got := p.List(); len(got) != 0 {
+		t.Fatalf("new Problems: %v", got)
+	}
+	if msg := p.Addf("client %d would not start", 3); msg != "client 3 would not start" {
+		t.Fatalf("Addf returned %q", msg)
+	}
+	done := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		go func() { p.Addf("concurrent %d", i); done <- struct{}{} }()
+	}
+	for i := 0; i < 4; i++ {
+		<-done
+	}
+	got := p.List()
+	if len(got) != 5 || got[0] != "client 3 would not start" {
+		t.Fatalf("List: %q", got)
+	}
+	got[0] = "changed"
+	if p.List()[0] != "client 3 would not start" {
+		t.Fatal("List shares its slice with Problems")
+	}
+}
