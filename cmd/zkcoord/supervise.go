@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
@@ -32,7 +31,7 @@ type child struct {
 	done chan struct{}
 	grp  procGroup
 
-	mu     sync.Mutex
+	// Set once before done closes, read only after.
 	status int // exit status; 128+signal when killed by a signal
 	err    error
 }
@@ -89,27 +88,23 @@ func (c *child) wait() {
 		err = nil
 		status = exitStatusOf(ee.ProcessState)
 	}
-	c.mu.Lock()
-	c.status, c.err = status, err
-	c.mu.Unlock()
+	c.status, c.err = status, err // read only once done is closed
 	close(c.done)
 }
 
 // Done is closed once the child has exited.
 func (c *child) Done() <-chan struct{} { return c.done }
 
-// Status returns the exit status (valid after Done): the exit code, or 128
-// plus the signal number if a signal killed it.
+// Status waits for the child to exit and returns its exit status: the exit
+// code, or 128 plus the signal number if a signal killed it.
 func (c *child) Status() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	<-c.done
 	return c.status
 }
 
-// Describe says how the child ended, for logs.
+// Describe waits for the child to exit and says how it ended, for logs.
 func (c *child) Describe() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	<-c.done
 	switch {
 	case c.err != nil:
 		return c.err.Error()
