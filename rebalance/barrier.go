@@ -24,6 +24,7 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 	settle := context.WithoutCancel(ctx)
 	created := false // a create may have succeeded
 	unknown := false // a create's reply was lost
+	free := false    // the other client's barrier was seen deleted
 	for {
 		c := ctx
 		if created {
@@ -40,31 +41,38 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 			}
 			unknown = false
 		}
-		ok, st, w, err := sess.ExistsW(c, path)
-		if err != nil {
-			return 0, nil, err
-		}
-		if ok {
-			mine, err := ownBarrier(settle, sess, path, owner, st)
-			if err != nil {
-				return 0, nil, err
-			}
-			if mine {
-				return st.Czxid, w, nil // created by an attempt whose reply was lost
-			}
-			created = false
-			if err := waitEvent(ctx, sess, w); err != nil {
-				return 0, nil, err
-			}
-			continue
-		}
-		if created {
-			created = false // settled: it was not created
+		if free {
+			// Seen deleted: create at once; a create that finds another
+			// client's barrier looks again.
+			free = false
 			if err := ctx.Err(); err != nil {
 				return 0, nil, err
 			}
+		} else {
+			ok, st, w, mine, err := lookAtBarrier(c, settle, sess, path, owner, created)
+			if err != nil {
+				return 0, nil, err
+			}
+			if ok {
+				if mine {
+					return st.Czxid, w, nil // just created, or created by an attempt whose reply was lost
+				}
+				created = false
+				ev, err := sess.WaitEvent(ctx, w)
+				if err != nil {
+					return 0, nil, err
+				}
+				free = ev.Type == zkcoord.EventNodeDeleted
+				continue
+			}
+			if created {
+				created = false // settled: it was not created
+				if err := ctx.Err(); err != nil {
+					return 0, nil, err
+				}
+			}
 		}
-		_, err = sess.Create(settle, path, data, zkcoord.FlagEphemeral)
+		_, err := sess.Create(settle, path, data, zkcoord.FlagEphemeral)
 		switch {
 		case err == nil:
 			created = true // look at the node to learn the token
@@ -81,6 +89,40 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 	}
 }
 
+// lookAtBarrier reads the barrier at path with a watch: whether it exists,
+// its stat, the watch, and whether it is this client's. After a create
+// that may have succeeded the node is read with its data, which tell
+// whose it is, in one round trip; otherwise its existence is watched (a
+// missing node must be watched too) and only a node of this Session is
+// read again.
+func lookAtBarrier(ctx, settle context.Context, sess *zkcoord.Session, path, owner string,
+	created bool) (ok bool, st *zkcoord.Stat, w <-chan zkcoord.Event, mine bool, err error) {
+	if created {
+		data, st, w, err := sess.GetW(ctx, path)
+		switch {
+		case errors.Is(err, zkcoord.ErrNoNode):
+			return false, nil, nil, false, nil // not created after all: no watch needed, it creates next
+		case err != nil:
+			return false, nil, nil, false, err
+		}
+		return true, st, w, barrierOf(sess, owner, st, data), nil
+	}
+	ok, st, w, err = sess.ExistsW(ctx, path)
+	if err != nil || !ok {
+		return ok, st, w, false, err
+	}
+	mine, err = ownBarrier(settle, sess, path, owner, st)
+	return ok, st, w, mine, err
+}
+
+// barrierOf reports whether a barrier read with its data belongs to this
+// client: its Session, and its client id in the data (several clients may
+// share one Session).
+func barrierOf(sess *zkcoord.Session, owner string, st *zkcoord.Stat, data []byte) bool {
+	var bi barrierInfo
+	return st.EphemeralOwner == sess.ID() && json.Unmarshal(data, &bi) == nil && bi.Client == owner
+}
+
 // ownBarrier reports whether the existing barrier with stat st belongs to
 // this client: its Session, and its client id in the data (several clients
 // may share one Session).
@@ -95,11 +137,7 @@ func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, 
 	if err != nil {
 		return false, err
 	}
-	var bi barrierInfo
-	if json.Unmarshal(data, &bi) != nil {
-		return false, nil
-	}
-	return bi.Client == owner && st2.Czxid == st.Czxid, nil
+	return barrierOf(sess, owner, st2, data) && st2.Czxid == st.Czxid, nil
 }
 
 // releaseBarrier deletes the barrier at path if it is still the one with

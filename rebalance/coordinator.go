@@ -1,6 +1,7 @@
 package rebalance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -239,26 +240,26 @@ type groupState struct {
 }
 
 func readGroup(ctx context.Context, sess *zkcoord.Session, lay layout) (groupState, error) {
-	var g groupState
-	kids, _, err := sess.Children(ctx, lay.clients())
-	if err != nil {
+	// The three reads share one round trip; ZooKeeper answers them in
+	// order, as if they had been sent one after the other.
+	var (
+		g                    groupState
+		kids, res            []string
+		data                 []byte
+		kidsErr, resErr, err error
+	)
+	elect.Parallel(
+		func() { kids, _, kidsErr = sess.Children(ctx, lay.clients()) },
+		func() { res, _, resErr = sess.Children(ctx, lay.resources()) },
+		func() { data, g.recordStat, err = sess.Get(ctx, lay.resources()) },
+	)
+	if err := cmp.Or(kidsErr, resErr, err); err != nil {
 		return g, noNodeInconsistent(err)
 	}
-	g.clients = parseClients(kids)
-	res, _, err := sess.Children(ctx, lay.resources())
-	if err != nil {
-		return g, noNodeInconsistent(err)
-	}
-	g.resources = parseResources(res)
-	data, st, err := sess.Get(ctx, lay.resources())
-	if err != nil {
-		return g, noNodeInconsistent(err)
-	}
-	g.record, err = alloc.Decode(data)
-	if err != nil {
+	g.clients, g.resources = parseClients(kids), parseResources(res)
+	if g.record, err = alloc.Decode(data); err != nil {
 		return g, fmt.Errorf("rebalance: allocation in %s: %w", lay.resources(), err)
 	}
-	g.recordStat = st
 	return g, nil
 }
 

@@ -53,3 +53,20 @@ func EnsureGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group 
 	}
 	return lay.ensure(ctx, sess)
 }
+
+// AcquireBarrierForTest takes the barrier at path for client owner, as a
+// member taking a resource over does, and returns its fencing token.
+func AcquireBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, owner string) (int64, error) {
+	token, _, err := acquireBarrier(ctx, sess, path, owner, 1)
+	return token, err
+}
+
+// ReadGroupForTest reads what a coordinator reads before a rebalancing.
+func ReadGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group string) error {
+	lay, err := newLayout(root, group)
+	if err != nil {
+		return err
+	}
+	_, err = readGroup(ctx, sess, lay)
+	return err
+}
