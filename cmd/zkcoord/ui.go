@@ -16,7 +16,7 @@ import (
 
 var uiCommand = &command{
 	name:     "ui",
-	synopsis: "[--listen ADDR] [--root PATH] [--path [KIND:]PATH ...] [--admin]",
+	synopsis: "[--listen ADDR] [--root PATH] [--path [KIND:]PATH ...] [--admin] [--host NAME ...]",
 	brief:    "[--listen ADDR]",
 	summary:  "serve the live web console of the coordination state",
 	help: `
@@ -30,9 +30,17 @@ known kind (group, election, lock, rwlock, semaphore, queue, barrier,
 double-barrier, counter, service, membership).
 
 The console only reads unless --admin is given: then it can break a lock and
-add or remove a rebalancer resource, each after a typed confirmation. It
-listens on the loopback interface by default; it has no authentication, so
-a warning is printed when --listen is not a loopback address.
+add or remove a rebalancer resource, each after a typed confirmation. With
+--admin the printed URL carries a key made for this run (after "#key="):
+only a page opened at that URL can act, and requests from another origin
+are refused. Breaking a lock deletes its holder's node; the holder may go on
+running until its ZooKeeper session expires, unless it watches its lock.
+
+The console answers only requests addressed to an IP address, "localhost",
+or a name given with --host (repeatable), so that no web page can reach it
+by rebinding its own host name to the console's address. It listens on the
+loopback interface by default; beyond it, it has no authentication but the
+admin key, so a warning is printed when --listen is not a loopback address.
 
 Example:
   zkcoord ui --root /app --listen 127.0.0.1:8080
@@ -46,6 +54,7 @@ func runUI(a *app, cmd *command, args []string) error {
 	root := fs.String("root", "/", "show the recipes under this `path`")
 	paths := fs.StringArray("path", nil, "show only this `[KIND:]PATH` instead of --root (repeatable)")
 	admin := fs.Bool("admin", false, "allow breaking locks and changing rebalancer resources")
+	hosts := fs.StringArray("host", nil, "also answer requests addressed to this host `name` (repeatable)")
 	pos, _, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -68,12 +77,14 @@ func runUI(a *app, cmd *command, args []string) error {
 	defer closeSession(sess)
 	go watchSession(a, sess)
 	announce := func(url string) { a.printf("console at %s\n", url) }
-	return serveConsole(a.ctx, sess, ln, console.Options{Root: *root, Paths: *paths, Admin: *admin, Logger: a.log},
+	return serveConsole(a.ctx, sess, ln,
+		console.Options{Root: *root, Paths: *paths, Admin: *admin, Hosts: *hosts, Logger: a.log},
 		announce, a.stderr, a.log)
 }
 
 // serveConsole serves the console of sess on ln until ctx ends or the
-// Session does. It gives the URL to announce and, when ln is not on a
+// Session does. It gives the URL to announce (with the admin key, if
+// admin actions are enabled) and, when ln is not on a
 // loopback address, prints a warning on warn. The Session stays the caller's, to close
 // after: the console is closed first (ending the event streams), then the
 // server is shut down.
@@ -95,7 +106,7 @@ func serveConsole(ctx context.Context, sess *zkcoord.Session, ln net.Listener, o
 	if !addr.IP.IsLoopback() {
 		fmt.Fprintf(warn, "zkcoord: warning: the console listens on %s, beyond this machine, and has no authentication\n", addr)
 	}
-	announce(consoleURL(addr))
+	announce(c.AdminURL(consoleURL(addr)))
 	var serr error
 	select {
 	case <-ctx.Done():

@@ -72,3 +72,33 @@ func TestUI(t *testing.T) {
 		t.Errorf("an unknown kind: %s", r)
 	}
 }
+
+// zkcoord ui --admin prints a URL with a key made for the run, and answers
+// only requests addressed to an IP address, localhost or a --host name.
+func TestUIAdminKeyAndHosts(t *testing.T) {
+	t.Parallel()
+	ui := start(t, nil, "ui", "--listen", "127.0.0.1:0", "--root", unique(t), "--admin", "--host", "console.test")
+	url := consoleAt(t, ui)
+	base, key, ok := strings.Cut(url, "#key=")
+	if !ok || len(key) != 32 {
+		t.Fatalf("the admin URL %q carries no key", url)
+	}
+	for host, want := range map[string]int{"": http.StatusOK, "console.test:80": http.StatusOK,
+		"localhost": http.StatusOK, "evil.example": http.StatusForbidden} {
+		req, _ := http.NewRequest(http.MethodGet, base+"api/state", nil)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET /api/state as host %q: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	if err := ui.Proc.Terminate(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -29,7 +29,7 @@ func TestBrowserAdminBreaksLock(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { _, err := m2.Lock(ctx); got <- err }()
 
-	srv := serve(t, connect(t), console.Options{Admin: true})
+	srv, c := serveConsole(t, connect(t), console.Options{Admin: true})
 	b := browser(t)
 	node := zkcoord.Base(lease.Path())
 	var (
@@ -52,7 +52,7 @@ func TestBrowserAdminBreaksLock(t *testing.T) {
 		}()
 	})
 	t.Cleanup(wg.Wait)
-	run(t, b, time.Minute, chromedp.Navigate(srv.URL))
+	run(t, b, time.Minute, chromedp.Navigate(c.AdminURL(srv.URL+"/")))
 	shown(t, b, "/brk/lock", fmt.Sprintf(`c.querySelector(".holders").textContent === "0x%x"`, s1.ID()))
 	screenshot(t, b, "admin.png", `[id="card:/brk/lock"]`)
 	run(t, b, time.Minute, chromedp.Click(`[id="card:/brk/lock"] button[data-break]`, chromedp.ByQuery))

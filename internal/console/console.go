@@ -31,6 +31,12 @@ type Options struct {
 	// Admin enables the admin actions: breaking a lock and adding or
 	// removing a rebalancer resource. Without it the console only reads.
 	Admin bool
+	// Hosts are host names, besides IP addresses and "localhost", that
+	// requests may name in their Host header: the names the console is
+	// reached by. A request for any other name is refused, so that a web
+	// page cannot reach the console by rebinding its own name to the
+	// console's address.
+	Hosts []string
 	// Logger receives warnings and the admin actions; silent if nil.
 	Logger *slog.Logger
 }
@@ -49,6 +55,8 @@ type Console struct {
 	once   sync.Once
 	// stop ends the event streams when the console closes.
 	stop chan struct{}
+	// key is the admin key, "" when admin actions are not enabled.
+	key string
 }
 
 // ErrInvalid is wrapped by New's errors for invalid options.
@@ -72,6 +80,9 @@ func New(sess *zkcoord.Session, opts Options) (*Console, error) {
 	h := newHub()
 	c := &Console{sess: sess, opts: opts, log: log, hub: h, cancel: cancel, done: make(chan struct{}),
 		stop: make(chan struct{})}
+	if opts.Admin {
+		c.key = newAdminKey()
+	}
 	c.status = Status{Admin: opts.Admin, Roots: append([]string{}, opts.Paths...)}
 	if len(opts.Paths) == 0 {
 		c.status.Roots = roots
@@ -132,7 +143,8 @@ func (c *Console) Close() {
 
 // Handler serves the page (/), the state as JSON (/api/state), the live
 // updates as server-sent events (/api/events) and, with Options.Admin, the
-// admin actions (POST /api/admin/break-lock, /api/admin/resource).
+// admin actions (POST /api/admin/break-lock, /api/admin/resource). It
+// refuses requests for a host name it does not serve as (Options.Hosts).
 func (c *Console) Handler() http.Handler {
 	mux := http.NewServeMux()
 	page, _ := fs.Sub(static, "static")
@@ -141,7 +153,7 @@ func (c *Console) Handler() http.Handler {
 	mux.HandleFunc("GET /api/events", c.serveEvents)
 	mux.HandleFunc("POST /api/admin/break-lock", c.breakLock)
 	mux.HandleFunc("POST /api/admin/resource", c.resource)
-	return mux
+	return c.guard(mux)
 }
 
 // serveState answers with every view and the timeline.

@@ -33,6 +33,13 @@ func connect(t *testing.T) *zkcoord.Session {
 // serve starts a console on sess and serves it; both end with the test.
 func serve(t *testing.T, sess *zkcoord.Session, opts console.Options) *httptest.Server {
 	t.Helper()
+	srv, _ := serveConsole(t, sess, opts)
+	return srv
+}
+
+// serveConsole is serve that also gives the console, for its admin key.
+func serveConsole(t *testing.T, sess *zkcoord.Session, opts console.Options) (*httptest.Server, *console.Console) {
+	t.Helper()
 	c, err := console.New(sess, opts)
 	if err != nil {
 		t.Fatalf("console.New: %v", err)
@@ -42,7 +49,7 @@ func serve(t *testing.T, sess *zkcoord.Session, opts console.Options) *httptest.
 		c.Close() // ends the event streams first, so that Close below returns
 		srv.Close()
 	})
-	return srv
+	return srv, c
 }
 
 // state is what /api/state answers.

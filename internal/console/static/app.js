@@ -4,6 +4,9 @@
 
 const views = new Map(); // path → view
 let admin = false;
+// The admin key comes in the fragment of the URL the console printed; the
+// console never serves it.
+const adminKey = new URLSearchParams(location.hash.slice(1)).get("key") || "";
 const maxTimeline = 500;
 
 const sectionOf = { group: "group", election: "election", lock: "lock", rwlock: "lock",
@@ -252,7 +255,7 @@ function connect() {
 }
 
 async function post(url, form) {
-  const res = await fetch(url, { method: "POST", body: new URLSearchParams(form), headers: { "X-Zkcoord-Admin": "1" } });
+  const res = await fetch(url, { method: "POST", body: new URLSearchParams(form), headers: { "X-Zkcoord-Admin": adminKey } });
   const body = await res.json().catch(() => ({ result: res.statusText }));
   alert(body.result);
 }
