@@ -188,6 +188,12 @@ func TestForcedExpiry(t *testing.T) {
 	if last.State != zkcoord.Expired || !errors.Is(s.Err(), zkcoord.ErrSessionExpired) {
 		t.Fatalf("last state %v, Err %v; want Expired", last.State, s.Err())
 	}
+	// The server said the session is gone: whatever the Session owned must
+	// already be stopped, so its deadline is in the past (the connect
+	// response that reported the expiry renews nothing).
+	if dl := s.ExpiryDeadline(); !dl.Before(time.Now()) {
+		t.Fatalf("ExpiryDeadline %v after the server reported expiry, %v from now", dl, time.Until(dl))
+	}
 	if _, err := s.Create(ctx, "/after", nil, 0); !errors.Is(err, zkcoord.ErrSessionExpired) {
 		t.Fatalf("Create after expiry = %v", err)
 	}

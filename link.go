@@ -34,6 +34,9 @@ type handshake struct {
 // link records. Watch notifications, which the server sends unasked, prove
 // nothing about the client-to-server direction and are not counted. Every
 // request gets exactly one reply, in order, so send times wait in a FIFO.
+// The connect response is the first reply; it proves renewal only when it
+// grants our session: a server that reports the session expired (a zero
+// timeout) or gives another one renewed nothing.
 type link struct {
 	net.Conn
 	raw    net.Conn // the connection under TLS, or Conn itself
@@ -51,6 +54,10 @@ type link struct {
 	in     frameScanner    // used by Read only
 	// greeted is set once the connect request has been written.
 	greeted bool
+	// answered is set once the connect response has begun; connectSent is
+	// when the connect request was written.
+	answered    bool
+	connectSent time.Duration
 }
 
 // Close closes the connection and records that it is gone. Under TLS it
@@ -90,7 +97,11 @@ func (l *link) Read(p []byte) (int, error) {
 			}
 			l.sendMu.Lock()
 			if len(l.sent) > 0 {
-				l.s.heard(l.sent[0])
+				if l.answered {
+					l.s.heard(l.sent[0])
+				} else {
+					l.answered, l.connectSent = true, l.sent[0] // see sniff
+				}
 				l.sent = l.sent[1:]
 			}
 			l.sendMu.Unlock()
@@ -160,6 +171,11 @@ func (l *link) sniff(p []byte) {
 	}
 	if n := int(int32(binary.BigEndian.Uint32(b[16:]))); n > 0 && 20+n <= len(b) {
 		h.passwd = append([]byte(nil), b[20:20+n]...)
+	}
+	if id := l.s.ID(); h.timeout > 0 && (id == 0 || id == h.sessionID) {
+		l.sendMu.Lock()
+		l.s.heard(l.connectSent)
+		l.sendMu.Unlock()
 	}
 	l.s.handshook(h)
 }

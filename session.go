@@ -43,6 +43,9 @@ type Session struct {
 	id      int64
 	timeout time.Duration
 	passwd  []byte
+	// expiredAt is when the server was heard to report the session gone
+	// (on the Session's clock), 0 before.
+	expiredAt time.Duration
 
 	ready     chan struct{} // closed once the first session is established
 	done      chan struct{} // closed when the Session ends
@@ -170,14 +173,22 @@ func (s *Session) LostAfter() time.Duration {
 // to wall-clock changes. Whatever an owner must stop before the next owner
 // may start has to be stopped before this deadline, whatever grace was
 // asked; while the Session is connected the deadline keeps moving forward.
-// Before the session is established it returns the zero Time.
+// Once the server has reported the session expired, the deadline is no
+// later than that report. Before the session is established it returns the
+// zero Time.
 func (s *Session) ExpiryDeadline() time.Time {
 	select {
 	case <-s.ready:
 	default:
 		return time.Time{}
 	}
-	return s.epoch.Add(time.Duration(s.lastRecv.Load()) + s.Timeout())
+	s.mu.Lock()
+	at := time.Duration(s.lastRecv.Load()) + s.timeout
+	if s.expiredAt > 0 {
+		at = min(at, s.expiredAt)
+	}
+	s.mu.Unlock()
+	return s.epoch.Add(at)
 }
 
 // Server returns the address of the server the session last used.
@@ -452,6 +463,9 @@ func (s *Session) end(st State, cause error, why string) {
 	err := fmt.Errorf("%w: %s", cause, why)
 	s.mu.Lock()
 	s.err = err
+	if st == Expired {
+		s.expiredAt = s.now()
+	}
 	s.mu.Unlock()
 	s.transition(st, err, why)
 	close(s.done)
