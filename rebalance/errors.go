@@ -21,7 +21,8 @@ var (
 	// deleted by someone other than this client.
 	ErrBarrierLost = errors.New("rebalance: resource barrier deleted by someone else")
 	// ErrHandler wraps an error returned by, or a panic in, a Handler
-	// function. It aborts the client.
+	// function. From Assigned it aborts the client; from Unassigned it is
+	// reported to Handler.StopFailed and Unassigned is called again.
 	ErrHandler = errors.New("rebalance: handler failed")
 	// ErrDeposed means another client bumped the term while this client was
 	// coordinator.

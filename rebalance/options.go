@@ -147,7 +147,8 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithMaxRecoveryBackoff bounds the wait between two recovery attempts
-// (zkcoord.WithMaxBackoff of the client's zkcoord.Supervise; default 5s).
+// (zkcoord.WithMaxBackoff of the client's zkcoord.Supervise; default 5s),
+// and between two calls of an Unassigned that fails.
 func WithMaxRecoveryBackoff(d time.Duration) Option { return func(o *options) { o.maxBackoff = d } }
 
 // WithRecheck sets how often a client that is not the coordinator reads
