@@ -18,7 +18,8 @@ var (
 	// that the client keeps.
 	ErrRebalancing = errors.New("rebalance: stopped for a rebalancing")
 	// ErrBarrierLost is the cause when the resource's barrier node was
-	// deleted by someone other than this client.
+	// deleted or replaced by someone other than this client, or can no
+	// longer be watched (the error that prevents it is wrapped too).
 	ErrBarrierLost = errors.New("rebalance: resource barrier deleted by someone else")
 	// ErrHandler wraps an error returned by, or a panic in, a Handler
 	// function. From Assigned it aborts the client; from Unassigned it is

@@ -133,9 +133,13 @@ type (
 		res     string
 		attempt uint64
 	}
+	// evBarrierLost: the barrier was deleted or replaced by someone else
+	// (err nil), or can no longer be watched (err says why; it may still
+	// be this client's).
 	evBarrierLost struct {
 		res     string
 		attempt uint64
+		err     error
 	}
 )
 
@@ -228,9 +232,7 @@ func (m *member) handle(ev any) {
 		}
 	case evBarrierLost:
 		if s := m.slots[ev.res]; s != nil && s.attempt == ev.attempt && (s.state == starting || s.state == active) {
-			m.log.Warn("rebalance: barrier deleted by someone else", "resource", ev.res)
-			s.barrierGone = true
-			m.drop(s, ErrBarrierLost)
+			m.onBarrierLost(s, ev.err)
 		}
 	}
 	m.reconcile()
@@ -377,6 +379,22 @@ func (m *member) onStopFailed(ev evStopFailed) {
 			m.send(evRetryStop{res: ev.res, attempt: ev.attempt})
 		}
 	}()
+}
+
+// onBarrierLost stops a resource whose barrier is no longer known to be
+// ours. A barrier deleted or replaced by someone else is not ours to
+// delete; one that could not be watched (err) may still be ours, so once
+// the stop returned it is deleted, guarded by its token, lest the next
+// owner wait for the end of the Session.
+func (m *member) onBarrierLost(s *slot, err error) {
+	if err == nil {
+		m.log.Warn("rebalance: barrier deleted by someone else", "resource", s.res)
+		s.barrierGone = true
+		m.drop(s, ErrBarrierLost)
+		return
+	}
+	m.log.Warn("rebalance: cannot watch barrier; stopping the resource", "resource", s.res, "err", err)
+	m.drop(s, fmt.Errorf("%w: cannot watch it: %w", ErrBarrierLost, err))
 }
 
 // acquire starts taking over a resource: wait for its barrier to be free,

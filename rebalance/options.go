@@ -68,6 +68,9 @@ type options struct {
 	events       func(zkcoord.RecoveryEvent)
 	recheck      time.Duration
 	hooks        *elect.Hooks // test hooks of the election engine
+	// barrierFault, a test hook, may fail a barrier watcher's re-read of
+	// the barrier of res with the error it returns.
+	barrierFault func(res string) error
 }
 
 func defaultOptions() options {
