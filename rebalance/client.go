@@ -72,7 +72,10 @@ type Handler struct {
 	// WithMaxRecoveryBackoff), until it returns nil; only then is the
 	// barrier deleted. The client's other resources are not affected. A
 	// resource that can never be stopped is released only by the end of
-	// the Session, as when the process exits.
+	// the Session, as when the process exits. After a session loss the
+	// barrier goes with the session all the same (only the fencing token
+	// protects the resource then), and Unassigned is still called again
+	// until it succeeds before the client recovers or ends.
 	Unassigned func(a Assignment, cause error) error
 	// Aborted is called once when the client ends for a reason other than
 	// Stop, after every resource was stopped.
@@ -80,8 +83,9 @@ type Handler struct {
 	// StopFailed is called after each failed call of Unassigned, with the
 	// error (wrapping ErrHandler) and how many calls have failed for this
 	// Assignment so far, before Unassigned is called again; the resource
-	// stays fenced meanwhile. An application that cannot stop the
-	// resource may give up by exiting the process.
+	// stays fenced meanwhile (and is no longer among Assignments). An
+	// application that cannot stop the resource may give up by exiting
+	// the process.
 	StopFailed func(a Assignment, failures int, err error)
 }
 
