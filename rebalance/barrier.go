@@ -165,9 +165,11 @@ func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path string, tok
 }
 
 // watchBarrier reports evBarrierLost if the barrier with token at path is
-// deleted (by someone else: the member cancels ctx before deleting its own)
-// while ctx lives, or if it can no longer be watched while ctx and the
-// Session live.
+// deleted or replaced (by someone else: the member cancels ctx before
+// deleting its own) while ctx lives, or if it can no longer be watched
+// while ctx and the Session live: an error of an unexpected kind means the
+// ownership is lost, and the event carries the error, since the barrier
+// may still be this client's.
 func (m *member) watchBarrier(ctx context.Context, s *slot, path string, w <-chan zkcoord.Event) {
 	defer m.wg.Done()
 	for {
@@ -179,19 +181,32 @@ func (m *member) watchBarrier(ctx context.Context, s *slot, path string, w <-cha
 				return // the Session ended: the member handles that
 			}
 		}
-		ok, st, w2, err := m.sess.ExistsW(ctx, path) // retries over connection loss
+		ok, st, w2, err := m.rereadBarrier(ctx, s.res, path)
 		if err != nil {
 			if ctx.Err() != nil || m.sess.Err() != nil {
 				return // the slot or the Session ended: the member handles that
 			}
 			// Without a watch a deletion would go unnoticed: the barrier
 			// can no longer be vouched for.
-			m.log.Warn("rebalance: cannot watch barrier", "resource", s.res, "err", err)
-		} else if ok && st.Czxid == s.a.Token {
+			m.send(evBarrierLost{res: s.res, attempt: s.attempt, err: err})
+			return
+		}
+		if ok && st.Czxid == s.a.Token {
 			w = w2
 			continue
 		}
 		m.send(evBarrierLost{res: s.res, attempt: s.attempt})
 		return
 	}
+}
+
+// rereadBarrier reads the barrier at path again with a watch (retrying
+// over connection loss), unless a test's fault hook fails the read.
+func (m *member) rereadBarrier(ctx context.Context, res, path string) (bool, *zkcoord.Stat, <-chan zkcoord.Event, error) {
+	if f := m.opts.barrierFault; f != nil {
+		if err := f(res); err != nil {
+			return false, nil, nil, err
+		}
+	}
+	return m.sess.ExistsW(ctx, path)
 }

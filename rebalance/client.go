@@ -43,9 +43,10 @@ func (a Assignment) Fence() zkcoord.Fence {
 // promptly: start long-running work in a goroutine and stop it in
 // Unassigned. A nil function is skipped.
 //
-// An error returned by, or a panic in, Assigned or Unassigned aborts the
-// client: it stops everything in a controlled way, leaves the group and
-// reports the failure (wrapping ErrHandler) to Aborted and Err.
+// An error returned by, or a panic in, Assigned aborts the client: it
+// stops everything in a controlled way, leaves the group and reports the
+// failure (wrapping ErrHandler) to Aborted and Err. An error returned by,
+// or a panic in, Unassigned does not: see Unassigned.
 type Handler struct {
 	// Assigned is called once this client exclusively holds the resource:
 	// its barrier node exists and the previous owner has stopped. ctx is
@@ -60,12 +61,32 @@ type Handler struct {
 	// context given to Assigned was cancelled. When it returns, all use of
 	// the resource must have stopped: the barrier is deleted right after,
 	// letting the next owner in. After a session loss it must return
-	// within the rest of the session timeout (see WithSelfExpiry). If it
-	// fails, the barrier is left for the end of the session.
+	// within the rest of the session timeout (see WithSelfExpiry).
+	//
+	// If it returns an error or panics, the resource may still be in use,
+	// so it stays fenced: its barrier is kept, and with it the Session
+	// (StartConfig does not close it; Stop and Done wait), so no other
+	// client can start the resource. The failure is logged and reported
+	// to StopFailed, and Unassigned is called again for the same
+	// Assignment and cause after a pause (100ms, doubling up to
+	// WithMaxRecoveryBackoff), until it returns nil; only then is the
+	// barrier deleted. The client's other resources are not affected. A
+	// resource that can never be stopped is released only by the end of
+	// the Session, as when the process exits. After a session loss the
+	// barrier goes with the session all the same (only the fencing token
+	// protects the resource then), and Unassigned is still called again
+	// until it succeeds before the client recovers or ends.
 	Unassigned func(a Assignment, cause error) error
 	// Aborted is called once when the client ends for a reason other than
 	// Stop, after every resource was stopped.
 	Aborted func(err error)
+	// StopFailed is called after each failed call of Unassigned, with the
+	// error (wrapping ErrHandler) and how many calls have failed for this
+	// Assignment so far, before Unassigned is called again; the resource
+	// stays fenced meanwhile (and is no longer among Assignments). An
+	// application that cannot stop the resource may give up by exiting
+	// the process.
+	StopFailed func(a Assignment, failures int, err error)
 }
 
 // State is the state of a Client's state machine.
@@ -204,8 +225,10 @@ func newClient(group string, h Handler, opts []Option) (*Client, error) {
 // rebalance), stops every resource it holds (cancelling their contexts,
 // calling Unassigned, deleting their barriers) and, with StartConfig,
 // closes its Session. It waits until all that is done or ctx ends; the
-// client keeps stopping in the background in the latter case. Stop on an
-// ended client returns at once.
+// client keeps stopping in the background in the latter case (a resource
+// whose Unassigned fails keeps the client, and its Session, until a call
+// of Unassigned succeeds: see Handler.Unassigned). Stop on an ended client
+// returns at once.
 func (c *Client) Stop(ctx context.Context) error {
 	c.stopCause(ErrStopped)
 	select {

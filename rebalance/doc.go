@@ -21,6 +21,16 @@
 // resource is no longer used; Aborted reports the end of a client that was
 // not stopped. State, ID and Assignments report the client's state.
 //
+// A stop that fails (Unassigned returns an error or panics) leaves the
+// resource fenced, since it may still be in use: its barrier, and the
+// Session that holds it, are kept, so no other client starts the
+// resource, while StopFailed reports the failure and Unassigned is called
+// again, with backoff, until it succeeds. Only then is the barrier deleted;
+// Stop, and with StartConfig the closing of the Session, wait for it. The
+// client's other resources carry on and move as usual. A resource that can
+// never be stopped is released by the end of the Session, as when the
+// process exits.
+//
 // # Recovery
 //
 // A Session is one ZooKeeper session, so a client started with Start ends
@@ -33,9 +43,9 @@
 // Supervise closes the Session, opens a new one with the same Config, with
 // backoff (WithMaxRecoveryBackoff), and the client joins again as a new
 // member with a new ID; its handlers then get fresh assignments with new
-// fencing tokens: nothing held before is presented as continued. A handler
-// failure, corrupt group data or rejected credentials end the client
-// instead. WithRecoveryEvents passes on Supervise's events (session
+// fencing tokens: nothing held before is presented as continued. A failure
+// of Assigned, corrupt group data or rejected credentials end the client
+// instead (a stop that fails is retried first: see above). WithRecoveryEvents passes on Supervise's events (session
 // started, session ended with its cause, recovering, recovered).
 //
 // Operators register resources with AddResource, remove them with
@@ -60,11 +70,11 @@
 // data of resources/, conditional on its term and on the version it read, so
 // that a deposed coordinator can never write. Each client takes a resource
 // over by creating the ephemeral barriers/<resource> node, which requires the
-// previous owner's barrier to be gone (waited for with a watch), and deletes
-// its barrier only after Unassigned has returned. The fencing token is the
-// barrier's creation zxid. A client whose Session is lost (zkcoord declares
-// that before the server can expire the session: the self-expiry of the
-// protocol) stops every resource at once.
+// previous owner's barrier to be gone (waited for with a watch), and
+// deletes its barrier only after Unassigned has returned without error. The
+// fencing token is the barrier's creation zxid. A client whose Session is
+// lost (zkcoord declares that before the server can expire the session: the
+// self-expiry of the protocol) stops every resource at once.
 //
 // Three modes (WithMode): Incremental, the default, moves only the resources
 // that must move (a sticky allocation; the rest never pause);

@@ -3,6 +3,7 @@ package rebalance_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,27 +29,46 @@ func TestStartValidation(t *testing.T) {
 	}
 }
 
-// TestUnassignedPanicKeepsBarrier: after a failed Unassigned the resource
-// may still be in use, so its barrier stays until the Session ends.
+// TestUnassignedPanicKeepsBarrier: a resource whose Unassigned keeps
+// panicking may still be in use, so its barrier stays, and Stop waits,
+// while Unassigned is called again and each failure reported; only the
+// end of the Session (as when the process exits) lets another client in.
+// The client ends once a call succeeds.
 func TestUnassignedPanicKeepsBarrier(t *testing.T) {
 	root, group := newRoot(t), "g"
 	op := connect(t)
 	addResources(t, op, root, group, "r0")
 	rec := newRecorder()
 	h := rec.handler("a")
-	h.Unassigned = func(rebalance.Assignment, error) error { panic("cannot stop") }
+	var stoppable atomic.Bool
+	unassigned := h.Unassigned
+	h.Unassigned = func(as rebalance.Assignment, cause error) error {
+		if !stoppable.Load() {
+			panic("cannot stop")
+		}
+		return unassigned(as, cause)
+	}
 	ctx := testCtx(t, 60*time.Second)
+	stopCtx, giveUp := context.WithCancel(ctx)
+	h.StopFailed = func(_ rebalance.Assignment, failures int, err error) {
+		if failures == 3 && errors.Is(err, rebalance.ErrHandler) {
+			giveUp()
+		}
+	}
 	sess := connect(t)
 	a, err := rebalance.Start(ctx, sess, group, h, rebalance.WithRoot(root), rebalance.WithMinInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { stoppable.Store(true); a.Stop(ctx) })
 	testkit.WaitFor(t, 30*time.Second, "a runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0"}) })
-	if err := a.Stop(ctx); err != nil {
-		t.Fatal(err)
+	if err := a.Stop(stopCtx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stop = %v while Unassigned kept failing; want it to wait until its context ended", err)
 	}
-	if !errors.Is(a.Err(), rebalance.ErrHandler) || a.State() != rebalance.Aborted {
-		t.Fatalf("Err %v, state %v", a.Err(), a.State())
+	select {
+	case <-a.Done():
+		t.Fatalf("a ended (%v) while Unassigned kept failing", a.Err())
+	default:
 	}
 	_, _, barriers, _ := rebalance.PathsForTest(root, group)
 	if ok, _, err := op.Exists(ctx, barriers+"/r0"); err != nil || !ok {
@@ -60,6 +80,15 @@ func TestUnassignedPanicKeepsBarrier(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, 30*time.Second, "b runs r0", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{b}, []string{"r0"}) })
+	stoppable.Store(true)
+	select {
+	case <-a.Done():
+	case <-ctx.Done():
+		t.Fatal("a did not end once Unassigned succeeded")
+	}
+	if a.Err() != nil || a.State() != rebalance.Stopped {
+		t.Fatalf("Err %v, state %v; want Stopped", a.Err(), a.State())
+	}
 }
 
 // TestCorruptStatus: foreign data in the status node stops a global-barrier

@@ -18,10 +18,12 @@ var (
 	// that the client keeps.
 	ErrRebalancing = errors.New("rebalance: stopped for a rebalancing")
 	// ErrBarrierLost is the cause when the resource's barrier node was
-	// deleted by someone other than this client.
+	// deleted or replaced by someone other than this client, or can no
+	// longer be watched (the error that prevents it is wrapped too).
 	ErrBarrierLost = errors.New("rebalance: resource barrier deleted by someone else")
 	// ErrHandler wraps an error returned by, or a panic in, a Handler
-	// function. It aborts the client.
+	// function. From Assigned it aborts the client; from Unassigned it is
+	// reported to Handler.StopFailed and Unassigned is called again.
 	ErrHandler = errors.New("rebalance: handler failed")
 	// ErrDeposed means another client bumped the term while this client was
 	// coordinator.

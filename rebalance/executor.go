@@ -88,10 +88,17 @@ func (e *executor) do(j job) {
 	if s.run.started && m.h.Unassigned != nil {
 		err = m.callHandler("Unassigned", s.res, func() error { return m.h.Unassigned(s.a, j.cause) })
 	}
-	if err != nil || !j.del {
-		// After a failed Unassigned the resource may still be in use: the
-		// barrier stays until the Session ends.
-		m.send(evReleased{res: s.res, attempt: s.attempt, err: err})
+	if err != nil {
+		// The resource may still be in use: it stays fenced (its barrier,
+		// and so the Session, are kept) and Unassigned is called again
+		// until it succeeds.
+		s.run.failures++
+		m.stopFailed(s.a, s.run.failures, err)
+		m.send(evStopFailed{res: s.res, attempt: s.attempt, failures: s.run.failures, err: err})
+		return
+	}
+	if !j.del {
+		m.send(evReleased{res: s.res, attempt: s.attempt})
 		return
 	}
 	m.wg.Add(1)
@@ -100,6 +107,20 @@ func (e *executor) do(j job) {
 		err := releaseBarrier(m.ctx, m.sess, m.lay.barrier(s.res), s.a.Token)
 		m.send(evReleased{res: s.res, attempt: s.attempt, err: err})
 	}()
+}
+
+// stopFailed reports a failed call of Unassigned to Handler.StopFailed;
+// a panic there is logged, never passed on.
+func (m *member) stopFailed(a Assignment, failures int, err error) {
+	if m.h.StopFailed == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			m.log.Error("rebalance: StopFailed handler panicked", "resource", a.Resource, "panic", fmt.Sprint(r))
+		}
+	}()
+	m.h.StopFailed(a, failures, err)
 }
 
 // callHandler runs a handler function, turning an error or a panic into an

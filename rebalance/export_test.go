@@ -2,6 +2,7 @@ package rebalance
 
 import (
 	"context"
+	"sync"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
@@ -69,4 +70,40 @@ func ReadGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group st
 	}
 	_, err = readGroup(ctx, sess, lay)
 	return err
+}
+
+// BarrierWatchFault makes a client's barrier watcher fail one re-read of a
+// resource's barrier with an error of a kind the watcher does not expect,
+// as an answer of the server it cannot interpret would. The zero value is
+// ready to use; pass Option to the client.
+type BarrierWatchFault struct {
+	mu  sync.Mutex
+	res string
+	err error
+	hit chan struct{}
+}
+
+// Option attaches the fault to a client.
+func (f *BarrierWatchFault) Option() Option {
+	return func(o *options) { o.barrierFault = f.take }
+}
+
+// FailNext arms the fault for the next re-read of the barrier of res. The
+// returned channel is closed once a re-read has failed with err.
+func (f *BarrierWatchFault) FailNext(res string, err error) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.res, f.err, f.hit = res, err, make(chan struct{})
+	return f.hit
+}
+
+func (f *BarrierWatchFault) take(res string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.hit == nil || res != f.res {
+		return nil
+	}
+	close(f.hit)
+	f.hit = nil
+	return f.err
 }

@@ -10,8 +10,13 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
+
+// stopRetryMin is the pause before Unassigned is called again after its
+// first failure; it doubles with every further failure.
+const stopRetryMin = 100 * time.Millisecond
 
 // member owns this client's share of the resources, whatever its role: it
 // follows the allocation (or, in global-barrier mode, the status), takes
@@ -73,6 +78,7 @@ type slot struct {
 	attempt   uint64
 	cancelled bool               // acquisition cancelled
 	stopAcq   context.CancelFunc // of the acquisition
+	stopCause error              // why it is stopping: Unassigned's cause
 	// Set before the slot reaches the executor, then read-only.
 	ctx         context.Context
 	cancel      context.CancelCauseFunc
@@ -82,7 +88,10 @@ type slot struct {
 }
 
 // runState is owned by the executor.
-type runState struct{ started bool }
+type runState struct {
+	started  bool // Assigned returned without error
+	failures int  // failed calls of Unassigned
+}
 
 // Events reported to run.
 type (
@@ -112,9 +121,25 @@ type (
 		attempt uint64
 		err     error
 	}
+	// evStopFailed: Unassigned failed; it is called again after a pause.
+	evStopFailed struct {
+		res      string
+		attempt  uint64
+		failures int
+		err      error
+	}
+	// evRetryStop: the pause after a failed Unassigned is over.
+	evRetryStop struct {
+		res     string
+		attempt uint64
+	}
+	// evBarrierLost: the barrier was deleted or replaced by someone else
+	// (err nil), or can no longer be watched (err says why; it may still
+	// be this client's).
 	evBarrierLost struct {
 		res     string
 		attempt uint64
+		err     error
 	}
 )
 
@@ -199,11 +224,15 @@ func (m *member) handle(ev any) {
 		m.onAssigned(ev)
 	case evReleased:
 		m.onReleased(ev)
+	case evStopFailed:
+		m.onStopFailed(ev)
+	case evRetryStop:
+		if s := m.slots[ev.res]; s != nil && s.attempt == ev.attempt && s.state == stopping {
+			m.pushStop(s)
+		}
 	case evBarrierLost:
 		if s := m.slots[ev.res]; s != nil && s.attempt == ev.attempt && (s.state == starting || s.state == active) {
-			m.log.Warn("rebalance: barrier deleted by someone else", "resource", ev.res)
-			s.barrierGone = true
-			m.drop(s, ErrBarrierLost)
+			m.onBarrierLost(s, ev.err)
 		}
 	}
 	m.reconcile()
@@ -317,11 +346,55 @@ func (m *member) drop(s *slot, cause error) {
 			s.stopAcq()
 		}
 	case starting, active:
-		s.state = stopping
+		s.state, s.stopCause = stopping, cause
 		m.c.dropHeld(s.res)
 		s.cancel(cause)
-		m.exec.push(job{s: s, cause: cause, del: !m.lost && !s.barrierGone})
+		m.pushStop(s)
 	}
+}
+
+// pushStop queues the call of Unassigned for a stopping slot, followed by
+// the deletion of its barrier unless the barrier is gone already.
+func (m *member) pushStop(s *slot) {
+	m.exec.push(job{s: s, cause: s.stopCause, del: !m.lost && !s.barrierGone})
+}
+
+// onStopFailed reports a failed Unassigned and calls it again after a
+// pause (doubling from stopRetryMin up to the recovery backoff). The slot
+// stays stopping meanwhile: its barrier keeps the next owner out, and the
+// member, and so the Session, live on until a call succeeds.
+func (m *member) onStopFailed(ev evStopFailed) {
+	s := m.slots[ev.res]
+	if s == nil || s.attempt != ev.attempt {
+		return
+	}
+	d := stopRetryMin << min(ev.failures-1, 16)
+	d = min(d, m.opts.maxBackoff)
+	m.log.Error("rebalance: Unassigned failed; the resource stays fenced and Unassigned is called again",
+		"resource", ev.res, "failures", ev.failures, "retry_in", d, "err", ev.err)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if delay.Sleep(m.ctx, d, nil) {
+			m.send(evRetryStop{res: ev.res, attempt: ev.attempt})
+		}
+	}()
+}
+
+// onBarrierLost stops a resource whose barrier is no longer known to be
+// ours. A barrier deleted or replaced by someone else is not ours to
+// delete; one that could not be watched (err) may still be ours, so once
+// the stop returned it is deleted, guarded by its token, lest the next
+// owner wait for the end of the Session.
+func (m *member) onBarrierLost(s *slot, err error) {
+	if err == nil {
+		m.log.Warn("rebalance: barrier deleted by someone else", "resource", s.res)
+		s.barrierGone = true
+		m.drop(s, ErrBarrierLost)
+		return
+	}
+	m.log.Warn("rebalance: cannot watch barrier; stopping the resource", "resource", s.res, "err", err)
+	m.drop(s, fmt.Errorf("%w: cannot watch it: %w", ErrBarrierLost, err))
 }
 
 // acquire starts taking over a resource: wait for its barrier to be free,
@@ -367,9 +440,9 @@ func (m *member) onAcquired(ev evAcquired) {
 	if s.cancelled {
 		// Taken over after all, but no longer wanted: give the barrier back
 		// without starting the resource.
-		s.state = stopping
+		s.state, s.stopCause = stopping, context.Canceled
 		s.cancel(context.Canceled)
-		m.exec.push(job{s: s, cause: context.Canceled, del: !m.lost})
+		m.pushStop(s)
 		return
 	}
 	s.state = starting
@@ -401,8 +474,6 @@ func (m *member) onReleased(ev evReleased) {
 	delete(m.slots, ev.res)
 	switch {
 	case ev.err == nil:
-	case errors.Is(ev.err, ErrHandler):
-		m.fail(ev.err)
 	case !m.lost && !sessionEnded(ev.err):
 		m.fail(fmt.Errorf("%w: giving up %s: %w", ErrInconsistent, ev.res, ev.err))
 	}

@@ -68,6 +68,9 @@ type options struct {
 	events       func(zkcoord.RecoveryEvent)
 	recheck      time.Duration
 	hooks        *elect.Hooks // test hooks of the election engine
+	// barrierFault, a test hook, may fail a barrier watcher's re-read of
+	// the barrier of res with the error it returns.
+	barrierFault func(res string) error
 }
 
 func defaultOptions() options {
@@ -147,7 +150,8 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithMaxRecoveryBackoff bounds the wait between two recovery attempts
-// (zkcoord.WithMaxBackoff of the client's zkcoord.Supervise; default 5s).
+// (zkcoord.WithMaxBackoff of the client's zkcoord.Supervise; default 5s),
+// and between two calls of an Unassigned that fails.
 func WithMaxRecoveryBackoff(d time.Duration) Option { return func(o *options) { o.maxBackoff = d } }
 
 // WithRecheck sets how often a client that is not the coordinator reads
