@@ -35,7 +35,7 @@ func NewMutex(sess *zkcoord.Session, path string, opts ...Option) (*Mutex, error
 	}
 	return &Mutex{
 		path: path,
-		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender},
+		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind},
 	}, nil
 }
 

@@ -37,8 +37,8 @@ func NewRWMutex(sess *zkcoord.Session, path string, opts ...Option) (*RWMutex, e
 	}
 	return &RWMutex{
 		path:  path,
-		read:  contention{sess: sess, dir: path, name: readName, data: o.data, recognise: rwContender},
-		write: contention{sess: sess, dir: path, name: writeName, data: o.data, recognise: rwContender},
+		read:  contention{sess: sess, dir: path, name: readName, data: o.data, recognise: rwContender, kind: rwKind},
+		write: contention{sess: sess, dir: path, name: writeName, data: o.data, recognise: rwContender, kind: rwKind},
 	}, nil
 }
 
