@@ -187,3 +187,41 @@ func TestOtherKindConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// Curator's holders of each kind are refused by the other kinds of this
+// package, and still exclude a lock of their own kind.
+func TestInteropCuratorOtherKind(t *testing.T) {
+	ctx := testCtx(t, 150*time.Second)
+	cur := startCurator(t)
+	sess := connect(t)
+	for _, tc := range []struct {
+		curator string   // what Curator holds
+		refused lockKind // a kind that must refuse it
+	}{
+		{"mutex", readKind},
+		{"read", mutexKind},
+		{"write", semKind},
+		{"sem", writeKind},
+	} {
+		dir := testDir(t)
+		cur.send(t, fmt.Sprintf("h hold %s %s 1", tc.curator, dir))
+		cur.mustExpect(t, ctx, "h", "held")
+		if _, err := tc.refused.take(ctx, sess, dir); !errors.Is(err, lock.ErrOtherKind) {
+			t.Errorf("a %s beside Curator's %s: %v, want ErrOtherKind", tc.refused.name, tc.curator, err)
+		}
+		var same acquirer // a lock of Curator's kind, which must not be taken
+		switch tc.curator {
+		case "mutex":
+			same = newMutex(t, sess, dir).TryLock
+		case "read", "write":
+			same = newRW(t, sess, dir).TryLock
+		case "sem":
+			same = newSem(t, sess, dir, 1).TryAcquire
+		}
+		if _, err := same(ctx); !errors.Is(err, lock.ErrLocked) && !errors.Is(err, lock.ErrNoLease) {
+			t.Errorf("the same kind as Curator's %s: %v, want ErrLocked or ErrNoLease", tc.curator, err)
+		}
+		cur.send(t, "h release")
+		cur.mustExpect(t, ctx, "h", "released")
+	}
+}
