@@ -22,7 +22,10 @@ import (
 //
 // Like Curator's, the limit is not stored in ZooKeeper: every client of a
 // semaphore must be given the same MaxLeases. Children of leases/ whose
-// names are not lease nodes are ignored.
+// names are not lease nodes are ignored. Acquire and TryAcquire refuse a
+// path that holds the contenders of a Mutex or an RWMutex, with
+// ErrOtherKind (see the package documentation); they find out once they
+// hold the acquirers' mutex.
 //
 // A Semaphore is safe for concurrent use, and one Semaphore value may hold
 // several leases.
