@@ -72,7 +72,8 @@
 // is not stopped. A Semaphore's subdirectories locks/ and leases/ stay for
 // a while after its last lease is released (the server removes empty
 // containers periodically); without contenders in them they do not stand
-// in a Mutex's or an RWMutex's way.
+// in a Mutex's or an RWMutex's way. With contenders they do, whoever put
+// them there: do not nest another lock at <path>/locks or <path>/leases.
 //
 // # Holding a lock
 //
