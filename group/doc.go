@@ -7,8 +7,10 @@
 // so that a join whose reply was lost finds its node instead of joining
 // twice). The member stays in the group for as long as its Session lives,
 // or until [Membership.Leave]. Its [Membership.Done] closes when it is no
-// longer a member, with the cause in Err: Leave, the Session's end, or
-// its node deleted by someone else.
+// longer a member, with the cause in Err: Leave, the Session's end, its
+// node deleted by someone else, or any other error that stops the watch on
+// its node (such as NoAuth once its ACL denies reading it), since a
+// membership that is no longer watched could end unnoticed.
 //
 // [Members] lists a group and [Watch] follows it: a channel of snapshots
 // that always ends up holding the newest one (a reader that falls behind

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
@@ -226,5 +227,34 @@ func TestMemberDroppedWhenSessionLost(t *testing.T) {
 	}
 	if !errors.Is(m.Err(), zkcoord.ErrSessionLost) {
 		t.Fatalf("Err = %v; want ErrSessionLost", m.Err())
+	}
+}
+
+// A membership whose own node can no longer be watched has ended, and says
+// why: here the member's node is created without read permission (the
+// Session's ACL), so the watch on it fails with NoAuth.
+func TestMembershipEndsOnUnexpectedError(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	admin := connect(t)
+	if err := admin.EnsurePath(ctx, "/noread"); err != nil {
+		t.Fatal(err)
+	}
+	writeOnly := connect(t, func(c *zkcoord.Config) {
+		c.ACL = zk.WorldACL(zk.PermAll &^ zk.PermRead)
+	})
+	m, err := Join(ctx, writeOnly, "/noread", "member", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-m.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("Done did not close after the membership could not be watched")
+	}
+	if err := m.Err(); !errors.Is(err, zkcoord.ErrNoAuth) {
+		t.Fatalf("Err = %v, want one wrapping zkcoord.ErrNoAuth", err)
+	}
+	if err := m.Leave(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -86,7 +86,8 @@ func (m *Membership) Path() string { return m.path }
 func (m *Membership) Done() <-chan struct{} { return m.lost }
 
 // Err returns nil while a member, then why it no longer is: ErrLeft,
-// ErrRemoved or the Session's error.
+// ErrRemoved, the Session's error, or the error that stopped the watch on
+// the member's node (a membership that cannot be watched is over).
 func (m *Membership) Err() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -116,11 +117,17 @@ func (m *Membership) watch(ctx context.Context) {
 				m.end(fmt.Errorf("%w: %s", ErrRemoved, m.path))
 			}
 			return
+		case err != nil && ctx.Err() != nil:
+			return // stopped by Leave
 		case err != nil:
+			// Without a watch a removal would go unnoticed: whatever the
+			// error, the membership has ended.
 			if serr := m.sess.Err(); serr != nil {
 				m.end(serr)
+			} else {
+				m.end(fmt.Errorf("group: watch %s: %w", m.path, err))
 			}
-			return // stopped by Leave
+			return
 		}
 		select {
 		case <-w:

@@ -23,6 +23,12 @@
 // both replace the same expired lease. A Kazoo client racing with it fails
 // its create with NodeExists instead of granting a second lease.
 //
+// The holder id is, by default, one per process (host name, pid and a
+// random suffix), so that two processes on one host never both hold the
+// lease; Kazoo's default is the host name, which two Kazoo processes on
+// one host share. Give WithID a stable id of your own to renew a lease
+// across restarts, and make sure no two holders use it at once.
+//
 // Data that is not this JSON, or a version other than 1, is never
 // overwritten: TryAcquire fails with an error wrapping zkcoord.ErrBadData,
 // or (for another version, as Kazoo does) reports the lease as not

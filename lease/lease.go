@@ -2,10 +2,12 @@ package lease
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
@@ -39,8 +41,28 @@ type options struct {
 }
 
 // WithID sets the holder id; asking again with the same id renews the
-// lease. The default is the host name, as in Kazoo.
+// lease. Every client that asks with the same id holds the lease at once,
+// so an id must name one holder.
+//
+// The default names this process: "<host name>:<pid>:<random hex>", the
+// same for every call in the process and different in any other, also on
+// the same host or with the same pid in another container. A process that
+// restarts has a new id and waits for its old lease to expire. (Kazoo's
+// NonBlockingLease defaults to the host name alone, so that two Kazoo
+// processes on one host both hold a lease; give each Kazoo client an
+// identifier of its own.)
 func WithID(id string) Option { return func(o *options) { o.id = id } }
+
+// defaultID is the holder id without WithID.
+var defaultID = sync.OnceValues(func() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("lease: no id given and no host name: %w", err)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s:%d:%x", host, os.Getpid(), b), nil
+})
 
 // WithClock replaces time.Now, for tests.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
@@ -64,11 +86,11 @@ func TryAcquire(ctx context.Context, sess *zkcoord.Session, path string, d time.
 		opt(&o)
 	}
 	if o.id == "" {
-		host, err := os.Hostname()
+		id, err := defaultID()
 		if err != nil {
-			return Lease{}, fmt.Errorf("lease: no id given and no host name: %w", err)
+			return Lease{}, err
 		}
-		o.id = host
+		o.id = id
 	}
 	if d < time.Second {
 		return Lease{}, fmt.Errorf("lease: %w: duration %v is under the format's one-second resolution", zkcoord.ErrInvalidConfig, d)

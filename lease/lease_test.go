@@ -3,6 +3,10 @@ package lease
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +14,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/interop"
 	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/zktest"
 )
 
 // clock is a settable time for WithClock.
@@ -167,5 +172,59 @@ func TestWithKazoo(t *testing.T) {
 	// Go renews with its own id; Kazoo renews its own after Go's is gone.
 	if l, err := TryAcquire(ctx, sess, path, time.Hour, WithID("go"), WithClock(later)); err != nil || !l.Obtained {
 		t.Fatalf("Go renewing = %+v, %v", l, err)
+	}
+}
+
+// envOtherProcess makes the test binary a second process on this host that
+// asks for the lease at the path it names, with the default id, and
+// prints what it got (see otherProcess).
+const envOtherProcess = "ZKCOORD_LEASE_OTHER_PROCESS"
+
+// otherProcess is the test binary run by TestDefaultIDIsPerProcess: it
+// asks for the lease at path with the default id and prints
+// "obtained=<bool> holder=<id>".
+func otherProcess(path string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: strings.Split(os.Getenv(zktest.EnvServers), ",")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer sess.Close(ctx)
+	l, err := TryAcquire(ctx, sess, path, time.Hour)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("obtained=%v holder=%s\n", l.Obtained, l.Holder)
+	return 0
+}
+
+// Without WithID, two processes on one host are two holders: the second
+// is told that the first holds the lease, while the first renews it.
+func TestDefaultIDIsPerProcess(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess := connect(t, func(c *zkcoord.Config) { c.Chroot = "" })
+	path := "/lease-tests/per-process"
+	l, err := TryAcquire(ctx, sess, path, time.Hour)
+	if err != nil || !l.Obtained {
+		t.Fatalf("first TryAcquire = %+v, %v", l, err)
+	}
+	host, _ := os.Hostname()
+	if !strings.HasPrefix(l.Holder, host) {
+		t.Errorf("default id %q does not start with the host name %q", l.Holder, host)
+	}
+	if again, err := TryAcquire(ctx, sess, path, time.Hour); err != nil || !again.Obtained || again.Holder != l.Holder {
+		t.Fatalf("the same process asking again = %+v, %v; want a renewal", again, err)
+	}
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envOtherProcess+"="+path)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the other process: %v\n%s", err, out)
+	}
+	if got, want := strings.TrimSpace(string(out)), "obtained=false holder="+l.Holder; got != want {
+		t.Fatalf("another process on this host got %q, want %q", got, want)
 	}
 }

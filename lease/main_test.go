@@ -17,6 +17,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(envOtherProcess); path != "" {
+		os.Exit(otherProcess(path))
+	}
 	os.Exit(zktest.Main(m, func(c *zktest.Cluster) { cluster, servers = c, c.Servers() }))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -15,6 +16,10 @@ type contention struct {
 	name      string // lock name: "lock-", "__READ__", "__WRIT__"
 	data      []byte
 	recognise func(string) (contender, bool)
+	// kind is mutexKind or rwKind for a lock that refuses a directory
+	// holding another kind's contenders; "" for a Semaphore's acquirers'
+	// mutex, whose Semaphore checks its own path.
+	kind string
 }
 
 // acquire creates a contender node and waits until it holds the lock. With
@@ -31,12 +36,74 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 		}
 		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
+	if err := c.refuseOtherKind(ctx, children); err != nil {
+		deleteNow(ctx, c.sess, node)
+		return nil, err
+	}
 	l, err := c.wait(ctx, node, try, children)
 	if err != nil {
 		deleteLater(c.sess, node)
 		return nil, err
 	}
 	return l, nil
+}
+
+// refuseOtherKind returns ErrOtherKind if the lock directory, listed as
+// children right after the contender's node was created, holds contenders
+// of another kind of lock: a Mutex's, an RWMutex's, or a Semaphore's in
+// its subdirectories. Each kind ignores the others' nodes, so two kinds on
+// one path would not exclude each other. Of two contenders of different
+// kinds, the one created last finds the other's node and refuses (both may
+// refuse if they start together), so two kinds never hold one path at
+// once. Clients that do not check (Curator, Kazoo) are caught only when
+// they came first.
+//
+// Only this first listing is checked: a contender of another kind that
+// arrives later refuses by itself, and a waiter that refused because of it
+// would give up its place in the queue for nothing.
+func (c contention) refuseOtherKind(ctx context.Context, children []string) error {
+	if c.kind == "" {
+		return nil
+	}
+	if node, kind := otherKind(children, c.kind); node != "" {
+		return otherKindErr(c.dir, c.kind, kind, node)
+	}
+	if !slices.ContainsFunc(semaphoreDirs, func(d subdir) bool { return slices.Contains(children, d.name) }) {
+		return nil
+	}
+	// The directory looks like a Semaphore's. Empty, it is one that was
+	// used and is now free: its subdirectories are containers, which the
+	// server removes a while after they empty.
+	for _, d := range semaphoreDirs {
+		dir := zkcoord.Join(c.dir, d.name)
+		kids, err := listChildren(ctx, c.sess, dir)
+		if errors.Is(err, zkcoord.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("lock: %s: %w", dir, err)
+		}
+		for _, k := range kids {
+			if _, ok := d.recognise(k); ok {
+				return otherKindErr(c.dir, c.kind, semaphoreKind, d.name+"/"+k)
+			}
+		}
+	}
+	return nil
+}
+
+// otherKindErr reports that a lock of kind mine found node, a contender of
+// the other kind, in dir.
+func otherKindErr(dir, mine, other, node string) error {
+	return fmt.Errorf("lock: %s: %w: a %s cannot be taken beside the %s contender %s", dir, ErrOtherKind, mine, other, node)
+}
+
+// deleteNow deletes a node its creator gives up on before returning, or in
+// the background if that fails (ctx ended, or the connection is down).
+func deleteNow(ctx context.Context, sess *zkcoord.Session, path string) {
+	if err := deleteNode(ctx, sess, path); err != nil {
+		deleteLater(sess, path)
+	}
 }
 
 // ownWatch is the result of the data watch a contender sets on its own

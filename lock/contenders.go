@@ -82,6 +82,64 @@ func leaseContender(name string) (contender, bool) {
 	return keyed(name, seq.After(name, leaseName), true)
 }
 
+// Kinds of lock, as ErrOtherKind's message names them. A Mutex and an
+// RWMutex keep their contenders in the lock directory itself, a Semaphore
+// in its subdirectories locks/ and leases/ (see semaphoreDirs).
+const (
+	mutexKind     = "mutex"
+	rwKind        = "read/write lock"
+	semaphoreKind = "semaphore"
+)
+
+// kindsInDir are the kinds of lock whose contenders are children of the
+// lock directory, with how each recognises its own.
+var kindsInDir = []struct {
+	kind      string
+	recognise func(string) (contender, bool)
+}{
+	{mutexKind, mutexContender},
+	{rwKind, rwContender},
+}
+
+// semaphoreDirs are a Semaphore's subdirectories, and the contenders each
+// holds: acquirers waiting in turn in locks/, leases in leases/. In this
+// order: an acquirer creates its lease before it deletes its node in
+// locks/, so listing locks/ and then leases/ cannot miss it.
+var semaphoreDirs = []subdir{
+	{"locks", mutexContender},
+	{"leases", leaseContender},
+}
+
+// subdir is a subdirectory of a lock directory and what its contenders
+// are called.
+type subdir struct {
+	name      string
+	recognise func(string) (contender, bool)
+}
+
+// otherKind returns the first of children that a lock of another kind
+// than mine takes for one of its contenders while mine does not, and that
+// kind. Kazoo's "__lock__" nodes belong to both its Lock and its
+// WriteLock, so a Mutex and an RWMutex each take them for their own.
+func otherKind(children []string, mine string) (node, kind string) {
+	for _, name := range children {
+		own, other := false, ""
+		for _, k := range kindsInDir {
+			if _, ok := k.recognise(name); ok {
+				if k.kind == mine {
+					own = true
+				} else if other == "" {
+					other = k.kind
+				}
+			}
+		}
+		if !own && other != "" {
+			return name, other
+		}
+	}
+	return "", ""
+}
+
 // sortContenders keeps the children that recognise reports as contenders,
 // in lock order. Other children are ignored.
 func sortContenders(children []string, recognise func(string) (contender, bool)) []contender {

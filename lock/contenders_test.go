@@ -250,3 +250,29 @@ func FuzzRecognise(f *testing.F) {
 		blocker(sorted, name)
 	})
 }
+
+func TestOtherKind(t *testing.T) {
+	const kazoo = "0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct {
+		mine     string
+		children []string
+		node     string // "" = no other kind
+		kind     string
+	}{
+		{mutexKind, []string{uuid + "lock-0000000001", kazoo + "__lock__0000000002", "readme", "locks", "lease-0000000003"}, "", ""},
+		{mutexKind, []string{uuid + "lock-0000000001", uuid + "__READ__0000000002"}, uuid + "__READ__0000000002", rwKind},
+		{mutexKind, []string{uuid + "__WRIT__0000000002"}, uuid + "__WRIT__0000000002", rwKind},
+		{mutexKind, []string{kazoo + "__rlock__0000000002"}, kazoo + "__rlock__0000000002", rwKind},
+		{rwKind, []string{uuid + "__READ__0000000001", uuid + "__WRIT__0000000002", kazoo + "__lock__0000000003", kazoo + "__rlock__0000000004"}, "", ""},
+		{rwKind, []string{uuid + "__READ__0000000001", uuid + "lock-0000000002"}, uuid + "lock-0000000002", mutexKind},
+		{rwKind, []string{"lock-abc", "__READ__", uuid + "lease-0000000001"}, "", ""},
+		{semaphoreKind, []string{"locks", "leases"}, "", ""},
+		{semaphoreKind, []string{"locks", "leases", kazoo + "__lock__0000000003"}, kazoo + "__lock__0000000003", mutexKind},
+		{semaphoreKind, []string{"leases", uuid + "__READ__0000000001"}, uuid + "__READ__0000000001", rwKind},
+	} {
+		node, kind := otherKind(tc.children, tc.mine)
+		if node != tc.node || kind != tc.kind {
+			t.Errorf("otherKind(%v, %s) = %q, %q; want %q, %q", tc.children, tc.mine, node, kind, tc.node, tc.kind)
+		}
+	}
+}

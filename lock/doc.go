@@ -55,6 +55,26 @@
 // holders in at once, because both libraries order the real contenders the
 // same way.
 //
+// # One kind of lock per path
+//
+// A Mutex, an RWMutex (its read and write sides are one kind) and a
+// Semaphore are three kinds of lock with different layouts, and none sees
+// the others' nodes: on one path they would not exclude each other. So
+// each refuses a path that holds contenders of another kind, whichever
+// library created them: it deletes its own node and returns an error
+// wrapping [ErrOtherKind] that names both kinds and the other's node. Of
+// two contenders of different kinds, the one that came last refuses (two
+// that start together may both refuse), so two kinds never hold one path
+// at once. Curator's and Kazoo's contenders of the same kind count as
+// usual (Kazoo's Lock and WriteLock nodes are the same, and both a Mutex
+// and an RWMutex take them for their own). Curator and Kazoo clients do not
+// make this check: one that arrives after a lock of another kind is taken
+// is not stopped. A Semaphore's subdirectories locks/ and leases/ stay for
+// a while after its last lease is released (the server removes empty
+// containers periodically); without contenders in them they do not stand
+// in a Mutex's or an RWMutex's way. With contenders they do, whoever put
+// them there: do not nest another lock at <path>/locks or <path>/leases.
+//
 // # Holding a lock
 //
 // Lock, RLock and Acquire return a [Lease]. Its Done channel closes when

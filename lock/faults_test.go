@@ -381,8 +381,9 @@ func TestFaultWrappedSequenceNumbers(t *testing.T) {
 }
 
 // TestFaultForeignChildren: nodes in a lock directory that are not
-// contenders (persistent, odd names, other recipes' names, with children of
-// their own) are ignored.
+// contenders (persistent, odd names, a semaphore's lease name, with
+// children of their own) are ignored; contender names of another kind of
+// lock are not (see TestOtherKindRefused).
 func TestFaultForeignChildren(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	dir := testDir(t)
@@ -392,7 +393,7 @@ func TestFaultForeignChildren(t *testing.T) {
 	}
 	for _, n := range []string{
 		"readme", "lock-", "lock-abc", "-lock-", "0000000000", "lock-0000000001-x",
-		"x__READ__0000000001", "x__WRIT__0000000002", "lease-0000000003", "lock--0000000001",
+		"lease-0000000003", "lock--0000000001",
 	} {
 		if _, err := admin.Create(ctx, zkcoord.Join(dir, n), []byte{0xff, 0, 0xfe}, 0); err != nil {
 			t.Fatal(err)
@@ -407,7 +408,7 @@ func TestFaultForeignChildren(t *testing.T) {
 		t.Fatalf("second TryLock: %v, want ErrLocked", err)
 	}
 	got := lockAfter(ctx, mb, la)
-	queued(t, admin, dir, 13)
+	queued(t, admin, dir, 11)
 	la.Release(ctx)
 	acq := <-got
 	if acq.err != nil {
@@ -415,9 +416,20 @@ func TestFaultForeignChildren(t *testing.T) {
 	}
 	acq.lease.Release(ctx)
 
-	// The same directory as a read/write lock: only the two foreign
-	// __READ__/__WRIT__ names look like contenders, and the writer among
-	// them blocks.
+	// Persistent nodes named as a read/write lock's contenders: a read/write
+	// lock takes them for its own, and waits behind the writer among
+	// them; a Mutex refuses the directory and leaves nothing behind.
+	for _, n := range []string{"x__READ__0000000001", "x__WRIT__0000000002"} {
+		if _, err := admin.Create(ctx, zkcoord.Join(dir, n), nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ma.Lock(ctx); !errors.Is(err, lock.ErrOtherKind) {
+		t.Fatalf("Lock among a read/write lock's contenders: %v, want ErrOtherKind", err)
+	}
+	if c := children(t, admin, dir); len(c) != 11 {
+		t.Fatalf("children after the refusal %v, want the 11 foreign ones", c)
+	}
 	if _, err := newRW(t, a, dir).TryRLock(ctx); !errors.Is(err, lock.ErrLocked) {
 		t.Fatalf("TryRLock behind a foreign-named writer: %v, want ErrLocked", err)
 	}

@@ -31,6 +31,11 @@ var (
 	// ErrAlreadyHeld: Lock (or RLock) on a value that already holds, or is
 	// acquiring, a lock. Locks are not re-entrant.
 	ErrAlreadyHeld = errors.New("lock: already held or being acquired through this value (locks are not re-entrant)")
+	// ErrOtherKind: the lock's path holds contenders of another kind of
+	// lock (a Mutex, an RWMutex or a Semaphore, in any library), whose
+	// nodes this kind would not see, so that the two would not exclude
+	// each other. The error names both kinds and the other's node.
+	ErrOtherKind = errors.New("lock: another kind of lock uses this path")
 )
 
 // A Lease is the ownership of one lock node: a held Mutex, a held read or

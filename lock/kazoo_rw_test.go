@@ -2,6 +2,7 @@ package lock_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -77,6 +78,53 @@ func TestInteropKazooRWMutex(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("write held")
+	send("release")
+	expect("released")
+}
+
+// A Mutex refuses a path where Kazoo's ReadLock holds (another kind of
+// lock), and a Semaphore one where Kazoo's WriteLock holds; a Mutex still
+// queues behind Kazoo's WriteLock, whose nodes are also Kazoo's Lock's.
+func TestInteropKazooOtherKind(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	sess := connect(t)
+	dir := testDir(t)
+	if err := sess.EnsurePath(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	py := interop.StartPython(t, "testdata/kazoo_rw.py", cluster.ConnectString(), sess.Config().Chroot+dir)
+	expect := func(want string) {
+		t.Helper()
+		line, err := py.Expect(ctx, want)
+		if err != nil || line != want {
+			t.Fatalf("got %q, %v; want %q\n%s", line, err, want, py.Stderr())
+		}
+	}
+	send := func(cmd string) {
+		t.Helper()
+		if err := py.Send(cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect("ready")
+	m := newMutex(t, sess, dir)
+
+	send("read")
+	expect("read held")
+	if _, err := m.Lock(ctx); !errors.Is(err, lock.ErrOtherKind) {
+		t.Fatalf("Mutex beside Kazoo's ReadLock: %v, want ErrOtherKind", err)
+	}
+	send("release")
+	expect("released")
+
+	send("write")
+	expect("write held")
+	if _, err := newSem(t, sess, dir, 2).Acquire(ctx); !errors.Is(err, lock.ErrOtherKind) {
+		t.Fatalf("Semaphore beside Kazoo's WriteLock: %v, want ErrOtherKind", err)
+	}
+	if _, err := m.TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
+		t.Fatalf("Mutex TryLock behind Kazoo's WriteLock: %v, want ErrLocked", err)
+	}
 	send("release")
 	expect("released")
 }

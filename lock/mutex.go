@@ -13,6 +13,8 @@ import (
 // holds the lock. Curator clients and Mutex values on the same path exclude
 // each other. Kazoo's Lock nodes (<hex>__lock__<seq>) are recognised as
 // contenders too; Kazoo recognises ours with extra_lock_patterns=["-lock-"].
+// Lock and TryLock refuse a path that holds the contenders of an RWMutex
+// or a Semaphore, with ErrOtherKind (see the package documentation).
 //
 // A Mutex is not re-entrant: Lock on a Mutex value that holds the lock, or
 // is acquiring it in another goroutine, returns ErrAlreadyHeld at once
@@ -35,7 +37,7 @@ func NewMutex(sess *zkcoord.Session, path string, opts ...Option) (*Mutex, error
 	}
 	return &Mutex{
 		path: path,
-		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender},
+		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind},
 	}, nil
 }
 

@@ -12,7 +12,9 @@ import (
 // and contenders are ordered by sequence number. A writer holds the lock
 // when it is first; a reader holds it when no writer is before it, so many
 // readers hold it at once while no writer does. Curator clients and
-// RWMutex values on the same path exclude each other as they should.
+// RWMutex values on the same path exclude each other as they should. Both
+// sides refuse a path that holds the contenders of a Mutex or a Semaphore,
+// with ErrOtherKind (see the package documentation).
 //
 // Waiting is herd-free: a writer watches the contender just before it, a
 // reader the nearest writer before it.
@@ -37,8 +39,8 @@ func NewRWMutex(sess *zkcoord.Session, path string, opts ...Option) (*RWMutex, e
 	}
 	return &RWMutex{
 		path:  path,
-		read:  contention{sess: sess, dir: path, name: readName, data: o.data, recognise: rwContender},
-		write: contention{sess: sess, dir: path, name: writeName, data: o.data, recognise: rwContender},
+		read:  contention{sess: sess, dir: path, name: readName, data: o.data, recognise: rwContender, kind: rwKind},
+		write: contention{sess: sess, dir: path, name: writeName, data: o.data, recognise: rwContender, kind: rwKind},
 	}, nil
 }
 

@@ -22,7 +22,10 @@ import (
 //
 // Like Curator's, the limit is not stored in ZooKeeper: every client of a
 // semaphore must be given the same MaxLeases. Children of leases/ whose
-// names are not lease nodes are ignored.
+// names are not lease nodes are ignored. Acquire and TryAcquire refuse a
+// path that holds the contenders of a Mutex or an RWMutex, with
+// ErrOtherKind (see the package documentation); they find out once they
+// hold the acquirers' mutex.
 //
 // A Semaphore is safe for concurrent use, and one Semaphore value may hold
 // several leases.
@@ -109,7 +112,21 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 		return nil, err
 	}
 	defer guard.releaseAsync()
+	// The check for other kinds of lock on the path goes out beside the
+	// lease's create: both come after the create of the acquirer's node in
+	// locks/, which is what a Mutex or an RWMutex created later finds.
+	checked := make(chan error, 1)
+	go func() { checked <- s.refuseOtherKind(ctx) }()
 	node, err := createNode(ctx, s.sess, s.leases.dir, leaseName, s.leases.data)
+	if kerr := <-checked; kerr != nil {
+		if err == nil {
+			deleteNow(ctx, s.sess, node)
+		}
+		if rerr := guard.Release(ctx); rerr != nil {
+			s.sess.Logger().Debug("lock: releasing the semaphore's mutex", "path", s.path, "err", rerr)
+		}
+		return nil, kerr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +136,19 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// refuseOtherKind returns ErrOtherKind if the semaphore's path holds the
+// contenders of a Mutex or an RWMutex (see contention.refuseOtherKind).
+func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
+	children, err := listChildren(ctx, s.sess, s.path)
+	if err != nil {
+		return fmt.Errorf("lock: semaphore %s: %w", s.path, err)
+	}
+	if node, kind := otherKind(children, semaphoreKind); node != "" {
+		return otherKindErr(s.path, semaphoreKind, kind, node)
+	}
+	return nil
 }
 
 // wait counts the leases, while holding the mutex guard, until there are

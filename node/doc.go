@@ -13,5 +13,14 @@
 //
 // A node at the path that another Session created is not taken over: Keep
 // waits for it to go away and then creates its own (Conflict reports the
-// wait).
+// wait). Meanwhile it neither writes that node (Set fails with
+// zkcoord.ErrNotOwner, and its data is written once Keep's own node is
+// there) nor deletes it on Close. A TTL node belongs to no session: Keep
+// takes for its own only the TTL node it created (by its creation zxid),
+// so a TTL node that another keeper created, or that a previous keeper of
+// the same path left behind when it crashed, is waited out until it
+// expires. Every write and delete reads the node first and is made
+// conditional on the version read, so a node that changes hands in
+// between is not touched, unless it was re-created at that same version
+// within the round trip (the limit zkcoord.GuardedMulti describes).
 package node

@@ -33,6 +33,7 @@ type Kept struct {
 	created  int           // times the node was created
 	conflict bool          // another Session's node is in the way
 	cond     chan struct{} // closed and replaced on every change above
+	czxid    int64         // a TTL node's: the creation zxid of the node this Kept created; 0 = none
 
 	present bool // run's goroutine only: our node was there at the last look
 
@@ -104,7 +105,12 @@ func (k *Kept) Conflict() bool {
 	return k.conflict
 }
 
-// Set changes the data the node is kept with and writes it.
+// Set changes the data the node is kept with and writes it to the node. If
+// the node at the path is not this keeper's (Conflict: another Session's
+// node is in the way), Set writes nothing and returns an error wrapping
+// zkcoord.ErrNotOwner; the new data is written once the keeper creates its
+// own node. If the node is missing, the keeper creates it with the new
+// data and Set returns nil.
 func (k *Kept) Set(ctx context.Context, data []byte) error {
 	if len(data) > k.sess.Config().MaxDataSize {
 		return fmt.Errorf("node: %w: %d bytes", zkcoord.ErrTooLarge, len(data))
@@ -112,10 +118,7 @@ func (k *Kept) Set(ctx context.Context, data []byte) error {
 	k.mu.Lock()
 	k.data = bytes.Clone(data)
 	k.mu.Unlock()
-	_, err := k.sess.Set(ctx, k.path, data, -1)
-	if errors.Is(err, zkcoord.ErrNoNode) {
-		err = nil // the keeper creates it again, with the new data
-	}
+	err := k.write(ctx, data)
 	select {
 	case k.setReq <- struct{}{}:
 	default:
@@ -124,6 +127,60 @@ func (k *Kept) Set(ctx context.Context, data []byte) error {
 		return fmt.Errorf("node: set %s: %w", k.path, err)
 	}
 	return nil
+}
+
+// ours reports whether the node with stat st is the one this keeper
+// created: for an ephemeral node, it belongs to this Session; for a TTL
+// node (which belongs to no session), it has the creation zxid of the node
+// this keeper created.
+func (k *Kept) ours(st *zkcoord.Stat) bool {
+	if k.opts.ttl == 0 {
+		return st.EphemeralOwner == k.sess.ID()
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.czxid != 0 && st.Czxid == k.czxid
+}
+
+// write writes data to the node if it is ours, with the version just read,
+// so that a node that changed hands in between is not written; another's
+// node gives zkcoord.ErrNotOwner, a missing one nil (the keeper creates it
+// with the new data). As with zkcoord.GuardedMulti, one case is not
+// caught: our node deleted and another created at the same version in the
+// round trip between the read and the write.
+func (k *Kept) write(ctx context.Context, data []byte) error {
+	return k.guarded(ctx, func(version int32) error {
+		_, err := k.sess.Set(ctx, k.path, data, version)
+		return err
+	})
+}
+
+// guarded reads the node and, if it is ours, runs op with the version it
+// read, again if the version changed in between (ErrBadVersion).
+func (k *Kept) guarded(ctx context.Context, op func(version int32) error) error {
+	for {
+		ok, st, err := k.sess.Exists(ctx, k.path)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if !k.ours(st) {
+			if k.opts.ttl == 0 {
+				return fmt.Errorf("%w: %s belongs to session 0x%x", zkcoord.ErrNotOwner, k.path, st.EphemeralOwner)
+			}
+			return fmt.Errorf("%w: %s is another keeper's TTL node (created at zxid 0x%x)", zkcoord.ErrNotOwner, k.path, st.Czxid)
+		}
+		err = op(st.Version)
+		switch {
+		case errors.Is(err, zkcoord.ErrBadVersion):
+			continue
+		case errors.Is(err, zkcoord.ErrNoNode):
+			return nil
+		}
+		return err
+	}
 }
 
 // Done is closed when Keep stops keeping the node: Close, ctx or the
@@ -151,14 +208,11 @@ func (k *Kept) Close(ctx context.Context) error {
 	if k.sess.Err() != nil {
 		return nil // an ephemeral node went with the Session; a TTL node expires
 	}
-	_, st, err := k.sess.Exists(ctx, k.path)
-	if err != nil || st == nil {
-		return err
+	err := k.guarded(ctx, func(version int32) error { return k.sess.Delete(ctx, k.path, version) })
+	if errors.Is(err, zkcoord.ErrNotOwner) {
+		return nil // not ours: another keeper's node stays
 	}
-	if k.opts.ttl == 0 && st.EphemeralOwner != k.sess.ID() {
-		return nil // not ours
-	}
-	if err := k.sess.EnsureDeleted(ctx, k.path); err != nil {
+	if err != nil {
 		return fmt.Errorf("node: close %s: %w", k.path, err)
 	}
 	return nil
@@ -214,7 +268,8 @@ func (k *Kept) run(ctx context.Context) error {
 		case <-w:
 		case <-k.setReq:
 		case <-touch:
-			if _, err := k.sess.Set(ctx, k.path, k.Data(), -1); err != nil && !errors.Is(err, zkcoord.ErrNoNode) && ctx.Err() == nil {
+			// Only our own node: another keeper's expires if untouched.
+			if err := k.write(ctx, k.Data()); err != nil && !errors.Is(err, zkcoord.ErrNotOwner) && ctx.Err() == nil {
 				return fmt.Errorf("node: touch %s: %w", k.path, err)
 			}
 		case <-ctx.Done():
@@ -227,13 +282,22 @@ func (k *Kept) run(ctx context.Context) error {
 
 // ensure creates the node if it is missing and returns a watch on it.
 func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
+	created := false // by the create just before this look
 	for {
 		ok, st, w, err := k.sess.ExistsW(ctx, k.path)
 		if err != nil {
 			return nil, fmt.Errorf("node: watch %s: %w", k.path, err)
 		}
 		if ok {
-			mine := k.opts.ttl > 0 || st.EphemeralOwner == k.sess.ID()
+			if created && k.opts.ttl > 0 {
+				// The node our create made. (Another keeper's, only if
+				// someone deleted ours and it created its own within the
+				// round trip since.)
+				k.mu.Lock()
+				k.czxid = st.Czxid
+				k.mu.Unlock()
+			}
+			mine := k.ours(st)
 			if mine && !k.present {
 				k.changed(func() { k.created++ })
 			}
@@ -244,14 +308,15 @@ func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
 			return w, nil
 		}
 		k.present = false
-		if err := k.create(ctx); err != nil {
+		if created, err = k.create(ctx); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// create creates the node once; a node that appeared meanwhile is fine.
-func (k *Kept) create(ctx context.Context) error {
+// create creates the node once, and reports whether it did; a node that
+// appeared meanwhile is fine.
+func (k *Kept) create(ctx context.Context) (bool, error) {
 	data := k.Data()
 	var err error
 	if k.opts.ttl > 0 {
@@ -260,13 +325,18 @@ func (k *Kept) create(ctx context.Context) error {
 		_, err = k.sess.Create(ctx, k.path, data, zkcoord.FlagEphemeral)
 	}
 	switch {
-	case err == nil, errors.Is(err, zkcoord.ErrNodeExists), zkcoord.IsRetryable(err):
-		return nil // look again: ensure counts our node when it sees it
+	case err == nil:
+		return true, nil
+	case errors.Is(err, zkcoord.ErrNodeExists), zkcoord.IsRetryable(err):
+		// Look again: ensure counts our node when it sees it. A TTL node
+		// whose create reply was lost is not known as ours: it is waited
+		// out until it expires, as another keeper's would be.
+		return false, nil
 	case errors.Is(err, zkcoord.ErrNoNode):
 		if err := k.sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {
-			return fmt.Errorf("node: %w", err)
+			return false, fmt.Errorf("node: %w", err)
 		}
-		return nil
+		return false, nil
 	}
-	return fmt.Errorf("node: create %s: %w", k.path, err)
+	return false, fmt.Errorf("node: create %s: %w", k.path, err)
 }

@@ -158,3 +158,90 @@ func TestKeepTTL(t *testing.T) {
 		return err == nil && !ok
 	})
 }
+
+// While another Session's node is in the way (Conflict), Set does not
+// write it: it fails with zkcoord.ErrNotOwner, and the new data goes into
+// the keeper's own node once that is created again.
+func TestKeepSetSparesAnotherSessionsNode(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess, other := connect(t), connect(t)
+	k, err := Keep(ctx, sess, "/svc/y", []byte("mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another Session replaces the keeper's node at once with its own.
+	if _, err := other.Multi(ctx, zkcoord.DeleteOp("/svc/y", -1), zkcoord.CreateOp("/svc/y", []byte("theirs"), zkcoord.FlagEphemeral)); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 30*time.Second, "the keeper to see the conflict", k.Conflict)
+	if err := k.Set(ctx, []byte("new")); !errors.Is(err, zkcoord.ErrNotOwner) {
+		t.Errorf("Set during a conflict: %v, want zkcoord.ErrNotOwner", err)
+	}
+	if data, _, err := other.Get(ctx, "/svc/y"); err != nil || string(data) != "theirs" {
+		t.Fatalf("the other Session's node holds %q (%v) after Set, want \"theirs\"", data, err)
+	}
+	if err := other.Delete(ctx, "/svc/y", -1); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 30*time.Second, "the keeper's node, with the new data", func() bool {
+		data, st, err := sess.Get(ctx, "/svc/y")
+		return err == nil && string(data) == "new" && st.EphemeralOwner == sess.ID()
+	})
+	if err := k.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two keepers of one TTL node: the second waits for the first's node to go
+// instead of taking it over, never writes it, and its Close does not
+// delete it.
+func TestKeepTTLSparesAnotherKeepersNode(t *testing.T) {
+	t.Setenv("JAVA_TOOL_OPTIONS", strings.TrimSpace(os.Getenv("JAVA_TOOL_OPTIONS")+
+		" -Dzookeeper.extendedTypesEnabled=true -Dznode.container.checkIntervalMs=100"))
+	c := zktest.Start(t)
+	ctx := testkit.Ctx(t, time.Minute)
+	a, b, observer := testkit.Connect(t, c.Servers()), testkit.Connect(t, c.Servers()), testkit.Connect(t, c.Servers())
+	const ttl = 300 * time.Millisecond
+	ka, err := Keep(ctx, a, "/ttl", []byte("a"), WithTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Kept, 1)
+	go func() {
+		k, err := Keep(ctx, b, "/ttl", []byte("b"), WithTTL(ttl))
+		if err != nil {
+			t.Errorf("second Keep: %v", err)
+		}
+		got <- k
+	}()
+	// Over a TTL, in which the second keeper would have touched the node
+	// had it taken it for its own.
+	short, cancel := context.WithTimeout(ctx, 2*ttl)
+	defer cancel()
+	select {
+	case kb := <-got:
+		kb.Close(ctx)
+		data, _, err := observer.Get(ctx, "/ttl")
+		t.Fatalf("the second keeper took the first's node over; after its Close the node holds %q (%v)", data, err)
+	case <-short.Done():
+	}
+	if data, _, err := observer.Get(ctx, "/ttl"); err != nil || string(data) != "a" {
+		t.Fatalf("the first keeper's node holds %q (%v), want \"a\"", data, err)
+	}
+	if err := ka.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kb := <-got
+	if kb == nil {
+		t.FailNow()
+	}
+	if data, _, err := observer.Get(ctx, "/ttl"); err != nil || string(data) != "b" {
+		t.Fatalf("after the first keeper's Close the node holds %q (%v), want the second's \"b\"", data, err)
+	}
+	if err := kb.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := observer.Exists(ctx, "/ttl"); err != nil || ok {
+		t.Fatalf("the node outlived its keeper's Close: %v, %v", ok, err)
+	}
+}

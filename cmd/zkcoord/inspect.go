@@ -25,9 +25,9 @@ Each line shows whether the contender holds or waits, its node, its fencing
 token (the node's creation zxid), the session that owns it, when it came and
 the data it wrote (zkcoord writes host:pid or --data; Curator its IP address).
 Curator's and Kazoo's contenders are listed too. --kind says which recipe the
-lock is: a mutex (lock PATH), the read-write lock (lock --read PATH) or a
-semaphore (lock --limit N PATH); for a semaphore the waiters are the
-acquirers in line for a lease.
+lock is: a mutex (lock PATH), the read-write lock (lock --read or --write
+PATH) or a semaphore (lock --limit N PATH); for a semaphore the waiters are
+the acquirers in line for a lease.
 
 Example:
   zkcoord locks ls /locks/nightly-report --json

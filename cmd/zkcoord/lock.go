@@ -19,9 +19,15 @@ var lockCommand = &command{
 	summary:  "run CMD while holding a lock",
 	help: `
 Acquire the lock at PATH, run CMD while holding it, and release it when CMD
-ends. The lock is Apache Curator's InterProcessMutex (or, with --read, the read
-side of InterProcessReadWriteLock; with --limit N, one of N leases of
-InterProcessSemaphoreV2), so Java and Go services can share it.
+ends. The lock is Apache Curator's InterProcessMutex (or, with --read and
+--write, the read and the write side of InterProcessReadWriteLock; with
+--limit N, one of N leases of InterProcessSemaphoreV2), so Java and Go
+services can share it.
+
+These are three kinds of lock, which do not see each other's nodes: take the
+same kind on every holder of a path (--read beside --write, never beside a
+plain lock). A lock that finds another kind on its path exits with status 1
+and a message naming both, without running CMD.
 
 If the lock is lost while CMD runs (the session was declared lost or expired,
 or someone deleted the lock node), CMD is stopped - SIGTERM to its process
@@ -54,7 +60,8 @@ Example:
 
 func runLock(a *app, cmd *command, args []string) error {
 	fs := a.flags(cmd, "")
-	read := fs.Bool("read", false, "take a shared read lock (many readers, no writer)")
+	read := fs.Bool("read", false, "take the read side of a read/write lock (many readers, no writer)")
+	write := fs.Bool("write", false, "take the write side of a read/write lock (excludes readers and writers)")
 	limit := fs.Int("limit", 0, "hold one of `n` leases of a semaphore instead of an exclusive lock")
 	wait := fs.Duration("wait", 0, "give up (exit 1) if the lock is not acquired within this `duration`; 0 waits for ever")
 	try := fs.Bool("try", false, "give up at once (exit 1) if the lock is held")
@@ -65,8 +72,11 @@ func runLock(a *app, cmd *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *read && *limit > 0 {
-		return usagef("lock: --read and --limit exclude each other")
+	if *read && *write {
+		return usagef("lock: --read and --write exclude each other")
+	}
+	if (*read || *write) && *limit > 0 {
+		return usagef("lock: --limit excludes --read and --write")
 	}
 	if *limit < 0 {
 		return usagef("lock: --limit must be positive")
@@ -85,7 +95,14 @@ func runLock(a *app, cmd *command, args []string) error {
 	defer closeSession(sess)
 	go watchSession(a, sess)
 
-	lease, err := acquire(a, sess, path, *read, *limit, *wait, *try, []byte(*data))
+	side := kindMutex
+	switch {
+	case *read:
+		side = kindRead
+	case *write:
+		side = kindWrite
+	}
+	lease, err := acquire(a, sess, path, side, *limit, *wait, *try, []byte(*data))
 	if err != nil {
 		return err
 	}
@@ -155,8 +172,17 @@ func runLock(a *app, cmd *command, args []string) error {
 	}
 }
 
+// lockKind is the kind of lock the flags ask for, besides --limit.
+type lockKind int
+
+const (
+	kindMutex lockKind = iota
+	kindRead
+	kindWrite
+)
+
 // acquire takes the lock as the flags say.
-func acquire(a *app, sess *zkcoord.Session, path string, read bool, limit int, wait time.Duration, try bool,
+func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit int, wait time.Duration, try bool,
 	data []byte) (*lock.Lease, error) {
 	ctx := a.ctx
 	if wait > 0 {
@@ -180,15 +206,20 @@ func acquire(a *app, sess *zkcoord.Session, path string, read bool, limit int, w
 		} else {
 			lease, err = s.Acquire(ctx)
 		}
-	case read:
+	case kind == kindRead || kind == kindWrite:
 		rw, err2 := lock.NewRWMutex(sess, path, opts...)
 		if err2 != nil {
 			return nil, usagef("lock: %v", err2)
 		}
-		if try {
+		switch {
+		case kind == kindRead && try:
 			lease, err = rw.TryRLock(ctx)
-		} else {
+		case kind == kindRead:
 			lease, err = rw.RLock(ctx)
+		case try:
+			lease, err = rw.TryLock(ctx)
+		default:
+			lease, err = rw.Lock(ctx)
 		}
 	default:
 		m, err2 := lock.NewMutex(sess, path, opts...)
@@ -206,6 +237,9 @@ func acquire(a *app, sess *zkcoord.Session, path string, read bool, limit int, w
 		return lease, nil
 	case errors.Is(err, lock.ErrLocked), errors.Is(err, lock.ErrNoLease):
 		return nil, fmt.Errorf("lock %s is held by another client", path)
+	case errors.Is(err, lock.ErrOtherKind):
+		return nil, fmt.Errorf("acquiring the lock %s: %w; every holder of a path must take the same kind of lock "+
+			"('zkcoord lock' takes a mutex, --read and --write a read/write lock, --limit a semaphore)", path, err)
 	case a.ctx.Err() != nil:
 		return nil, &exitError{code: exitFailure, err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
 	case errors.Is(err, context.DeadlineExceeded):

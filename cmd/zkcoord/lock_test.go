@@ -335,3 +335,98 @@ func parentOf(t *testing.T, pid int) int {
 	}
 	return ppid
 }
+
+// The lock kinds the CLI takes, by their flags and as errors name them.
+var cliLockKinds = map[string]struct {
+	flags []string
+	name  string
+}{
+	"mutex":     {nil, "mutex"},
+	"read":      {[]string{"--read"}, "read/write lock"},
+	"write":     {[]string{"--write"}, "read/write lock"},
+	"semaphore": {[]string{"--limit", "2"}, "semaphore"},
+}
+
+// A lock of one kind refuses a path held by another kind (exit 1, naming
+// both kinds and the flags) without running its command, and takes the
+// path once the holder is gone.
+func TestLockOtherKindRefused(t *testing.T) {
+	t.Parallel()
+	for _, pair := range [][2]string{
+		{"mutex", "read"}, {"read", "mutex"}, {"mutex", "write"}, {"write", "mutex"},
+		{"mutex", "semaphore"}, {"semaphore", "mutex"}, {"read", "semaphore"}, {"semaphore", "read"},
+		{"write", "semaphore"}, {"semaphore", "write"},
+	} {
+		first, second := cliLockKinds[pair[0]], cliLockKinds[pair[1]]
+		t.Run(pair[0]+"-then-"+pair[1], func(t *testing.T) {
+			t.Parallel()
+			path := unique(t)
+			ran := filepath.Join(t.TempDir(), "ran")
+			holder := start(t, nil, append([]string{"lock", path}, first.flags...)...)
+			testkit.Eventually(t, 30*time.Second, "the lock to be held", func() bool {
+				out := holder.stdout()
+				return len(out) > 0 && strings.HasPrefix(out[0], "locked "+path+" token ")
+			})
+			second := append(append([]string{"lock", path}, second.flags...), "--", "sh", "-c", "echo ran > "+ran)
+			r := zkc(t, second...)
+			if r.code != exitFailure || !strings.Contains(r.stderr, first.name) || !strings.Contains(r.stderr, cliLockKinds[pair[1]].name) ||
+				!strings.Contains(r.stderr, "--write") {
+				t.Fatalf("%s beside a held %s: want exit 1 naming both kinds and the flags, got %s", pair[1], pair[0], r)
+			}
+			if readLines(t, ran) != nil {
+				t.Fatalf("the command ran beside a held %s", pair[0])
+			}
+			if err := holder.Proc.Terminate(10 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if code := holder.exitCode(t, time.Second); code != 0 {
+				t.Fatalf("interrupted holder: exit %d\n%s", code, holder.Stderr())
+			}
+			mustZkc(t, second...)
+			if readLines(t, ran) == nil {
+				t.Fatalf("the command did not run once the %s was released", pair[0])
+			}
+		})
+	}
+}
+
+// --write takes the write side of the read/write lock that --read takes
+// the read side of: a writer excludes readers and writers, readers share.
+func TestLockWriteSide(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	if r := zkc(t, "lock", path, "--read", "--write", "--", "true"); r.code != exitUsage {
+		t.Fatalf("--read with --write: want a usage error, got %s", r)
+	}
+	if r := zkc(t, "lock", path, "--write", "--limit", "2", "--", "true"); r.code != exitUsage {
+		t.Fatalf("--write with --limit: want a usage error, got %s", r)
+	}
+	writer := start(t, nil, "lock", path, "--write")
+	testkit.Eventually(t, 30*time.Second, "the write lock to be held", func() bool {
+		out := writer.stdout()
+		return len(out) > 0 && strings.HasPrefix(out[0], "locked "+path+" token ")
+	})
+	for _, flag := range []string{"--read", "--write"} {
+		if r := zkc(t, "lock", path, flag, "--try", "--", "true"); r.code != exitFailure || !strings.Contains(r.stderr, "held by another client") {
+			t.Fatalf("lock %s --try beside a writer: %s", flag, r)
+		}
+	}
+	if err := writer.Proc.Terminate(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	writer.exitCode(t, time.Second)
+
+	reader := start(t, nil, "lock", path, "--read")
+	testkit.Eventually(t, 30*time.Second, "the read lock to be held", func() bool {
+		out := reader.stdout()
+		return len(out) > 0 && strings.HasPrefix(out[0], "locked "+path+" token ")
+	})
+	mustZkc(t, "lock", path, "--read", "--try", "--", "true")
+	if r := zkc(t, "lock", path, "--write", "--try", "--", "true"); r.code != exitFailure || !strings.Contains(r.stderr, "held by another client") {
+		t.Fatalf("lock --write --try beside a reader: %s", r)
+	}
+	if err := reader.Proc.Terminate(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	reader.exitCode(t, time.Second)
+}
