@@ -13,6 +13,8 @@ const (
 	OpCreate  int32 = 1
 	OpExists  int32 = 3
 	OpGetData int32 = 4
+	OpSetData int32 = 5
+	OpMulti   int32 = 14
 )
 
 // WriteFault is a Config.Dialer whose connections can make one chosen
