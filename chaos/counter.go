@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -230,12 +231,14 @@ func checkCounter(events []event.Event, end *counterState) (CounterStats, []orac
 	}
 
 	creators := map[int64][]key{}
+	acked := map[key]int64{} // when each create was acknowledged
 	maybe := map[int64]bool{}
 	for k, w := range writes[opCreate] {
 		switch {
 		case w.ended && w.out == outOK:
 			st.Creates++
 			creators[k.round] = append(creators[k.round], k)
+			acked[k] = w.at
 		case w.ended && w.out == outExists:
 			st.CreatesFound++
 		case unknown(w):
@@ -252,9 +255,9 @@ func checkCounter(events []event.Event, end *counterState) (CounterStats, []orac
 	for _, r := range rounds {
 		cs := creators[r]
 		if len(cs) > 1 {
-			slices.SortFunc(cs, func(a, b key) int { return compareNames(a.client, b.client) })
+			slices.SortFunc(cs, func(a, b key) int { return cmp.Compare(acked[a], acked[b]) })
 			out = append(out, oracle.Violation{Kind: "created twice", Resource: strconv.FormatInt(r, 10),
-				ClientA: cs[0].client, ClientB: cs[1].client,
+				ClientA: cs[0].client, ClientB: cs[1].client, At: acked[cs[1]],
 				Detail: fmt.Sprintf("round %d's node: %d writers were told they created it", r, len(cs))})
 		}
 		if !end.Slots[r] {
