@@ -246,7 +246,8 @@ const (
 )
 
 // Settled is what Settle found: the write surely happened (Done) or surely
-// did not, and the node as read afterwards (Stat nil: there is none).
+// did not, and the node as read afterwards (Stat nil: there is none; never
+// for a set, which Settle calls unknown when its node is gone).
 type Settled struct {
 	Done bool
 	Data []byte
@@ -261,11 +262,11 @@ type Settled struct {
 // before the Sync completes or never), reads the node, and decides from
 // what is there only when that is exact:
 //
-//   - create: no node, or a node that another Session's ephemeral node or
-//     other data at version 0 shows to be someone else's, means not done;
-//     an ephemeral node owned by this Session means done. (A create cannot
-//     name the node it meant: a delete racing the create can hide that it
-//     happened.)
+//   - create: no node means not done; so does a node that is someone
+//     else's: an ephemeral node of another Session, or a node holding
+//     other data at version 0. An ephemeral node of this Session means
+//     done. (A create cannot name the node it meant: a delete racing the
+//     create can hide that it happened.)
 //   - set at a version: the node still at Version, or one version on with
 //     other data than Data, means not done; one version on with Data and
 //     Sole means done.
@@ -308,68 +309,68 @@ func (s *Session) Settle(ctx context.Context, w Write, err error) (Settled, erro
 	found := Settled{Data: data, Stat: st}
 	done, why := settle(w, data, st, s.ID())
 	switch done {
-	case settledDone:
+	case verdictDone:
 		found.Done = true
 		return found, nil
-	case settledNotDone:
+	case verdictNotDone:
 		return found, nil
 	}
 	return found, fmt.Errorf("%w: %s: reply lost (%v) and %s", ErrOutcomeUnknown, what, err, why)
 }
 
-// settled is settle's verdict.
-type settled int
+// verdict is settle's decision.
+type verdict int
 
 const (
-	settledUnknown settled = iota
-	settledDone
-	settledNotDone
+	verdictUnknown verdict = iota
+	verdictDone
+	verdictNotDone
 )
 
 // settle decides a lost write's outcome from the node found afterwards
 // (st nil: none), by the rules of Settle; why says what left it unknown.
-func settle(w Write, data []byte, st *Stat, self int64) (settled, string) {
+func settle(w Write, data []byte, st *Stat, self int64) (verdict, string) {
 	switch w.Kind {
 	case WriteCreate:
 		switch {
 		case st == nil:
-			return settledNotDone, ""
+			return verdictNotDone, ""
 		case w.Flags&FlagEphemeral != 0 && st.EphemeralOwner == self:
-			return settledDone, ""
+			return verdictDone, ""
 		case w.Flags&FlagEphemeral != 0:
-			return settledNotDone, ""
+			return verdictNotDone, ""
 		case st.Version == 0 && !bytes.Equal(data, w.Data):
-			return settledNotDone, ""
+			return verdictNotDone, ""
 		case st.Version == 0:
-			return settledUnknown, "the node holds what the create wrote, which another create may have written too"
+			return verdictUnknown, "the node holds what the create wrote, which another create may have written too"
 		}
-		return settledUnknown, fmt.Sprintf("the node is at version %d", st.Version)
+		return verdictUnknown, fmt.Sprintf("the node is at version %d", st.Version)
 	case WriteSet:
 		switch {
 		case w.Version < 0:
-			return settledUnknown, "the set was at any version"
+			return verdictUnknown, "the set was at any version"
 		case st == nil:
-			return settledUnknown, "the node is gone"
+			return verdictUnknown, "the node is gone"
 		case w.Czxid != 0 && st.Czxid != w.Czxid:
-			return settledUnknown, "the node was deleted and created again"
+			return verdictUnknown, "the node was deleted and created again"
 		case st.Version <= w.Version:
-			return settledNotDone, ""
+			return verdictNotDone, ""
 		case st.Version == w.Version+1 && !bytes.Equal(data, w.Data):
-			return settledNotDone, ""
+			return verdictNotDone, ""
 		case st.Version == w.Version+1 && w.Sole:
-			return settledDone, ""
+			return verdictDone, ""
 		case st.Version == w.Version+1:
-			return settledUnknown, fmt.Sprintf("version %d holds what the set wrote, which another writer may have written too", st.Version)
+			return verdictUnknown, fmt.Sprintf("version %d holds what the set wrote, which another writer may have written too", st.Version)
 		}
-		return settledUnknown, fmt.Sprintf("the node is at version %d", st.Version)
+		return verdictUnknown, fmt.Sprintf("the node is at version %d", st.Version)
 	case WriteDelete:
 		switch {
 		case st == nil, w.Czxid != 0 && st.Czxid != w.Czxid:
-			return settledDone, ""
+			return verdictDone, ""
 		}
-		return settledNotDone, ""
+		return verdictNotDone, ""
 	}
-	return settledUnknown, "the kind of write is unknown"
+	return verdictUnknown, "the kind of write is unknown"
 }
 
 func (k WriteKind) String() string {
