@@ -313,3 +313,48 @@ func TestDeleteWhoseReplyIsLostSparesTheNodeCreatedAgain(t *testing.T) {
 		return true
 	})
 }
+
+// A Create whose request never reached the server finds no node once
+// reconnected: it did not happen, and is sent again.
+func TestCreateWhoseRequestIsLost(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess, f := throughFault(t)
+	if err := sess.EnsurePath(ctx, "/app"); err != nil {
+		t.Fatal(err)
+	}
+	hit := f.FailNext(testkit.OpCreate, "/app/lost")
+	got, err := mustNode(t, sess, "/app/lost").Create(ctx, []byte("a"))
+	select {
+	case <-hit:
+	default:
+		t.Fatal("no write failed: the fault was not exercised")
+	}
+	if err != nil || got.Version != 0 || string(got.Data) != "a" {
+		t.Fatalf("Create with a lost request = %+v, %v; want a at version 0", got, err)
+	}
+}
+
+// A Delete whose request never reached the server finds the node it meant
+// still there once reconnected, and is sent again.
+func TestDeleteWhoseRequestIsLost(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess, f := throughFault(t)
+	n := mustNode(t, sess, "/gone")
+	v0, err := n.Create(ctx, []byte("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := f.FailNext(testkit.OpDelete, "/gone")
+	err = n.Delete(ctx, v0.Version)
+	select {
+	case <-hit:
+	default:
+		t.Fatal("no write failed: the fault was not exercised")
+	}
+	if err != nil {
+		t.Fatalf("Delete with a lost request: %v", err)
+	}
+	if _, err := n.Get(ctx); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after the Delete, Get = %v; want ErrNotFound", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 // ZooKeeper request opcodes, for WriteFault.FailNext.
 const (
 	OpCreate  int32 = 1
+	OpDelete  int32 = 2
 	OpExists  int32 = 3
 	OpGetData int32 = 4
 	OpSetData int32 = 5
