@@ -37,6 +37,12 @@ var (
 	// ErrBadData: a znode holds data this package cannot decode (corrupt or
 	// written by something else).
 	ErrBadData = errors.New("zkcoord: unrecognised znode data")
+	// ErrOutcomeUnknown: a write's reply was lost, or its context or
+	// Session ended while it was in flight, and nothing on the server tells
+	// whether it happened: it may have, or (when its context ended with the
+	// request in flight) may still. It is never retryable. See
+	// Session.Settle.
+	ErrOutcomeUnknown = errors.New("zkcoord: outcome unknown")
 )
 
 // ZooKeeper errors, re-exported so callers need not import go-zookeeper.

@@ -69,6 +69,11 @@ var shortRuns = map[chaos.Workload][]chaos.Fault{
 		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2}, // mid-item, past the session
 		{Kind: chaos.PartitionMedium, Pick: 2, Dur: 4 * T / 5},
 	},
+	chaos.Counter: {
+		{Kind: chaos.PartitionShort, Pick: 0, Dur: T / 6}, // replies cut off, same Session
+		{Kind: chaos.KillLeader, Dur: time.Second},
+		{Kind: chaos.PartitionMedium, Pick: 1, Dur: 4 * T / 5}, // Session lost with writes in flight
+	},
 	chaos.Recovery: {
 		{Kind: chaos.PartitionLong, Pick: 0, Dur: 3 * T / 2}, // expired: recovered on a new Session
 		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2},
@@ -106,7 +111,11 @@ func TestShortRuns(t *testing.T) {
 				dump(t, rep)
 				t.Fatalf("verdict: %s\nviolations: %v\nproblems: %v", rep.Verdict, rep.Violations, rep.Problems)
 			}
-			if rep.Stats.Uses == 0 || rep.Stats.Acquires == 0 {
+			if w == chaos.Counter {
+				if c := rep.Stats.Counter; c == nil || c.Adds == 0 || c.Creates == 0 || c.Updates == 0 {
+					t.Fatalf("nothing written: %+v", rep.Stats.Counter)
+				}
+			} else if rep.Stats.Uses == 0 || rep.Stats.Acquires == 0 {
 				t.Fatalf("nothing used: %+v", rep.Stats)
 			}
 			if rep.Stats.Faults != len(shortRuns[w]) {
@@ -198,6 +207,43 @@ func TestQueueCatchesAckFirst(t *testing.T) {
 	if early == 0 {
 		dump(t, rep)
 		t.Fatalf("no early acknowledgement by c1 reported: %v", rep.Violations)
+	}
+}
+
+// TestCounterCatchesValueSettle gives every writer of the counter workload
+// the settle zkcoord had before Session.Settle, which takes a node holding
+// what a write wrote for that write's doing, and checks that the checker
+// reports the writes it misjudges. Each partition cuts a writer off at a
+// round's start, with its create of the round's node in flight; a writer a
+// third of a round later creates the node, with the same bytes, meanwhile.
+func TestCounterCatchesValueSettle(t *testing.T) {
+	zk := cluster(t)
+	o := shortOptions(t, chaos.Counter, []chaos.Fault{
+		{Kind: chaos.PartitionShort, Pick: 0, Dur: T / 6},
+		{Kind: chaos.PartitionShort, Pick: 1, Dur: T / 6},
+		{Kind: chaos.PartitionShort, Pick: 2, Dur: T / 6},
+	})
+	o.Bug = chaos.BugValueSettle
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, zk, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep.Verdict)
+	if rep.Pass {
+		dump(t, rep)
+		t.Fatal("the run with the value settle passed")
+	}
+	twice := 0
+	for _, v := range rep.Violations {
+		if v.Kind == "created twice" {
+			twice++
+		}
+	}
+	if twice == 0 {
+		dump(t, rep)
+		t.Fatalf("no node reported created twice: %v", rep.Violations)
 	}
 }
 

@@ -36,6 +36,8 @@ type Stats struct {
 	Recoveries int `json:"recoveries,omitempty"`
 	// Queue sums the items up (queue workload).
 	Queue *QueueStats `json:"queue,omitempty"`
+	// Counter sums the writes up (counter workload).
+	Counter *CounterStats `json:"counter,omitempty"`
 	// Faults run and Converged after; convergence times after the end of
 	// each fault.
 	Faults      int                 `json:"faults"`
@@ -186,6 +188,10 @@ func (r *Report) verdict() string {
 		fmt.Fprintf(&b, "; queue: %d items put (+%d unknown), %d processed, %d acknowledged, %d redelivered",
 			q.Put, q.PutUnknown, q.Processed, q.Acked, q.Redelivered)
 	}
+	if c := st.Counter; c != nil {
+		fmt.Fprintf(&b, "; counter: %d, %d increments acknowledged (+%d unknown); %d round nodes, %d creates acknowledged (+%d unknown); %d list updates acknowledged (+%d unknown), %d listed",
+			c.Count, c.Adds, c.AddsUnknown, c.Nodes, c.Creates, c.CreatesUnknown, c.Updates, c.UpdatesUnknown, c.Listed)
+	}
 	if n := len(r.Problems); n > 0 {
 		fmt.Fprintf(&b, "; %d problems", n)
 	}
@@ -202,6 +208,8 @@ func finalWord(w Workload) string {
 		return "every lock and leadership taken again, every resource of the group held"
 	case w == Queue:
 		return "every item acknowledged, the queue empty"
+	case w == Counter:
+		return "every writer writing again"
 	case w == Recovery:
 		return "every lock and leadership taken again"
 	}

@@ -29,7 +29,11 @@
 //     queue workload they are consumers of one queue.WorkQueue that the
 //     harness fills with numbered items: each takes an item, processes it
 //     (uses it through the service, the claim node's czxid as the token)
-//     and acknowledges it (see client_queue.go, queue.go);
+//     and acknowledges it (see client_queue.go, queue.go). In the counter
+//     workload they are writers, in staggered rounds, of one shared
+//     counter.Counter (Add), of a config node per round that every writer
+//     creates with the same bytes, and of a JSON list in a config node that
+//     each appends its own id to (see client_counter.go, counter.go);
 //   - M resources.
 //
 // Children are the caller's own binary started again (Options.Spawn, and
@@ -62,10 +66,17 @@
 //     (election), every lock is granted again and every client gets one
 //     (lock and recovery), every item put before the fault acknowledged
 //     and every consumer taking items again (queue), and at the end the
-//     queue empty.
+//     queue empty; every writer doing a whole round of writes again
+//     (counter).
 //   - Queue delivery (checkQueue): every item put is processed at least
 //     once and acknowledged exactly once, and only by a consumer that had
 //     processed it; nothing is processed that was not put.
+//   - Counter and config writes (checkCounter), at the end: the count lies
+//     between the increments acknowledged and those plus the ones whose
+//     outcome was unknown (reported so, or cut short by the writer's
+//     death); no round's node was reported created by two writers, or
+//     exists with no create that may have made it; every acknowledged
+//     update of the list is in it, exactly once, and nothing else is.
 //   - Liveness of the processes: a client that exits on its own is a
 //     problem (and is restarted so the run goes on).
 //

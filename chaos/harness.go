@@ -30,7 +30,8 @@ type harness struct {
 	proxies []*zktest.Proxy // of every client made, closed at the end of the run
 	hist    *oracle.History
 	track   *tracker
-	queue   *queueTracker // queue workload only
+	queue   *queueTracker   // queue workload only
+	counter *counterTracker // counter workload only
 	procs   launch.Group
 
 	dir     string // logs
@@ -157,6 +158,9 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 	if o.Workload == Queue {
 		h.queue = newQueueTracker()
 	}
+	if o.Workload == Counter {
+		h.counter = newCounterTracker()
+	}
 	if err := h.setup(); err != nil {
 		return nil, err
 	}
@@ -168,6 +172,9 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 		h.faults()
 	}
 	final := h.finish()
+	if h.counter != nil {
+		h.readCounterState()
+	}
 	return h.report(final), nil
 }
 
@@ -194,6 +201,9 @@ func (h *harness) record(e event.Event) {
 	h.track.observe(e)
 	if h.queue != nil {
 		h.queue.observe(e)
+	}
+	if h.counter != nil {
+		h.counter.observe(e)
 	}
 }
 
@@ -385,9 +395,12 @@ func (h *harness) converge(since int64, stable, limit time.Duration) (at int64, 
 	deadline := time.Now().Add(limit)
 	for {
 		h.checkClients()
-		if h.queue != nil {
+		switch {
+		case h.queue != nil:
 			ok, at, why = h.settleQueue(since)
-		} else {
+		case h.counter != nil:
+			ok, at, why = h.settleCounter(since)
+		default:
 			ok, at, why = settled(h.o.Workload, h.track, h.live(), h.resources, since)
 		}
 		if ok && stable > 0 {

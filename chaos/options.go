@@ -40,11 +40,17 @@ const (
 	// resource's loop runs under zkcoord.Supervise, which opens a new
 	// Session after a loss and starts the loop again on it.
 	Recovery Workload = "recovery"
+	// Counter: every client writes, in rounds, one shared counter.Counter
+	// (Add) and config nodes (Create of a node per round with the same
+	// bytes as every other client, JSON.Update appending to a list), with
+	// the faults cutting replies off; the harness checks the end state
+	// against what was acknowledged (see client_counter.go, counter.go).
+	Counter Workload = "counter"
 )
 
 // Workloads lists every workload.
 func Workloads() []Workload {
-	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI, Queue, Recovery}
+	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI, Queue, Recovery, Counter}
 }
 
 // ParseWorkload checks a workload name.
@@ -78,6 +84,12 @@ const (
 	// as soon as it has taken it and processes it afterwards, so an item
 	// whose consumer dies mid-item is lost.
 	BugAckFirst = "ack-first"
+	// BugValueSettle (counter workload only; every client has it): a write
+	// whose outcome the library reports unknown is settled as zkcoord did
+	// before Session.Settle, by value: an Add is taken as done if the next
+	// version holds the count it would have made, a Create if the node
+	// holds its bytes at version 0, and an Update is run again.
+	BugValueSettle = "value-settle"
 )
 
 // ErrInvalidOptions is wrapped by the errors of Run for bad Options.
@@ -162,7 +174,7 @@ func (o *Options) setDefaults() error {
 	def(&o.Clients, 4)
 	def(&o.MinClients, min(2, o.Clients))
 	def(&o.MaxClients, o.Clients+2)
-	if o.Workload == Queue { // one queue; the planner adds and removes no resource
+	if o.Workload == Queue || o.Workload == Counter { // one queue, or one set of nodes; the planner adds and removes no resource
 		o.Resources, o.MinResources, o.MaxResources = 1, 1, 1
 	}
 	if o.Workload.rebalance() {
@@ -188,14 +200,15 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("%w: resources %d in [%d, %d]", ErrInvalidOptions, o.Resources, o.MinResources, o.MaxResources)
 	case !(o.LostAfter > 0.3 && o.LostAfter < 0.9):
 		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
-	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI && o.Workload != Queue,
+	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI && o.Workload != Queue && o.Workload != Counter,
 		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig,
-		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst:
+		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst,
+		o.Workload == Counter && o.Bug != "" && o.Bug != BugValueSettle:
 		return fmt.Errorf("%w: unknown bug %q for workload %s", ErrInvalidOptions, o.Bug, o.Workload)
 	}
 	if o.Bug != "" && len(o.BugClients) == 0 {
 		o.BugClients = []string{clientName(1)}
-		if o.Workload == CLI { // the bug is in the zkcoord binary: every client has it
+		if o.Workload == CLI || o.Workload == Counter { // the bug is in the library: every client has it
 			for i := 2; i <= o.Clients; i++ {
 				o.BugClients = append(o.BugClients, clientName(i))
 			}

@@ -54,6 +54,14 @@ func (h *harness) report(final FinalState) *Report {
 		st.Queue = &q
 		violations = append(violations, v...)
 	}
+	if h.counter != nil {
+		h.counter.mu.Lock()
+		end := h.counter.final
+		h.counter.mu.Unlock()
+		c, v := checkCounter(h.hist.Events(), end)
+		st.Counter = &c
+		violations = append(violations, v...)
+	}
 	r := &Report{
 		Workload: o.Workload, Seed: o.Seed, Duration: o.Duration, SessionTimeout: o.SessionTimeout,
 		LostAfter: o.LostAfter, Clients: o.Clients, Resources: o.Resources, Bug: o.Bug,
@@ -135,6 +143,12 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
 		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d |\n", q.Put, q.PutUnknown, q.Taken, q.Processed,
 			q.Redelivered, q.Acked, q.AckUnrecorded)
+	}
+	if c := st.Counter; c != nil {
+		fmt.Fprintf(&b, "\n| count | increments acknowledged | unknown | round nodes | created | found there | create unknown | list updates acknowledged | unknown | ids listed |\n")
+		fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", c.Count, c.Adds, c.AddsUnknown,
+			c.Nodes, c.Creates, c.CreatesFound, c.CreatesUnknown, c.Updates, c.UpdatesUnknown, c.Listed)
 	}
 	if st.Recoveries > 0 {
 		fmt.Fprintf(&b, "\nSessions recovered by zkcoord.Supervise: %d.\n", st.Recoveries)

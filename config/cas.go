@@ -23,7 +23,7 @@ func (n *Node) CompareAndSet(ctx context.Context, expected, data []byte) (bool, 
 		}
 		var v Version
 		if cur.Exists {
-			v, err = n.Set(ctx, data, cur.Version)
+			v, err = n.setAt(ctx, data, cur)
 		} else {
 			v, err = n.Create(ctx, data)
 		}

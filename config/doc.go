@@ -20,16 +20,24 @@
 //
 // # Lost replies
 //
-// A conditional write whose reply is lost with the connection is resolved by
-// reading the node again once reconnected: if it now holds exactly the data
-// written, at the next version, the write is taken as done; if it is still
-// at the version given, the write did not happen and is sent again, after a
-// backoff. If the node has moved on further, Set reports ErrConflict, though
-// its own write may have happened just before another writer's: the caller
-// must read again either way (Update does). Only another writer storing
-// identical bytes from the same version at that moment could be mistaken
-// for this one, and the resulting state is the same. Writes with
-// AnyVersion, and deletes, are simply sent again.
+// A write whose reply is lost with the connection is settled by
+// [zkcoord.Session.Settle]: once reconnected, the node is read after a
+// sync, and the outcome decided only when the node proves it. A set still
+// at the version given did not happen and is sent again; a set whose next
+// version holds other data lost to another writer (ErrConflict). A create
+// that finds no node is sent again; one that finds other data than its own
+// lost to another creator (ErrExists). But a node holding exactly the data
+// written, at the version the write would have made, proves nothing:
+// another writer may have written the same bytes from the same version (two
+// Updates computing the same value, two creators of the same default).
+// Taking it for this write's would tell both writers they won, and lose an
+// update. Set, Create, Update and CompareAndSet then fail with an error
+// wrapping [zkcoord.ErrOutcomeUnknown]; the write may or may not have
+// happened, and the caller reads the node to decide. So does a write whose
+// context ends while it is in flight, and a set whose node is gone or has
+// moved on by more than one version. Writes with AnyVersion are sent again.
+// Delete reads the node first and settles a lost reply by the node's czxid,
+// so it never deletes a node created again at the same path meanwhile.
 //
 // # Compare-and-set by value
 //

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,10 +32,12 @@ type Version struct {
 	Zxid int64
 	// Exists is false for a node that does not exist.
 	Exists bool
+
+	czxid int64 // the node's, to settle a write whose reply is lost
 }
 
 func versionOf(data []byte, st *zkcoord.Stat) Version {
-	return Version{Data: data, Version: st.Version, Zxid: st.Mzxid, Exists: true}
+	return Version{Data: data, Version: st.Version, Zxid: st.Mzxid, Exists: true, czxid: st.Czxid}
 }
 
 // Node is a configuration node.
@@ -85,10 +86,16 @@ func (n *Node) Create(ctx context.Context, data []byte) (Version, error) {
 // create makes one attempt at Create. It returns a retryable error when the
 // create is known not to have happened and may be sent again.
 func (n *Node) create(ctx context.Context, data []byte) (Version, error) {
+	if err := ctx.Err(); err != nil {
+		return Version{}, err // not sent
+	}
 	_, err := n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		if err := n.sess.EnsurePath(ctx, zkcoord.Parent(n.path)); err != nil {
 			return Version{}, fmt.Errorf("config: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return Version{}, err
 		}
 		_, err = n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
 	}
@@ -97,31 +104,25 @@ func (n *Node) create(ctx context.Context, data []byte) (Version, error) {
 		return n.confirm(ctx, data, 0)
 	case errors.Is(err, zkcoord.ErrNodeExists):
 		return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
-	case zkcoord.IsRetryable(err):
-		outcomeUnknown()
-		// Did our create happen? Look once reconnected.
-		v, gerr := n.Get(ctx)
-		if errors.Is(gerr, ErrNotFound) {
-			return Version{}, fmt.Errorf("config: create %s: %w", n.path, err)
-		}
-		if gerr != nil {
-			return Version{}, gerr
-		}
-		if v.Version == 0 && bytes.Equal(v.Data, data) {
-			return v, nil
-		}
-		return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
-	default:
-		return Version{}, fmt.Errorf("config: create %s: %w", n.path, err)
 	}
+	lostReply(err)
+	found, serr := n.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: n.path, Data: data}, err)
+	switch {
+	case serr != nil:
+		return Version{}, fmt.Errorf("config: create %s: %w", n.path, serr)
+	case found.Stat == nil:
+		return Version{}, fmt.Errorf("config: create %s: %w", n.path, err) // not created: again
+	}
+	return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
 }
 
 // testHookOutcomeUnknown, if set, runs when a write fails with a connection
 // loss, before its outcome is looked up.
 var testHookOutcomeUnknown func()
 
-func outcomeUnknown() {
-	if testHookOutcomeUnknown != nil {
+// lostReply runs the test hook if err is a connection loss.
+func lostReply(err error) {
+	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
 		testHookOutcomeUnknown()
 	}
 }
@@ -143,14 +144,29 @@ func (n *Node) confirm(ctx context.Context, data []byte, version int32) (Version
 // Set writes data if the node is still at version (AnyVersion: whatever
 // it is), and returns the new version. It fails with ErrConflict if the
 // node has changed and with ErrNotFound if it does not exist.
+//
+// A write whose reply is lost with the connection is settled by reading
+// the node again (see zkcoord.Session.Settle): if it did not happen it is
+// sent again, or reported as a conflict; if nothing on the server can
+// tell (the next version holds exactly this data, which another writer
+// may have written too), Set fails with an error wrapping
+// zkcoord.ErrOutcomeUnknown, and the data may or may not have been
+// written. So does a write whose ctx ends while it is in flight. A write
+// at AnyVersion is sent again.
 func (n *Node) Set(ctx context.Context, data []byte, version int32) (Version, error) {
+	return n.setAt(ctx, data, Version{Version: version})
+}
+
+// setAt is Set at at.Version, for the node whose czxid is at.czxid (0: not
+// known).
+func (n *Node) setAt(ctx context.Context, data []byte, at Version) (Version, error) {
 	if data == nil {
 		data = []byte{}
 	}
 	var v Version
 	err := n.sess.Retry(ctx, func(ctx context.Context) error {
 		var err error
-		v, err = n.set(ctx, data, version)
+		v, err = n.set(ctx, data, at)
 		return err
 	})
 	return v, err
@@ -159,7 +175,11 @@ func (n *Node) Set(ctx context.Context, data []byte, version int32) (Version, er
 // set makes one attempt at Set. It returns a retryable error when the write
 // may be sent again: it is known not to have happened, or it writes
 // whatever the version.
-func (n *Node) set(ctx context.Context, data []byte, version int32) (Version, error) {
+func (n *Node) set(ctx context.Context, data []byte, at Version) (Version, error) {
+	if err := ctx.Err(); err != nil {
+		return Version{}, err // not sent
+	}
+	version := at.Version
 	st, err := n.sess.Set(ctx, n.path, data, version)
 	switch {
 	case err == nil:
@@ -168,26 +188,19 @@ func (n *Node) set(ctx context.Context, data []byte, version int32) (Version, er
 		return Version{}, fmt.Errorf("%w: %s", ErrNotFound, n.path)
 	case errors.Is(err, zkcoord.ErrBadVersion):
 		return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-	case zkcoord.IsRetryable(err):
-		outcomeUnknown()
-		if version == AnyVersion {
-			return Version{}, fmt.Errorf("config: set %s: %w", n.path, err) // idempotent
-		}
-		v, gerr := n.Get(ctx)
-		if gerr != nil {
-			return Version{}, gerr
-		}
-		if v.Version == version {
-			// Our write did not happen.
-			return Version{}, fmt.Errorf("config: set %s: %w", n.path, err)
-		}
-		if v.Version == version+1 && bytes.Equal(v.Data, data) {
-			return v, nil
-		}
-		return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-	default:
-		return Version{}, fmt.Errorf("config: set %s: %w", n.path, err)
 	}
+	lostReply(err)
+	if version == AnyVersion && zkcoord.IsRetryable(err) {
+		return Version{}, fmt.Errorf("config: set %s: %w", n.path, err) // idempotent
+	}
+	found, serr := n.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: n.path, Data: data, Version: version, Czxid: at.czxid}, err)
+	switch {
+	case serr != nil:
+		return Version{}, fmt.Errorf("config: set %s: %w", n.path, serr)
+	case found.Stat.Version == version:
+		return Version{}, fmt.Errorf("config: set %s: %w", n.path, err) // not written: again
+	}
+	return Version{}, fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
 }
 
 // Update runs a read-modify-write loop: it reads the current version
@@ -207,7 +220,7 @@ func (n *Node) Update(ctx context.Context, fn func(cur Version) ([]byte, error))
 		}
 		var next Version
 		if cur.Exists {
-			next, err = n.Set(ctx, data, cur.Version)
+			next, err = n.setAt(ctx, data, cur)
 		} else {
 			next, err = n.Create(ctx, data)
 		}
@@ -220,31 +233,49 @@ func (n *Node) Update(ctx context.Context, fn func(cur Version) ([]byte, error))
 
 // Delete deletes the node if it is at version (AnyVersion: whatever it
 // is). Deleting a node that does not exist does nothing.
+//
+// Delete reads the node first, to know which node it deletes: a delete
+// whose reply is lost is settled by that node (see
+// zkcoord.Session.Settle), so that it never deletes a node created again
+// at the same path meanwhile. It fails with an error wrapping
+// zkcoord.ErrOutcomeUnknown if its ctx ends with the delete in flight.
 func (n *Node) Delete(ctx context.Context, version int32) error {
+	var czxid int64 // of the node meant
 	return n.sess.Retry(ctx, func(ctx context.Context) error {
-		err := n.sess.Delete(ctx, n.path, version)
+		ok, st, err := n.sess.Exists(ctx, n.path)
 		switch {
-		case err == nil, errors.Is(err, zkcoord.ErrNoNode):
-			return nil
-		case errors.Is(err, zkcoord.ErrBadVersion):
-			return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-		case zkcoord.IsRetryable(err):
-			outcomeUnknown()
-			if version != AnyVersion {
-				v, gerr := n.Get(ctx)
-				if errors.Is(gerr, ErrNotFound) {
-					return nil
-				}
-				if gerr != nil {
-					return gerr
-				}
-				if v.Version != version {
-					return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
-				}
-			}
-			// Not deleted yet: send it again.
+		case err != nil:
 			return fmt.Errorf("config: delete %s: %w", n.path, err)
+		case !ok, czxid != 0 && st.Czxid != czxid:
+			return nil // the node meant is gone
+		case version != AnyVersion && st.Version != version:
+			return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
 		}
-		return fmt.Errorf("config: delete %s: %w", n.path, err)
+		czxid = st.Czxid
+		return n.delete(ctx, version, czxid)
 	})
+}
+
+// delete makes one attempt at deleting the node whose czxid is czxid. It
+// returns a retryable error when the delete may be sent again.
+func (n *Node) delete(ctx context.Context, version int32, czxid int64) error {
+	if err := ctx.Err(); err != nil {
+		return err // not sent
+	}
+	err := n.sess.Delete(ctx, n.path, version)
+	switch {
+	case err == nil, errors.Is(err, zkcoord.ErrNoNode):
+		return nil
+	case errors.Is(err, zkcoord.ErrBadVersion):
+		return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
+	}
+	lostReply(err)
+	found, serr := n.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: n.path, Version: version, Czxid: czxid}, err)
+	switch {
+	case serr != nil:
+		return fmt.Errorf("config: delete %s: %w", n.path, serr)
+	case found.Done:
+		return nil // the node meant is gone
+	}
+	return fmt.Errorf("config: delete %s: %w", n.path, err) // look again, send again
 }

@@ -129,18 +129,25 @@ func (c *Of[T]) decode(data []byte, st *zkcoord.Stat) (CountOf[T], error) {
 
 // Get returns the current count.
 func (c *Of[T]) Get(ctx context.Context) (CountOf[T], error) {
+	cur, _, err := c.get(ctx)
+	return cur, err
+}
+
+// get is Get, also returning the node's czxid.
+func (c *Of[T]) get(ctx context.Context) (CountOf[T], int64, error) {
 	for {
 		data, st, err := c.sess.Get(ctx, c.path)
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			if err := c.create(ctx); err != nil {
-				return CountOf[T]{}, err
+				return CountOf[T]{}, 0, err
 			}
 			continue
 		}
 		if err != nil {
-			return CountOf[T]{}, fmt.Errorf("counter: %w", err)
+			return CountOf[T]{}, 0, fmt.Errorf("counter: %w", err)
 		}
-		return c.decode(data, st)
+		cur, err := c.decode(data, st)
+		return cur, st.Czxid, err
 	}
 }
 
@@ -177,50 +184,67 @@ func (c *Of[T]) SetCount(ctx context.Context, v T) (CountOf[T], error) {
 // TrySetCount sets the count to v only if the node is still at prev's
 // version. It reports whether it did; when it did not, the returned Count
 // is the current one, to retry from.
+//
+// A write whose reply is lost with the connection is settled by reading
+// the node again (see zkcoord.Session.Settle): if it did not happen it is
+// sent again, or reported as not done; if nothing on the server can tell,
+// TrySetCount fails with an error wrapping zkcoord.ErrOutcomeUnknown, and
+// the count may or may not have been set. So does a write whose ctx ends
+// while it is in flight.
 func (c *Of[T]) TrySetCount(ctx context.Context, prev CountOf[T], v T) (CountOf[T], bool, error) {
+	out, _, ok, err := c.trySetCount(ctx, prev, 0, v)
+	return out, ok, err
+}
+
+// trySetCount is TrySetCount for the node whose czxid is czxid (0: not
+// known); it also returns the czxid of the node the returned count is of.
+func (c *Of[T]) trySetCount(ctx context.Context, prev CountOf[T], czxid int64, v T) (CountOf[T], int64, bool, error) {
 	var (
 		out CountOf[T]
 		ok  bool
 	)
 	err := c.sess.Retry(ctx, func(ctx context.Context) error {
 		var err error
-		out, ok, err = c.trySet(ctx, prev, v)
+		out, czxid, ok, err = c.trySet(ctx, prev, czxid, v)
 		return err
 	})
 	if err != nil {
-		return CountOf[T]{}, false, err
+		return CountOf[T]{}, 0, false, err
 	}
-	return out, ok, nil
+	return out, czxid, ok, nil
 }
 
 // trySet makes one attempt at TrySetCount. It returns a retryable error
 // when the write is known not to have happened and may be sent again.
-func (c *Of[T]) trySet(ctx context.Context, prev CountOf[T], v T) (CountOf[T], bool, error) {
-	st, err := c.sess.Set(ctx, c.path, encode(v), prev.Version)
-	if err == nil {
-		return CountOf[T]{Value: v, Version: st.Version}, true, nil
+func (c *Of[T]) trySet(ctx context.Context, prev CountOf[T], czxid int64, v T) (CountOf[T], int64, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return CountOf[T]{}, 0, false, err // not sent
 	}
-	lost := zkcoord.IsRetryable(err)
-	if !lost && !errors.Is(err, zkcoord.ErrBadVersion) {
-		return CountOf[T]{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
+	data := encode(v)
+	st, err := c.sess.Set(ctx, c.path, data, prev.Version)
+	switch {
+	case err == nil:
+		return CountOf[T]{Value: v, Version: st.Version}, st.Czxid, true, nil
+	case errors.Is(err, zkcoord.ErrBadVersion):
+		cur, czxid, err := c.get(ctx)
+		return cur, czxid, false, err
+	case errors.Is(err, zkcoord.ErrNoNode):
+		return CountOf[T]{}, 0, false, fmt.Errorf("counter: set %s: %w", c.path, err)
 	}
-	if lost && testHookOutcomeUnknown != nil {
+	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
 		testHookOutcomeUnknown()
 	}
-	// Read the current count (after a lost reply, once reconnected). If it
-	// is exactly what our write would have made, our write happened.
-	cur, gerr := c.Get(ctx)
-	if gerr != nil {
-		return CountOf[T]{}, false, gerr
+	found, serr := c.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: c.path, Data: data, Version: prev.Version, Czxid: czxid}, err)
+	if serr != nil {
+		return CountOf[T]{}, 0, false, fmt.Errorf("counter: set %s: %w", c.path, serr)
 	}
-	if lost && cur.Version == prev.Version+1 && cur.Value == v {
-		return cur, true, nil
-	}
-	if lost && cur.Version == prev.Version {
+	if found.Stat.Version <= prev.Version {
 		// Our write did not happen: send it again.
-		return CountOf[T]{}, false, fmt.Errorf("counter: set %s: %w", c.path, err)
+		return CountOf[T]{}, czxid, false, fmt.Errorf("counter: set %s: %w", c.path, err)
 	}
-	return cur, false, nil
+	// Another write took the version ours expected.
+	cur, derr := c.decode(found.Data, found.Stat)
+	return cur, found.Stat.Czxid, false, derr
 }
 
 // testHookOutcomeUnknown, if set, runs when a conditional write fails with
@@ -229,9 +253,12 @@ var testHookOutcomeUnknown func()
 
 // Add adds delta (which may be negative) to the count, retrying on
 // concurrent changes, and returns the new Count. It fails with ErrOverflow
-// rather than wrap around.
+// rather than wrap around, and with an error wrapping
+// zkcoord.ErrOutcomeUnknown when a write's reply was lost and the count
+// cannot tell whether it happened (see TrySetCount): the increment may or
+// may not be in the count.
 func (c *Of[T]) Add(ctx context.Context, delta T) (CountOf[T], error) {
-	cur, err := c.Get(ctx)
+	cur, czxid, err := c.get(ctx)
 	if err != nil {
 		return CountOf[T]{}, err
 	}
@@ -240,13 +267,13 @@ func (c *Of[T]) Add(ctx context.Context, delta T) (CountOf[T], error) {
 		if (delta > 0 && next < cur.Value) || (delta < 0 && next > cur.Value) {
 			return CountOf[T]{}, fmt.Errorf("%w: %d + %d", ErrOverflow, cur.Value, delta)
 		}
-		n, ok, err := c.TrySetCount(ctx, cur, next)
+		n, at, ok, err := c.trySetCount(ctx, cur, czxid, next)
 		if err != nil {
 			return CountOf[T]{}, err
 		}
 		if ok {
 			return n, nil
 		}
-		cur = n
+		cur, czxid = n, at
 	}
 }

@@ -24,13 +24,19 @@
 // [Counter.SetCount] writes unconditionally (Curator's setCount);
 // [Counter.Add] loops on TrySetCount (Kazoo's += and -=).
 //
-// A conditional write whose reply is lost with the connection is resolved
-// by reading the node again: if it holds the value that write would have
-// produced at the next version, the write is taken as done; if it is still
-// at the version the write expected, the write did not happen and is sent
-// again, after a backoff. The one case this misjudges is another client
-// writing the very same value from the very same version in that moment,
-// which for Add means two concurrent, equal increments counted once.
+// A conditional write whose reply is lost with the connection is settled
+// by [zkcoord.Session.Settle]: once reconnected, the node is read after a
+// sync. If it is still at the version the write expected, the write did
+// not happen and is sent again; if the next version holds another count,
+// another writer won and the write failed (Add reads again and retries).
+// If the next version holds exactly the count this write would have made,
+// nothing tells whether it was this write or another writer's equal one
+// (two Add(1) from 5 both write 6 at the same version): the 4-byte format
+// Curator reads leaves no room for a writer's mark, so the call fails with
+// an error wrapping [zkcoord.ErrOutcomeUnknown] rather than count another
+// writer's increment as its own. So does a write whose context ends while
+// it is in flight. The caller decides: read the count, or treat the
+// increment as possibly applied; repeating it blindly may count it twice.
 //
 // # Concurrency
 //

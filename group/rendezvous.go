@@ -1,7 +1,6 @@
 package group
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +34,9 @@ func NewRendezvous(ctx context.Context, sess *zkcoord.Session, path string) (*Re
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("group: rendezvous %s: %w", path, err) // not sent
+		}
 		_, err := sess.Create(ctx, path, []byte{}, zkcoord.FlagEphemeral)
 		switch {
 		case err == nil:
@@ -43,23 +45,23 @@ func NewRendezvous(ctx context.Context, sess *zkcoord.Session, path string) (*Re
 			if err := sess.EnsureContainers(ctx, zkcoord.Parent(path)); err != nil {
 				return nil, fmt.Errorf("group: rendezvous %s: %w", path, err)
 			}
+			continue
 		case errors.Is(err, zkcoord.ErrNodeExists):
 			return nil, fmt.Errorf("%w: %s", ErrExists, path)
-		case zkcoord.IsRetryable(err):
-			// Did our create happen? An ephemeral node of ours says so.
-			ok, st, err := sess.Exists(ctx, path)
-			if err != nil {
-				return nil, fmt.Errorf("group: rendezvous %s: %w", path, err)
-			}
-			if ok && st.EphemeralOwner == sess.ID() {
-				return &Rendezvous{sess: sess, path: path}, nil
-			}
-			if ok {
-				return nil, fmt.Errorf("%w: %s", ErrExists, path)
-			}
-		default:
-			return nil, fmt.Errorf("group: rendezvous %s: %w", path, err)
 		}
+		lostReply(err)
+		// Our ephemeral node, owned by this Session, says the create
+		// happened.
+		found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: path, Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("group: rendezvous %s: %w", path, err)
+		case found.Done:
+			return &Rendezvous{sess: sess, path: path}, nil
+		case found.Stat != nil:
+			return nil, fmt.Errorf("%w: %s", ErrExists, path)
+		}
+		// Not created: send it again.
 	}
 }
 
@@ -83,7 +85,11 @@ func (r *Rendezvous) Close(ctx context.Context) error {
 
 // Fill writes data into the rendezvous at path. Only the first Fill
 // succeeds; later ones fail with ErrFilled. It fails with ErrNoRendezvous
-// if there is no node at path.
+// if there is no node at path. A Fill whose reply is lost with the
+// connection is settled by reading the node again (zkcoord.Session.Settle):
+// still empty, it is sent again; filled with other data, ErrFilled; filled
+// with exactly its data, which another peer may have written too, or gone,
+// it fails with an error wrapping zkcoord.ErrOutcomeUnknown.
 func Fill(ctx context.Context, sess *zkcoord.Session, path string, data []byte) error {
 	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return fmt.Errorf("group: %w", err)
@@ -92,6 +98,9 @@ func Fill(ctx context.Context, sess *zkcoord.Session, path string, data []byte) 
 		data = []byte{}
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("group: fill %s: %w", path, err) // not sent
+		}
 		_, err := sess.Set(ctx, path, data, 0) // version 0: still empty
 		switch {
 		case err == nil:
@@ -100,24 +109,32 @@ func Fill(ctx context.Context, sess *zkcoord.Session, path string, data []byte) 
 			return fmt.Errorf("%w: %s", ErrNoRendezvous, path)
 		case errors.Is(err, zkcoord.ErrBadVersion):
 			return fmt.Errorf("%w: %s", ErrFilled, path)
-		case zkcoord.IsRetryable(err):
-			got, st, err := sess.Get(ctx, path)
-			switch {
-			case errors.Is(err, zkcoord.ErrNoNode):
-				return fmt.Errorf("%w: %s", ErrNoRendezvous, path)
-			case err != nil:
-				return fmt.Errorf("group: fill %s: %w", path, err)
-			case st.Version == 0:
-				continue // our write did not happen
-			case st.Version == 1 && bytes.Equal(got, data):
-				return nil // it did
-			}
-			return fmt.Errorf("%w: %s", ErrFilled, path)
-		default:
-			return fmt.Errorf("group: fill %s: %w", path, err)
 		}
+		lostReply(err)
+		// Version 0 means not written; version 1 with other data, filled by
+		// another peer; version 1 with our data could be another peer's
+		// equal Fill: unknown.
+		found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: path, Data: data, Version: 0}, err)
+		switch {
+		case err != nil:
+			return fmt.Errorf("group: fill %s: %w", path, err)
+		case found.Stat.Version > 0:
+			return fmt.Errorf("%w: %s", ErrFilled, path)
+		}
+		// Not written: send it again.
 	}
 }
+
+// lostReply runs the test hook if err is a connection loss.
+func lostReply(err error) {
+	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
+		testHookOutcomeUnknown()
+	}
+}
+
+// testHookOutcomeUnknown, if set, runs when a write fails with a
+// connection loss, before its outcome is looked up.
+var testHookOutcomeUnknown func()
 
 // Await blocks until the rendezvous at path is filled and returns its
 // data. It fails with ErrNoRendezvous if there is no node at path, or if

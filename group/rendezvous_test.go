@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
@@ -89,5 +90,35 @@ func TestRendezvousGoneWithItsCreator(t *testing.T) {
 	creator.Close(ctx)
 	if err := <-done; !errors.Is(err, ErrNoRendezvous) {
 		t.Fatalf("Await after the creator left = %v; want ErrNoRendezvous", err)
+	}
+}
+
+// Two peers that Fill a rendezvous with the same bytes never both succeed.
+// A's write is lost with its connection, and before A looks, B fills the
+// node with the same bytes: A cannot tell B's write from its own, and fails
+// with ErrOutcomeUnknown rather than report success.
+func TestFillNeverTakesAnotherPeersEqualFillForItsOwn(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	r, err := NewRendezvous(ctx, connect(t), "/jobs/7/master")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := new(testkit.WriteFault)
+	a, b := connect(t, func(c *zkcoord.Config) { c.Dialer = f.Dial }), connect(t)
+	var bErr error
+	testHookOutcomeUnknown = func() { bErr = Fill(ctx, b, r.Path(), []byte("host:1")) }
+	t.Cleanup(func() { testHookOutcomeUnknown = nil })
+	hit := f.FailNext(testkit.OpSetData, r.Path())
+	aErr := Fill(ctx, a, r.Path(), []byte("host:1"))
+	select {
+	case <-hit:
+	default:
+		t.Fatal("no write failed: the fault was not exercised")
+	}
+	if bErr != nil {
+		t.Fatalf("B's Fill: %v", bErr)
+	}
+	if !errors.Is(aErr, zkcoord.ErrOutcomeUnknown) {
+		t.Fatalf("A's Fill = %v; want ErrOutcomeUnknown (two Fills told they were first)", aErr)
 	}
 }

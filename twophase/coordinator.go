@@ -69,6 +69,9 @@ func Begin(ctx context.Context, sess *zkcoord.Session, path string, sites []stri
 	}
 	c := &Coordinator{sess: sess, t: t, sites: slices.Clone(sites)}
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("twophase: begin %s: %w", path, err) // not sent
+		}
 		_, err := sess.Multi(ctx, ops...)
 		switch {
 		case err == nil:
@@ -79,17 +82,17 @@ func Begin(ctx context.Context, sess *zkcoord.Session, path string, sites []stri
 			if err := sess.EnsureContainers(ctx, zkcoord.Parent(path)); err != nil {
 				return nil, fmt.Errorf("twophase: begin %s: %w", path, err)
 			}
-		case zkcoord.IsRetryable(err):
+		default:
 			// Did our multi happen? Our ephemeral coordinator node says so.
-			ok, st, err := sess.Exists(ctx, t.coordinator())
-			if err != nil {
+			lostReply(err)
+			found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: t.coordinator(), Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
+			switch {
+			case err != nil:
 				return nil, fmt.Errorf("twophase: begin %s: %w", path, err)
-			}
-			if ok && st.EphemeralOwner == sess.ID() {
+			case found.Done:
 				return c, nil
 			}
-		default:
-			return nil, fmt.Errorf("twophase: begin %s: %w", path, err)
+			// Not ours: send it again (ErrExists if another's).
 		}
 	}
 }

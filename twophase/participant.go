@@ -47,6 +47,9 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, site string, opts ..
 		o(&p.opts)
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("twophase: join %s: %w", path, err) // not sent
+		}
 		_, err := sess.Multi(ctx,
 			zkcoord.CreateOp(t.alive(site), []byte{}, zkcoord.FlagEphemeral),
 			zkcoord.SetOp(t.vote(site), []byte(voteJoined), 0))
@@ -55,24 +58,21 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, site string, opts ..
 			return p, nil
 		case errors.Is(err, zkcoord.ErrNoNode):
 			return nil, fmt.Errorf("%w: %s", ErrNoTransaction, path)
-		case zkcoord.IsRetryable(err):
-			// Did our join happen? Our ephemeral node says so.
-			ok, st, err := sess.Exists(ctx, t.alive(site))
-			if err != nil {
-				return nil, fmt.Errorf("twophase: join %s: %w", path, err)
-			}
-			if ok && st.EphemeralOwner == sess.ID() {
-				return p, nil
-			}
-			if !ok {
-				continue
-			}
-			fallthrough
 		case errors.Is(err, zkcoord.ErrNodeExists), errors.Is(err, zkcoord.ErrBadVersion):
 			return nil, fmt.Errorf("%w: site %s of %s", ErrJoined, site, path)
-		default:
-			return nil, fmt.Errorf("twophase: join %s: %w", path, err)
 		}
+		// Did our join happen? Our ephemeral node says so.
+		lostReply(err)
+		found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: t.alive(site), Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("twophase: join %s: %w", path, err)
+		case found.Done:
+			return p, nil
+		case found.Stat != nil:
+			return nil, fmt.Errorf("%w: site %s of %s", ErrJoined, site, path)
+		}
+		// Not joined: send it again.
 	}
 }
 
@@ -93,6 +93,9 @@ func (p *Participant) Vote(ctx context.Context, commit bool) error {
 		vote = voteCommit
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("twophase: vote in %s: %w", p.t, err) // not sent
+		}
 		_, err := p.sess.Multi(ctx,
 			zkcoord.CheckOp(p.t.alive(p.site), -1),
 			zkcoord.SetOp(p.t.vote(p.site), []byte(vote), 1))
@@ -105,20 +108,20 @@ func (p *Participant) Vote(ctx context.Context, commit bool) error {
 				return serr
 			}
 			return fmt.Errorf("%w: %s, or site %s's node is gone", ErrNoTransaction, p.t, p.site)
-		case zkcoord.IsRetryable(err):
-			// Did our vote happen?
-			data, st, err := p.sess.Get(ctx, p.t.vote(p.site))
-			if err != nil {
+		default:
+			// Did our vote happen? Only this site, joined through this
+			// Session, moves its vote from version 1 to 2: a vote at version
+			// 2 equal to ours is ours.
+			lostReply(err)
+			found, err := p.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: p.t.vote(p.site), Data: []byte(vote), Version: 1, Sole: true}, err)
+			switch {
+			case err != nil:
 				return fmt.Errorf("twophase: vote in %s: %w", p.t, err)
-			}
-			if st.Version == 1 {
-				continue // it did not
-			}
-			if string(data) != vote || st.Version != 2 {
+			case !found.Done && found.Stat.Version <= 1:
+				continue // it did not happen: send it again
+			case !found.Done:
 				return fmt.Errorf("%w: site %s of %s", ErrVoted, p.site, p.t)
 			}
-		default:
-			return fmt.Errorf("twophase: vote in %s: %w", p.t, err)
 		}
 		if !commit {
 			_, err := decide(ctx, p.sess, p.t, Outcome{Reason: fmt.Sprintf("site %s voted abort", p.site)}, p.sites)
@@ -179,4 +182,15 @@ func (p *Participant) Close(ctx context.Context) error {
 		return fmt.Errorf("twophase: close %s: %w", p.t, err)
 	}
 	return nil
+}
+
+// testHookOutcomeUnknown, if set, runs when a write fails with a
+// connection loss, before its outcome is looked up.
+var testHookOutcomeUnknown func()
+
+// lostReply runs the test hook if err is a connection loss.
+func lostReply(err error) {
+	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
+		testHookOutcomeUnknown()
+	}
 }

@@ -11,8 +11,11 @@ import (
 // ZooKeeper request opcodes, for WriteFault.FailNext.
 const (
 	OpCreate  int32 = 1
+	OpDelete  int32 = 2
 	OpExists  int32 = 3
 	OpGetData int32 = 4
+	OpSetData int32 = 5
+	OpMulti   int32 = 14
 )
 
 // WriteFault is a Config.Dialer whose connections can make one chosen

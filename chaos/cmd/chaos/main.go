@@ -41,7 +41,7 @@ func main() {
 
 func run() int {
 	workload := flag.String("workload", "rebalance-incremental",
-		"rebalance-incremental, rebalance-resource, rebalance-global, election, lock, cli, queue, recovery, or all")
+		"rebalance-incremental, rebalance-resource, rebalance-global, election, lock, cli, queue, recovery, counter, or all")
 	duration := flag.Duration("duration", 10*time.Minute, "how long to inject faults (per workload)")
 	seed := flag.Uint64("seed", 42, "seed of the fault schedule")
 	clients := flag.Int("clients", 4, "clients at the start (for -workload cli: 6, two of each zkcoord command)")
@@ -50,7 +50,8 @@ func run() int {
 	out := flag.String("out", "chaos-out", "directory for reports, timelines and logs")
 	bug := flag.String("bug", "", "give client c1 a bug, to see the checkers catch it: "+chaos.BugLateStop+
 		"; for -workload cli, give every zkcoord a known broken behaviour back: "+chaos.BugGrace+" or "+chaos.BugPdeathsig+
-		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them)")
+		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them)"+
+		"; for -workload counter: "+chaos.BugValueSettle+" (every writer settles lost writes by equal data, as zkcoord once did)")
 	plan := flag.Int("plan", 0, "print the first N faults of the schedule for -seed and exit")
 	quiet := flag.Bool("q", false, "print only the verdicts")
 	summarize := flag.Bool("summarize", false, "print the figures of the JSON reports named as arguments and exit")
