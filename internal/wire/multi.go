@@ -160,6 +160,9 @@ func (r *MultiRequest) Decode(d *Decoder) {
 //	OpGetData      GetDataResponse: Data, Stat
 //	OpError        ErrorResponse: Err
 //
+// Servers before 3.8.4 (ZOOKEEPER-4026) run a create2 in a multi as a
+// create and answer it as OpCreate, without the Stat.
+//
 // When a multi fails, every result is an OpError: the failed operation's
 // carries its error, those before it OK and those after it
 // RuntimeInconsistency. In a multiRead each read that failed is an OpError

@@ -203,8 +203,7 @@ func (r *SetDataRequest) Decode(d *Decoder) {
 	r.Version = d.Int32()
 }
 
-// SetDataResponse is the reply to OpSetData (and to OpCheck outside a
-// multi): the node's new Stat.
+// SetDataResponse is the reply to OpSetData: the node's new Stat.
 type SetDataResponse struct {
 	Stat Stat
 }
@@ -284,8 +283,9 @@ func (r *GetChildren2Response) Decode(d *Decoder) {
 }
 
 // CheckVersionRequest asserts that a node's version is Version: an
-// operation of a multi (OpCheck), also accepted alone by the server (reply
-// SetDataResponse).
+// operation of a multi (OpCheck). Sent alone, ZooKeeper 3.8 never answers
+// it (its reply serialisation fails on a missing Stat) until the session
+// expires, so send it only inside a multi.
 type CheckVersionRequest struct {
 	Path    string
 	Version int32
