@@ -36,8 +36,10 @@
 // request's record, a reply a ReplyHeader and, when its Err is OK, the
 // reply's record. Replies come in the order of the requests, except for
 // watch events (xid XidNotification, a WatcherEvent), which come between
-// them. FrameReader and FrameWriter enforce a maximum frame size,
-// DefaultMaxFrame unless told otherwise.
+// them. FrameWriter refuses frames above the server's jute.maxbuffer
+// (MaxBuffer unless told otherwise), which would make the server close
+// the connection; FrameReader refuses frames above DefaultMaxFrame unless
+// told otherwise, a little more, to hold a reply of the largest node.
 //
 // # Still to come
 //

@@ -13,11 +13,11 @@ import (
 // getData reply is that plus the headers around it.
 const MaxBuffer = 0xfffff
 
-// DefaultMaxFrame is the largest frame a FrameReader or FrameWriter
-// accepts unless told otherwise: MaxBuffer plus 1 KiB, the headroom jute's
-// BinaryInputArchive long gave the fields around a buffer. It holds the
-// reply to a getData of the largest node a default server stores. Servers
-// run with a larger jute.maxbuffer need a larger maximum here too.
+// DefaultMaxFrame is the largest frame a FrameReader accepts unless told
+// otherwise: MaxBuffer plus 1 KiB, the headroom jute's BinaryInputArchive
+// long gave the fields around a buffer. It holds the reply to a getData of
+// the largest node a default server stores. Servers run with a larger
+// jute.maxbuffer need a larger maximum here too.
 const DefaultMaxFrame = MaxBuffer + 1024
 
 // ErrFrameTooLarge is wrapped by the error for a frame longer than the
@@ -76,10 +76,11 @@ func (f *FrameReader) ReadFrame() ([]byte, error) {
 // a RequestHeader and the request's record; for the first frame of a
 // connection, the ConnectRequest alone). It returns an error wrapping
 // ErrFrameTooLarge, and buf unchanged, when the frame's body would be
-// longer than max (DefaultMaxFrame if max <= 0).
+// longer than max (MaxBuffer if max <= 0: a server closes the connection
+// on a frame longer than its jute.maxbuffer).
 func AppendFrame(buf []byte, max int, recs ...Encodable) ([]byte, error) {
 	if max <= 0 {
-		max = DefaultMaxFrame
+		max = MaxBuffer
 	}
 	start := len(buf)
 	e := Encoder{buf: append(buf, 0, 0, 0, 0)}
@@ -102,11 +103,11 @@ type FrameWriter struct {
 }
 
 // NewFrameWriter returns a FrameWriter writing to w, refusing frames longer
-// than max bytes (DefaultMaxFrame if max <= 0). The server closes the
-// connection on a frame longer than its jute.maxbuffer.
+// than max bytes (MaxBuffer if max <= 0: a server closes the connection on
+// a frame longer than its jute.maxbuffer).
 func NewFrameWriter(w io.Writer, max int) *FrameWriter {
 	if max <= 0 {
-		max = DefaultMaxFrame
+		max = MaxBuffer
 	}
 	return &FrameWriter{w: w, max: max}
 }

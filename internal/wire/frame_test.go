@@ -99,6 +99,15 @@ func TestFrameWriterRefusesOversizedFrames(t *testing.T) {
 		t.Fatalf("after a refused frame: %+v, %v", got, err)
 	}
 
+	// By default a frame may be as long as the server's jute.maxbuffer.
+	var sink bytes.Buffer
+	if err := NewFrameWriter(&sink, 0).WriteFrame(&rawRecord{make([]byte, MaxBuffer)}); err != nil {
+		t.Fatalf("frame of MaxBuffer bytes: %v", err)
+	}
+	if err := NewFrameWriter(&sink, 0).WriteFrame(&rawRecord{make([]byte, MaxBuffer+1)}); !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("frame of MaxBuffer+1 bytes: err = %v, want ErrFrameTooLarge", err)
+	}
+
 	prefix := []byte{1, 2, 3}
 	out, err := AppendFrame(prefix, 64, &big)
 	if !errors.Is(err, ErrFrameTooLarge) || !bytes.Equal(out, prefix) {
@@ -132,3 +141,8 @@ func FuzzFrameReader(f *testing.F) {
 		}
 	})
 }
+
+// rawRecord encodes as its bytes, to make frames of an exact size.
+type rawRecord struct{ b []byte }
+
+func (r *rawRecord) Encode(e *Encoder) { e.buf = append(e.buf, r.b...) }

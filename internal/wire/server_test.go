@@ -2,9 +2,11 @@ package wire
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -358,6 +360,51 @@ func TestAgainstZooKeeper(t *testing.T) {
 		if h := bad.reply(XidAuth, nil); h.Err != ErrAuthFailed {
 			t.Errorf("auth with an unknown scheme: %v", h.Err)
 		}
+	})
+
+	t.Run("the largest node fits the frame limits", func(t *testing.T) {
+		c := newSession(t, addr)
+		// The create frame is the header (8 bytes), the path, the data,
+		// the world ACL and the flags: make it exactly MaxBuffer long.
+		acl := WorldACL(PermAll)
+		overhead := len(Marshal(nil, &RequestHeader{}, &CreateRequest{Path: "/big", Data: []byte{}, ACL: acl}))
+		data := bytes.Repeat([]byte{'z'}, MaxBuffer-overhead)
+		c.must(OpCreate, &CreateRequest{Path: "/big", Data: data, ACL: acl, Flags: ModeEphemeral}, nil)
+		var gd GetDataResponse
+		c.must(OpGetData, &GetDataRequest{Path: "/big"}, &gd)
+		if !bytes.Equal(gd.Data, data) {
+			t.Fatalf("read back %d bytes, wrote %d", len(gd.Data), len(data))
+		}
+
+		// One byte more is refused before it is written; sent anyway,
+		// the server closes the connection.
+		tooBig := &CreateRequest{Path: "/bix", Data: append(data, 'z'), ACL: acl}
+		if err := c.w.WriteFrame(&RequestHeader{Xid: 99, Type: OpCreate}, tooBig); !errors.Is(err, ErrFrameTooLarge) {
+			t.Fatalf("writing a frame above MaxBuffer: %v", err)
+		}
+		raw, err := AppendFrame(nil, MaxBuffer+1, &RequestHeader{Xid: 99, Type: OpCreate}, tooBig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.nc.SetDeadline(time.Now().Add(ioTimeout))
+		if _, err := c.nc.Write(raw); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.r.ReadFrame(); err == nil {
+			t.Fatal("the server answered a frame above its jute.maxbuffer")
+		}
+	})
+
+	t.Run("sasl on a server without it", func(t *testing.T) {
+		// A server without SASL answers a token with OK and a null
+		// token (no challenge), and the connection goes on.
+		c := newSession(t, addr)
+		r := SetSASLResponse{Token: []byte("unset")}
+		c.must(OpSASL, &GetSASLRequest{Token: []byte("token")}, &r)
+		if r.Token != nil {
+			t.Errorf("server token %q, want null", r.Token)
+		}
+		c.must(OpExists, &ExistsRequest{Path: "/"}, &ExistsResponse{})
 	})
 
 	t.Run("reconfig is refused by a server without it", func(t *testing.T) {
