@@ -71,6 +71,10 @@ func (e *Encoder) Buffer(b []byte) {
 
 // String appends jute's ustring: the bytes of s, which ZooKeeper reads as
 // UTF-8. A Go string is never null, so it is never written as length -1.
+// ZooKeeper's own encoder writes a character outside the Basic
+// Multilingual Plane as two 3-byte surrogates (CESU-8), not as UTF-8's
+// four bytes, but its path validation refuses such characters, so for
+// every valid path the bytes are the same.
 func (e *Encoder) String(s string) {
 	e.Int32(int32(len(s)))
 	e.buf = append(e.buf, s...)

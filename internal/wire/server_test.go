@@ -97,6 +97,20 @@ func TestAgainstZooKeeper(t *testing.T) {
 		}
 	})
 
+	t.Run("non-ASCII paths", func(t *testing.T) {
+		c := newSession(t, addr)
+		var cr CreateResponse
+		c.must(OpCreate, &CreateRequest{Path: "/é-ü-中", ACL: WorldACL(PermAll), Flags: ModeEphemeral}, &cr)
+		var eph GetEphemeralsResponse
+		c.must(OpGetEphemerals, &GetEphemeralsRequest{PrefixPath: "/"}, &eph)
+		if cr.Path != "/é-ü-中" || !slices.Equal(eph.Ephemerals, []string{"/é-ü-中"}) {
+			t.Errorf("created %q, ephemerals %q", cr.Path, eph.Ephemerals)
+		}
+		if h := c.call(OpCreate, &CreateRequest{Path: "/\U0001F600", ACL: WorldACL(PermAll)}, nil); h.Err != ErrBadArguments {
+			t.Errorf("a path outside the Basic Multilingual Plane: %v", h.Err)
+		}
+	})
+
 	t.Run("create modes and the create family", func(t *testing.T) {
 		c := newSession(t, addr)
 		var cr CreateResponse
