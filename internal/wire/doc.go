@@ -20,13 +20,14 @@
 // buffer or string is an int32 length and the bytes (-1 for null), a
 // vector an int32 count and the elements. A nil []byte is sent as null and
 // an empty one as empty, since ZooKeeper keeps node data null and empty
-// apart; vectors and strings are never sent as null.
+// apart; vectors are never sent as null, strings only where the server
+// needs it (a reconfig's absent lists).
 //
 // Decoding never panics on arbitrary bytes and never allocates more than
 // the bytes could hold: a length or count larger than what remains is an
 // error wrapping ErrMalformed, not an allocation. The decoders are fuzzed.
-// Bytes after the last field of a record are ignored, as ZooKeeper's client
-// ignores them, so a newer server may append fields.
+// Unmarshal ignores bytes after the last field, as ZooKeeper's client
+// does, so a newer server may append fields.
 //
 // # Frames
 //
@@ -47,7 +48,8 @@
 // re-dialing, the handshake, pings, the pending-request queue, watches and
 // their re-arming with setWatches2, auth re-sent on reconnect, the Session
 // contract of when a session is known to be alive) is the next layer, and
-// zkcoord's Session moves onto it from go-zookeeper. Its tests already
-// speak to a real ZooKeeper with these records, one request at a time,
-// to prove the encodings against the server.
+// zkcoord's Session moves onto it from go-zookeeper. Until then the
+// package's tests speak to a real ZooKeeper with these records, one
+// request at a time, to prove the encodings against the server; what they
+// found about particular server versions is in the records' comments.
 package wire
