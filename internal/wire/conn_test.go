@@ -18,7 +18,9 @@ type zkConn struct {
 	w       *FrameWriter
 	xid     int32
 	session ConnectResponse
-	events  []notification
+	// connectFrame is the ConnectResponse as the server framed it.
+	connectFrame []byte
+	events       []notification
 }
 
 // notification is a watch event with the zxid of its ReplyHeader.
@@ -61,6 +63,7 @@ func dialSession(t *testing.T, addr string, req ConnectRequest) (*zkConn, error)
 	if err != nil {
 		return nil, err
 	}
+	c.connectFrame = append([]byte(nil), b...)
 	if err := Unmarshal(b, &c.session); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -26,6 +27,11 @@ func TestAgainstZooKeeper(t *testing.T) {
 			len(s.Passwd) != PasswordLen || s.ReadOnly {
 			t.Fatalf("connect response %+v", s)
 		}
+		// The server sends the readOnly byte: protocolVersion, timeOut,
+		// sessionId, passwd and readOnly take 4+4+8+(4+16)+1 bytes.
+		if len(c.connectFrame) != 37 {
+			t.Errorf("connect response of %d bytes, want 37", len(c.connectFrame))
+		}
 		c.send(XidPing, OpPing, nil)
 		if h := c.reply(XidPing, nil); h.Err != OK {
 			t.Fatalf("ping: %+v", h)
@@ -40,6 +46,64 @@ func TestAgainstZooKeeper(t *testing.T) {
 		}
 		if again.session.SessionID != 0 || again.session.TimeOut != 0 {
 			t.Fatalf("attaching to a closed session: %+v", again.session)
+		}
+	})
+
+	t.Run("attaching to a session needs its password", func(t *testing.T) {
+		c := newSession(t, addr)
+		wrong := make([]byte, PasswordLen)
+		bad, err := dialSession(t, addr, ConnectRequest{TimeOut: 10000, SessionID: c.session.SessionID, Passwd: wrong})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad.session.SessionID != 0 {
+			t.Fatalf("attached with a wrong password: %+v", bad.session)
+		}
+		good, err := dialSession(t, addr, ConnectRequest{TimeOut: 10000, SessionID: c.session.SessionID, Passwd: c.session.Passwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if good.session.SessionID != c.session.SessionID || !bytes.Equal(good.session.Passwd, c.session.Passwd) {
+			t.Fatalf("attaching with the password: %+v", good.session)
+		}
+		good.closeSession()
+	})
+
+	t.Run("pipelined requests are answered in order", func(t *testing.T) {
+		// Requests written back to back, without waiting, are answered
+		// in the order written: one round trip for all of them.
+		c := newSession(t, addr)
+		c.must(OpCreate, &CreateRequest{Path: "/pipe", ACL: WorldACL(PermAll)}, nil)
+		const n = 60
+		for i := range n {
+			xid := int32(100 + i)
+			switch i % 3 {
+			case 0:
+				c.send(xid, OpCreate, &CreateRequest{Path: "/pipe/n-", ACL: WorldACL(PermAll), Flags: ModePersistentSequential})
+			case 1:
+				c.send(xid, OpGetData, &GetDataRequest{Path: "/pipe/missing"})
+			case 2:
+				c.send(xid, OpGetChildren2, &GetChildren2Request{Path: "/pipe"})
+			}
+		}
+		for i := range n {
+			xid := int32(100 + i)
+			switch i % 3 {
+			case 0:
+				var cr CreateResponse
+				if h := c.reply(xid, &cr); h.Err != OK || cr.Path != fmt.Sprintf("/pipe/n-%010d", i/3) {
+					t.Fatalf("reply %d: %v %q", i, h.Err, cr.Path)
+				}
+			case 1:
+				if h := c.reply(xid, nil); h.Err != ErrNoNode {
+					t.Fatalf("reply %d: %v", i, h.Err)
+				}
+			case 2:
+				var g GetChildren2Response
+				if h := c.reply(xid, &g); h.Err != OK || len(g.Children) != i/3+1 {
+					t.Fatalf("reply %d: %v, %d children", i, h.Err, len(g.Children))
+				}
+			}
 		}
 	})
 
@@ -268,6 +332,14 @@ func TestAgainstZooKeeper(t *testing.T) {
 		if h := c.call(OpCheckWatches, &CheckWatchesRequest{Path: "/w", Type: WatcherData}, nil); h.Err != ErrNoWatcher {
 			t.Errorf("checkWatches after the watch fired: %v", h.Err)
 		}
+
+		// A child watch fires for a new child.
+		c.must(OpGetChildren, &GetChildrenRequest{Path: "/w", Watch: true}, &GetChildrenResponse{})
+		other.must(OpCreate, &CreateRequest{Path: "/w/kid", ACL: WorldACL(PermAll), Flags: ModeEphemeral}, nil)
+		if got := c.event().Event; got != (WatcherEvent{Type: EventNodeChildrenChanged, State: StateSyncConnected, Path: "/w"}) {
+			t.Errorf("child watch event %+v", got)
+		}
+		other.must(OpDelete, &DeleteRequest{Path: "/w/kid", Version: -1}, nil)
 
 		// An exists watch on a missing node, then removed.
 		if h := c.call(OpExists, &ExistsRequest{Path: "/w/gone", Watch: true}, nil); h.Err != ErrNoNode {
