@@ -283,9 +283,10 @@ func (r *GetChildren2Response) Decode(d *Decoder) {
 }
 
 // CheckVersionRequest asserts that a node's version is Version: an
-// operation of a multi (OpCheck). Sent alone, ZooKeeper 3.8 never answers
-// it (its reply serialisation fails on a missing Stat) until the session
-// expires, so send it only inside a multi.
+// operation of a multi (OpCheck). Sent alone, it is never answered: the
+// server builds the reply from a Stat the check does not set and fails
+// to send it (seen on 3.8; the current sources do the same), and the
+// request hangs until the session expires. Send it only inside a multi.
 type CheckVersionRequest struct {
 	Path    string
 	Version int32
