@@ -369,7 +369,8 @@ func (r *cliRun) appendLog(c *cliClient, p *launch.Proc, args []string) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "=== zkcoord %s (pid %d): %v\n%s\n", strings.Join(args[:2], " "), p.Pid(), p.ExitErr(), p.Stderr())
+	fmt.Fprintf(f, "=== zkcoord %s (pid %d): %v\ncommand: %s\n%s\n", strings.Join(args[:2], " "), p.Pid(), p.ExitErr(),
+		args[len(args)-1], p.Stderr())
 }
 
 // stopAll stops every client's zkcoord with SIGTERM and waits for them.
