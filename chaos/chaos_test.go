@@ -250,9 +250,11 @@ func TestCounterCatchesValueSettle(t *testing.T) {
 // TestCLICatchesBrokenZkcoord gives the zkcoord binary of the cli
 // workload each known broken behaviour back and checks that the run fails
 // with double accesses: a stop during a partition that waits out a long
-// --grace, and commands protected by the parent-death signal alone, whose
-// grandchildren outlive a killed zkcoord. Two clients run each command, so
-// that someone is always waiting to take over.
+// --grace, commands protected by the parent-death signal alone, whose
+// grandchildren outlive a killed zkcoord, and a shim that kills the
+// command's process group alone, whose daemonized workers outlive a killed
+// zkcoord. Two clients run each command, so that someone is always waiting
+// to take over.
 func TestCLICatchesBrokenZkcoord(t *testing.T) {
 	zk := cluster(t)
 	for _, c := range []struct {
@@ -270,6 +272,12 @@ func TestCLICatchesBrokenZkcoord(t *testing.T) {
 		// SIGKILL of a rebalancing worker, whose commands run until
 		// stopped.
 		{chaos.BugPdeathsig, []chaos.Fault{
+			{Kind: chaos.KillClient, Pick: 2},
+			{Kind: chaos.KillClient, Pick: 5},
+		}},
+		// The same, with every worker daemonized: out of the command's
+		// process group.
+		{chaos.BugGroupKill, []chaos.Fault{
 			{Kind: chaos.KillClient, Pick: 2},
 			{Kind: chaos.KillClient, Pick: 5},
 		}},

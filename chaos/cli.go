@@ -28,17 +28,22 @@ import (
 // "zkcoord elect" or "zkcoord rebalance --exec", by turns from one client
 // to the next. The command it runs is a shell that starts the "use" role
 // (useMain) in the background and waits for it, so the process that uses
-// the resource is zkcoord's grandchild, as with a wrapper script. The
-// service records that grandchild's holdings itself (acquire, release,
+// the resource is zkcoord's grandchild, as with a wrapper script. In a
+// third of the runs the wrapper daemonizes the worker into a session of
+// its own (setsid), in another third it double-forks it there (orphaned
+// at once; see cliWrapper), so that only a supervisor that reaches every
+// descendant, not just the command's process group, stops it; and a third
+// of the lock and election workers ignore SIGTERM altogether (their hold
+// time or SIGKILL ends them). The service records that grandchild's holdings itself (acquire, release,
 // and the release implied when its connection closes, which is when the
 // process is gone), so the checker sees what really ran, not what zkcoord
 // believes.
 //
 // The faults are aimed at the supervisor:
 //
-//   - kill-client: SIGKILL of zkcoord; its command's whole process tree
-//     must die with it, or the grandchild goes on past the session's
-//     expiry while the next owner starts;
+//   - kill-client: SIGKILL of zkcoord; its command's whole process tree,
+//     daemonized workers included, must die with it, or the worker goes
+//     on past the session's expiry while the next owner starts;
 //   - term-partitioned: the client is cut off from every server, then
 //     zkcoord gets SIGTERM while its --grace (cliGrace) is far longer than
 //     the session timeout, and the command lingers on SIGTERM (cliLinger,
@@ -271,9 +276,13 @@ func (r *cliRun) args(c *cliClient, run int, rng *rand.Rand) []string {
 		}
 		if hold {
 			use += fmt.Sprintf(" -hold-min %v -hold-max %v", o.SessionTimeout, 2*o.SessionTimeout)
+			// A worker with a hold time may ignore SIGTERM: its hold
+			// ends it, or SIGKILL.
+			if rng.IntN(3) == 0 {
+				use += " -ignore-term"
+			}
 		}
-		// A wrapper that waits for its worker, also after SIGTERM.
-		return "trap 'wait' TERM; " + use + " & wait"
+		return cliWrapper(use, cliDaemon(rng.IntN(3)), c.bug == BugGroupKill)
 	}
 	grace := o.cliGrace().String()
 	switch c.command {
@@ -287,6 +296,39 @@ func (r *cliRun) args(c *cliClient, run int, rng *rand.Rand) []string {
 	}
 	res := r.byCmd["lock"][rng.IntN(len(r.byCmd["lock"]))]
 	return []string{"lock", r.root + "/lock/" + res, "--grace", grace, "--", "/bin/sh", "-c", script(res, true)}
+}
+
+// How a command's wrapper starts its worker (see cliWrapper).
+type cliDaemon int
+
+const (
+	cliPlain      cliDaemon = iota // in the background, in the wrapper's process group
+	cliSetsid                      // in a session of its own
+	cliDoubleFork                  // double-forked (orphaned at once) into a session of its own
+)
+
+// cliWrapper is the shell script of a command: a wrapper that starts the
+// worker use as daemon says and runs until the worker has exited, also
+// after SIGTERM. A worker in a session of its own is out of the reach of
+// the command's process group: only a supervisor that reaches every
+// descendant stops it (and, once the wrapper is gone, reaps it). With
+// escape, the worker always leaves the group.
+func cliWrapper(use string, daemon cliDaemon, escape bool) string {
+	if escape && daemon == cliPlain {
+		daemon = cliSetsid
+	}
+	switch daemon {
+	case cliSetsid:
+		return "trap 'wait' TERM; setsid " + use + " & wait"
+	case cliDoubleFork:
+		// The worker's parent, a subshell, exits at once: the wrapper
+		// cannot wait for it, and polls /proc (a zombie no subreaper
+		// reaps has exited all the same).
+		return "trap : TERM; pid=$( (setsid " + use + " >/dev/null & echo $!) ); " +
+			`alive() { s=$(cat /proc/$1/stat 2>/dev/null) && s=${s##*) } && [ "${s%% *}" != Z ]; }; ` +
+			"while alive $pid; do sleep 0.1; done"
+	}
+	return "trap 'wait' TERM; " + use + " & wait"
 }
 
 // loop runs the client's zkcoord over and over until the run stops.
@@ -327,7 +369,8 @@ func (r *cliRun) appendLog(c *cliClient, p *launch.Proc, args []string) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "=== zkcoord %s (pid %d): %v\n%s\n", strings.Join(args[:2], " "), p.Pid(), p.ExitErr(), p.Stderr())
+	fmt.Fprintf(f, "=== zkcoord %s (pid %d): %v\ncommand: %s\n%s\n", strings.Join(args[:2], " "), p.Pid(), p.ExitErr(),
+		args[len(args)-1], p.Stderr())
 }
 
 // stopAll stops every client's zkcoord with SIGTERM and waits for them.

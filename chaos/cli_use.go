@@ -25,8 +25,9 @@ const RoleUse = "use"
 // and exits 0. On SIGTERM it goes on using the resource for -linger before
 // it releases and exits, as a worker finishing its current job would: only
 // a supervisor that kills it in time keeps it from outliving its claim.
-// If it is killed, the service records its release when its connection
-// closes.
+// With -ignore-term it takes no notice of SIGTERM at all: only its hold
+// time or SIGKILL ends it. If it is killed, the service records its
+// release when its connection closes.
 func useMain(args []string) int {
 	fs := flag.NewFlagSet("use", flag.ContinueOnError)
 	socket := fs.String("socket", "", "service socket")
@@ -36,6 +37,7 @@ func useMain(args []string) int {
 	holdMin := fs.Duration("hold-min", 0, "shortest time to hold the resource (0 with -hold-max 0: until stopped)")
 	holdMax := fs.Duration("hold-max", 0, "longest time to hold the resource")
 	linger := fs.Duration("linger", 0, "how long to go on after SIGTERM")
+	ignoreTerm := fs.Bool("ignore-term", false, "take no notice of SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -78,6 +80,9 @@ func useMain(args []string) int {
 			continue
 		case <-until:
 		case <-term:
+			if *ignoreTerm {
+				continue
+			}
 			lingerUse(svc, *resource, token, *every, *linger)
 		}
 		if err := svc.release(*resource); err != nil {

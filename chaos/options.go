@@ -74,12 +74,17 @@ const (
 	// on at once but keeps using the resource for a while: the next owner
 	// starts while it still works.
 	BugLateStop = "late-stop"
-	// BugGrace and BugPdeathsig (cli workload only) restore, in the zkcoord
-	// binary of the bug clients, a stop that waits out the whole grace
-	// whatever happens meanwhile, and children protected by the kernel's
-	// parent-death signal alone, which does not reach grandchildren.
+	// BugGrace, BugPdeathsig and BugGroupKill (cli workload only) restore,
+	// in the zkcoord binary of the bug clients, a stop that waits out the
+	// whole grace whatever happens meanwhile; children protected by the
+	// kernel's parent-death signal alone, which does not reach
+	// grandchildren; and a shim that signals, kills and reaps the
+	// command's process group alone, which does not reach a worker that
+	// left it (setsid, a double fork). With BugGroupKill every command
+	// daemonizes its worker.
 	BugGrace     = "grace"
 	BugPdeathsig = "pdeathsig"
+	BugGroupKill = "group"
 	// BugAckFirst (queue workload only): the consumer acknowledges an item
 	// as soon as it has taken it and processes it afterwards, so an item
 	// whose consumer dies mid-item is lost.
@@ -201,7 +206,7 @@ func (o *Options) setDefaults() error {
 	case !(o.LostAfter > 0.3 && o.LostAfter < 0.9):
 		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
 	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI && o.Workload != Queue && o.Workload != Counter,
-		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig,
+		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig && o.Bug != BugGroupKill,
 		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst,
 		o.Workload == Counter && o.Bug != "" && o.Bug != BugValueSettle:
 		return fmt.Errorf("%w: unknown bug %q for workload %s", ErrInvalidOptions, o.Bug, o.Workload)

@@ -13,8 +13,8 @@ import (
 )
 
 // startGroup starts cmd through the shim (see runShim), which runs it as
-// the leader of a new process group and kills that group when zkcoord goes
-// away.
+// the leader of a new process group and kills every process of the command
+// when zkcoord goes away.
 func startGroup(cmd *exec.Cmd) (procGroup, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if brokenPdeathsig() {
@@ -76,9 +76,10 @@ func (g *shimGroup) terminate() bool {
 
 func (g *shimGroup) kill() { _, _ = g.w.Write([]byte{shimKill}) }
 
-// reaped: a shim that exits by itself has killed and reaped the command's
-// group first. One that was killed (the shim alone, by hand or by the OOM
-// killer) could not: zkcoord kills the group.
+// reaped: a shim that exits by itself has killed and reaped every process
+// of the command first. One that was killed (the shim alone, by hand or by
+// the OOM killer) could not: zkcoord kills the command's group, all that it
+// can still find.
 func (g *shimGroup) reaped(ps *os.ProcessState) {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		if pgid := g.pgid.Load(); pgid > 0 {

@@ -31,7 +31,7 @@ func TestHelp(t *testing.T) {
 		"queue":     {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION"},
 		"counter":   {"--seed VALUE"},
 		"locks":     {"--kind KIND", "--json"},
-		"election":  {"--json"},
+		"election":  {"--json", "--wait DURATION"},
 		"watch":     {"--tree", "--depth N", "--json"},
 		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin"},
 		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},

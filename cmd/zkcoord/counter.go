@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -20,8 +22,9 @@ var counterCommand = &command{
 
 The counter is Apache Curator's SharedCount (a 4-byte big-endian integer), so
 Java and Python (Kazoo) processes can share it. Concurrent adds never lose an
-update; an add that would overflow 32 bits fails. A missing counter is created
-with the value of --seed.
+update; an add that would overflow 32 bits fails. set and add create a missing
+counter (and its parents) with the value of --seed; get creates nothing: on a
+missing counter it says so and exits 1. An empty counter node reads as --seed.
 `,
 	run: runCounter,
 }
@@ -64,14 +67,14 @@ func runCounter(a *app, cmd *command, args []string) error {
 		return err
 	}
 	defer done()
-	c, err := counter.New(sess, path, counter.Seed(int32(*seed)))
+	c, err := counter.New(sess, path, counter.WithSeed(int32(*seed)))
 	if err != nil {
 		return usagef("counter: %v", err)
 	}
 	var cnt counter.Count
 	switch sub {
 	case "get":
-		cnt, err = c.Get(ctx)
+		cnt, err = getCount(ctx, sess, c)
 	case "set":
 		cnt, err = c.SetCount(ctx, value)
 	case "add":
@@ -82,4 +85,25 @@ func runCounter(a *app, cmd *command, args []string) error {
 	}
 	a.printf("%d\n", cnt.Value)
 	return nil
+}
+
+// getCount reads the count of c without writing anything (Counter.Get
+// creates a missing counter): through the counter's watcher, whose first
+// value is the current count, once the node is known to exist. (If the
+// node is deleted in between, the watcher waits for it until ctx ends.)
+func getCount(ctx context.Context, sess *zkcoord.Session, c *counter.Counter) (counter.Count, error) {
+	ok, _, err := sess.Exists(ctx, c.Path())
+	switch {
+	case err != nil:
+		return counter.Count{}, err
+	case !ok:
+		return counter.Count{}, errors.New("no such counter ('counter set' or 'counter add' creates one)")
+	}
+	w := c.Watch(ctx)
+	defer w.Stop()
+	cnt, ok := <-w.Changes()
+	if !ok {
+		return counter.Count{}, w.Err()
+	}
+	return cnt, nil
 }

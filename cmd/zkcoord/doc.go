@@ -70,21 +70,32 @@
 // noticing), and ZKCOORD_PATH, ZKCOORD_ID, ZKCOORD_RESOURCE, ZKCOORD_TERM,
 // ZKCOORD_GROUP, ZKCOORD_GENERATION, ZKCOORD_NODE as each command documents.
 //
-// It runs in a process group of its own. zkcoord stops it with SIGTERM to the
-// group and, after a grace period, SIGKILL; it waits for it to exit before it
-// releases what the command ran under. Whatever the grace period, the group
-// is killed shortly before the server may expire the session (the send time
+// It runs in a process group of its own. zkcoord stops it with SIGTERM to
+// its processes and, after a grace period, SIGKILL; it waits for them to
+// exit before it releases what the command ran under. Whatever the grace
+// period, they are killed shortly before the server may expire the session (the send time
 // of the last request the server answered plus the negotiated timeout), so a
 // stop that begins or continues while zkcoord is cut off from ZooKeeper never
 // runs past the point where someone else may take over. When someone else
 // may already own the claim (the session expired, the node was deleted, a
 // newer leader took over), the command is killed at once.
 //
-// The whole group dies with zkcoord, also when zkcoord is killed with
-// SIGKILL: on Unix the command is started through a small shim (zkcoord
-// itself, re-executed) that kills the group as soon as zkcoord is gone, so
-// that grandchildren started through a shell or a wrapper script do not
-// outlive it; on Windows a job object does the same.
+// A command's processes are the command and every process it starts: on
+// Linux also those that leave its process group or session (setsid,
+// setpgid, a double fork, a daemonizing wrapper); on other Unix systems
+// those of its process group only; on Windows those of its job object.
+// Whatever the command leaves running when it exits is killed (SIGKILL), and
+// zkcoord reports the command stopped, and releases what it ran under, only
+// once all of them are gone. They die with zkcoord, also when zkcoord is
+// killed with SIGKILL: on Unix the command is started through a small shim
+// (zkcoord itself, re-executed) that kills them as soon as zkcoord is gone,
+// so that grandchildren started through a shell or a wrapper script do not
+// outlive it. On Linux the shim is a child subreaper: every orphan of the
+// command's tree becomes its child, and it kills every process below it,
+// scanning /proc again until it finds none left, and exits only once it
+// has reaped them all. Out of reach: a process zkcoord may not signal (a
+// setuid program running as another user), and, if the shim alone is
+// killed (not zkcoord), a process that left the command's group.
 //
 // # Exit codes
 //

@@ -23,12 +23,17 @@ var electCommand = &command{
 	summary:  "stand by; run CMD while leader, stop it on loss",
 	help: `
 Join the election at PATH and wait. While this process leads, run CMD; when
-leadership is lost, stop CMD (SIGTERM to its process group, SIGKILL after
+leadership is lost, stop CMD (SIGTERM to its processes, SIGKILL after
 --grace, or at once if another leader may already act) and exit with status 3,
 or with --rejoin stand by again. When CMD ends by itself, leave the election
 and exit with its status. SIGINT and SIGTERM stop CMD and leave the election.
 Whatever --grace says, CMD is killed before ZooKeeper can expire the session.
-CMD and everything it starts die with zkcoord, also if zkcoord is killed.
+
+CMD's processes are CMD and every process it starts: on Linux also those
+that leave its process group or session (setsid, a double fork, a daemon);
+on other Unix systems those of its process group only. Whatever CMD leaves
+running when it exits is killed. Leadership is given up only once they are
+all gone, and if zkcoord dies, even by SIGKILL, they are killed at once.
 
 The election is Apache Curator's LeaderLatch at PATH, so Java services using
 Curator can take part.

@@ -37,21 +37,27 @@ Example:
 
 var electionCommand = &command{
 	name:     "election",
-	synopsis: "ls|revoke PATH [--json]",
+	synopsis: "ls|revoke PATH [--json] [--wait DURATION]",
 	brief:    "ls|revoke PATH",
 	summary:  "list the participants of an election, or ask its leader to step down",
 	help: `
   election ls PATH       list the participants of the election at PATH, the leader first
-  election revoke PATH   ask the acting leader of the election at PATH to step down
+  election revoke PATH   ask the acting leader of the election at PATH to step
+                         down, and wait until it has
 
 ls shows on each line the participant id, its node, fencing token, session
 and when it joined; "leader" marks the first, "acting" a leader that took
 office.
 
 revoke writes a request for the acting leader's term into the election's
-revocation node (PATH-revoke); a zkcoord leader watching Leadership.Revoked
-sees it and decides whether to resign. It prints the leader asked: id, node,
-token, term and session. A leader that has not taken office (a Curator
+revocation node (PATH-revoke) and waits until the leader's node is gone. The
+leader decides: only one that opted in steps down - 'zkcoord elect
+--revocable', a zkcoord program watching Leadership.Revoked that resigns. Any
+other leader ignores the request. Exit status 0 once the leader has stepped
+down (prints "stepped down" and the leader asked: id, node, token, term and
+session); 1 if it still leads after --wait (it did not opt in, or is still
+stopping). With --wait 0 zkcoord only asks (prints "asked to step down") and
+exits 0 without waiting. A leader that has not taken office (a Curator
 LeaderLatch leader never does) cannot be asked (exit 1).
 
 Examples:
@@ -175,7 +181,15 @@ func runElection(a *app, cmd *command, args []string) error {
 		return err
 	}
 	asJSON := fs.Bool("json", false, "print JSON (ls: an array of participants; revoke: the leader asked)")
-	path, sess, ctx, done, err := a.pathShot(fs, args)
+	wait := fs.Duration("wait", 30*time.Second, "revoke: give up (exit 1) if the leader still leads after this `duration`; 0: ask, do not wait")
+	path, _, err := fs.pathArg(args)
+	if err != nil {
+		return err
+	}
+	if *wait < 0 {
+		return usagef("election: --wait must not be negative")
+	}
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
@@ -185,7 +199,7 @@ func runElection(a *app, cmd *command, args []string) error {
 		return usagef("election: %v", err)
 	}
 	if sub == "revoke" {
-		return revokeLeader(ctx, a, e, path, *asJSON)
+		return revokeLeader(ctx, a, sess, e, path, *asJSON, *wait)
 	}
 	ps, err := e.Participants(ctx)
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
@@ -215,8 +229,10 @@ func runElection(a *app, cmd *command, args []string) error {
 	return tw.Flush()
 }
 
-// revokeLeader asks the acting leader of e to step down and prints it.
-func revokeLeader(ctx context.Context, a *app, e *election.Election, path string, asJSON bool) error {
+// revokeLeader asks the acting leader of e to step down, waits at most
+// wait until it has (not at all if wait is 0), and prints it.
+func revokeLeader(ctx context.Context, a *app, sess *zkcoord.Session, e *election.Election, path string, asJSON bool,
+	wait time.Duration) error {
 	l, err := e.Revoke(ctx)
 	switch {
 	case errors.Is(err, election.ErrNoLeader):
@@ -225,6 +241,18 @@ func revokeLeader(ctx context.Context, a *app, e *election.Election, path string
 		return fmt.Errorf("the leader %s of %s has not taken office and cannot be asked to step down", l.ID, path)
 	case err != nil:
 		return err
+	}
+	verb := "asked to step down"
+	if wait > 0 {
+		err := waitGone(a, sess, l.Node, wait)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("the leader %s of %s (node %s token %d term %d session 0x%x) still leads %v after it was asked to step down: "+
+				"only a leader that opted in ('zkcoord elect --revocable') resigns", l.ID, path, l.Node, l.Token, l.Term, l.Session, wait)
+		}
+		if err != nil {
+			return err
+		}
+		verb = "stepped down"
 	}
 	if asJSON {
 		return a.printJSON(struct {
@@ -235,7 +263,7 @@ func revokeLeader(ctx context.Context, a *app, e *election.Election, path string
 			Session string `json:"session"`
 		}{l.ID, l.Node, l.Token, l.Term, fmt.Sprintf("0x%x", l.Session)})
 	}
-	a.printf("asked to step down %s leader %s node %s token %d term %d session 0x%x\n", path, l.ID, l.Node, l.Token, l.Term, l.Session)
+	a.printf("%s %s leader %s node %s token %d term %d session 0x%x\n", verb, path, l.ID, l.Node, l.Token, l.Term, l.Session)
 	return nil
 }
 

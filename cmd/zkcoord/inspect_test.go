@@ -15,7 +15,8 @@ import (
 
 // locks ls lists the holder and the waiters of a lock; lock break refuses
 // without --yes, and with it deletes the holder's node so the waiter gets
-// the lock; lock revoke asks the holder.
+// the lock; lock revoke asks the holder, and fails when the holder, which
+// did not opt in, does not let go within --wait.
 func TestLocksListBreakRevoke(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
@@ -39,9 +40,14 @@ func TestLocksListBreakRevoke(t *testing.T) {
 	if r := zkc(t, "locks", "ls", path, "--kind", "table"); r.code != exitUsage {
 		t.Errorf("a bad --kind: %s", r)
 	}
-	out := mustZkc(t, "lock", "revoke", path)
+	r := zkc(t, "lock", "revoke", path, "--wait", "1s")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "still holds") || !strings.Contains(r.stderr, "--revocable") ||
+		!strings.Contains(r.stderr, cs[0].Node) {
+		t.Errorf("lock revoke of a holder that ignores it: %s", r)
+	}
+	out := mustZkc(t, "lock", "revoke", path, "--wait", "0")
 	if !strings.Contains(out, "asked to release "+path+" node "+cs[0].Node) {
-		t.Errorf("lock revoke: %q", out)
+		t.Errorf("lock revoke --wait 0: %q", out)
 	}
 	out = mustZkc(t, "lock", "break", path, "--yes")
 	if !strings.Contains(out, "broke "+path+" node "+cs[0].Node) || !strings.Contains(out, cs[0].Session) {
@@ -88,7 +94,9 @@ func TestElectionList(t *testing.T) {
 }
 
 // election revoke asks the acting leader to step down: a zkcoord leader
-// sees the request on Leadership.Revoked; without a leader it fails.
+// sees the request on Leadership.Revoked; without a leader it fails, and
+// it fails when the leader, which does not resign, is still leading after
+// --wait.
 func TestElectionRevoke(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
@@ -110,7 +118,7 @@ func TestElectionRevoke(t *testing.T) {
 		ID   string `json:"id"`
 		Term int64  `json:"term"`
 	}
-	out := mustZkc(t, "election", "revoke", path, "--json")
+	out := mustZkc(t, "election", "revoke", path, "--json", "--wait", "0")
 	if err := json.Unmarshal([]byte(out), &asked); err != nil || asked.ID != "leader-1" || asked.Term != l.Term() {
 		t.Fatalf("election revoke --json: %s (%v), want leader-1 in term %d", out, err, l.Term())
 	}
@@ -119,14 +127,18 @@ func TestElectionRevoke(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the leader did not see the request")
 	}
-	if out := mustZkc(t, "election", "revoke", path); !strings.Contains(out, "asked to step down") || !strings.Contains(out, "leader-1") {
+	if out := mustZkc(t, "election", "revoke", path, "--wait", "0"); !strings.Contains(out, "asked to step down") || !strings.Contains(out, "leader-1") {
 		t.Errorf("election revoke: %s", out)
+	}
+	r := zkc(t, "election", "revoke", path, "--wait", "1s")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "still leads") || !strings.Contains(r.stderr, "leader-1") {
+		t.Errorf("election revoke of a leader that does not step down: %s", r)
 	}
 }
 
 // With --revocable, a lock holder asked to release stops its command and
 // releases, and a leader asked to step down resigns: the next in line
-// takes over.
+// takes over. The revoke commands return once that is done.
 func TestRevocableHolders(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
@@ -143,7 +155,14 @@ func TestRevocableHolders(t *testing.T) {
 	testkit.Eventually(t, 30*time.Second, "the holder to hold", contenders(1))
 	waiter := start(t, nil, "lock", path, "--data", "second")
 	testkit.Eventually(t, 30*time.Second, "a holder and a waiter", contenders(2))
-	mustZkc(t, "lock", "revoke", path)
+	if out := mustZkc(t, "lock", "revoke", path); !strings.Contains(out, "released "+path) {
+		t.Errorf("lock revoke: %q", out)
+	}
+	var cs []contenderJSON
+	if r := zkc(t, "locks", "ls", path, "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &cs) != nil ||
+		len(cs) != 1 || cs[0].Data != "second" {
+		t.Errorf("lock revoke returned while the revoked holder was still there: %s", r)
+	}
 	if code := holder.exitCode(t, 30*time.Second); code == exitLost || code == 0 {
 		t.Errorf("the revoked holder exited %d, want its command's status after SIGTERM", code)
 	}
@@ -158,7 +177,14 @@ func TestRevocableHolders(t *testing.T) {
 		r := zkc(t, "election", "ls", epath, "--json")
 		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &ps) == nil && len(ps) == 2
 	})
-	mustZkc(t, "election", "revoke", epath)
+	if out := mustZkc(t, "election", "revoke", epath); !strings.Contains(out, "stepped down") {
+		t.Errorf("election revoke: %q", out)
+	}
+	var ps []participantJSON
+	if r := zkc(t, "election", "ls", epath, "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &ps) != nil ||
+		len(ps) != 1 || ps[0].ID != "b" {
+		t.Errorf("election revoke returned while the revoked leader was still there: %s", r)
+	}
 	if code := a.exitCode(t, 30*time.Second); code != 0 {
 		t.Errorf("the revoked leader exited %d, want 0", code)
 	}

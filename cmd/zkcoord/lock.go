@@ -30,13 +30,18 @@ plain lock). A lock that finds another kind on its path exits with status 1
 and a message naming both, without running CMD.
 
 If the lock is lost while CMD runs (the session was declared lost or expired,
-or someone deleted the lock node), CMD is stopped - SIGTERM to its process
-group, SIGKILL after --grace, or at once if someone else may already hold the
-lock - and zkcoord exits with status 3. Otherwise zkcoord exits with CMD's
+or someone deleted the lock node), CMD is stopped - SIGTERM to its processes,
+SIGKILL after --grace, or at once if someone else may already hold the lock -
+and zkcoord exits with status 3. Otherwise zkcoord exits with CMD's
 status. SIGINT or SIGTERM stop CMD the same way and release the lock. Whatever
 --grace says, CMD is killed before ZooKeeper can expire the session, so a stop
-during a network partition ends before anyone else can take the lock. CMD and
-everything it starts die with zkcoord, also if zkcoord is killed.
+during a network partition ends before anyone else can take the lock.
+
+CMD's processes are CMD and every process it starts: on Linux also those
+that leave its process group or session (setsid, a double fork, a daemon);
+on other Unix systems those of its process group only. Whatever CMD leaves
+running when it exits is killed. The lock is released only once they are all
+gone, and if zkcoord dies, even by SIGKILL, they are killed at once.
 
 Without CMD, zkcoord prints the fencing token and holds the lock until it is
 interrupted (exit 0) or loses the lock (exit 3).

@@ -27,10 +27,10 @@ func TestOperatorCommands(t *testing.T) {
 	base := unique(t)
 
 	counter := base + "/counter"
-	if out := mustZkc(t, "counter", "get", counter); out != "0\n" {
-		t.Errorf("new counter: %q", out)
-	}
 	mustZkc(t, "counter", "set", counter, "40")
+	if out := mustZkc(t, "counter", "get", counter); out != "40\n" {
+		t.Errorf("counter get: %q", out)
+	}
 	if out := mustZkc(t, "counter", "add", counter, "2"); out != "42\n" {
 		t.Errorf("counter add: %q", out)
 	}

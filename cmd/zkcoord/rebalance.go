@@ -30,12 +30,17 @@ replaced by the resource's id.
 A resource's CMD starts only after this worker holds the resource's barrier
 node, which the previous owner deletes only after its own CMD has exited; so
 no two workers ever run the same resource at once. When the resource moves
-away, CMD is stopped (SIGTERM to its process group, SIGKILL after --grace) and
+away, CMD is stopped (SIGTERM to its processes, SIGKILL after --grace) and
 waited for before the barrier is released. Every CMD is stopped before the
 server can expire the session, whatever --grace says: if the session is lost,
 in the rest of the session timeout (so keep --grace short or the session
-timeout long), and the worker joins again with a new session. CMD and
-everything it starts die with zkcoord, also if zkcoord is killed.
+timeout long), and the worker joins again with a new session.
+
+CMD's processes are CMD and every process it starts: on Linux also those
+that leave its process group or session (setsid, a double fork, a daemon);
+on other Unix systems those of its process group only. Whatever CMD leaves
+running when it exits is killed. The barrier is released only once they are
+all gone, and if zkcoord dies, even by SIGKILL, they are killed at once.
 
 A CMD that exits is restarted as --restart says: always, on-failure (exit
 status other than 0, the default) or never; restarts wait --restart-delay,

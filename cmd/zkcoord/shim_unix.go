@@ -5,7 +5,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,8 +17,8 @@ const shimEnv = "ZKCOORD_SHIM"
 
 // The orders zkcoord sends the shim, one byte each.
 const (
-	shimTerminate = 't' // SIGTERM (and SIGCONT) to the command's group
-	shimKill      = 'k' // SIGKILL to the command's group
+	shimTerminate = 't' // SIGTERM (and SIGCONT) to every process of the command
+	shimKill      = 'k' // SIGKILL to every process of the command
 )
 
 // runShimIfAsked runs the shim and exits if zkcoord was started as one.
@@ -33,19 +32,25 @@ func runShimIfAsked() {
 // and its argv. The command runs as the leader of a process group of its
 // own, whose id the shim reports on file descriptor 4. The shim reads its
 // orders (shimTerminate, shimKill) from a pipe whose only write end zkcoord
-// holds (file descriptor 3): when zkcoord
-// ends, in whatever way (SIGKILL and the OOM killer included), the shim
-// reads end of file and kills the whole group, so that nothing the command
-// started outlives zkcoord. The kernel's parent-death signal alone would
-// reach only the direct child: a command run through a shell or a wrapper
-// script would leave its real work running.
+// holds (file descriptor 3): when zkcoord ends, in whatever way (SIGKILL
+// and the OOM killer included), the shim reads end of file and kills
+// everything the command started, so that nothing outlives zkcoord. The
+// kernel's parent-death signal alone would reach only the direct child: a
+// command run through a shell or a wrapper script would leave its real
+// work running.
 //
-// Where the system allows (Linux), the shim adopts the orphans of the
-// command's tree, and it exits only once every process of the group has
-// been reaped: when zkcoord sees the shim exit, the group is gone. It exits
-// with the command's status (128 plus the signal number if a signal killed
-// it). SIGTERM, SIGINT and SIGHUP sent to the shim are passed on to the
-// group.
+// Where the system allows (Linux), the shim is a child subreaper: every
+// process the command starts stays below it, also one that left the
+// command's process group or session (setsid, setpgid, a double fork, a
+// daemonizing wrapper), and every signal and kill reaches each of them as
+// well as the group. Elsewhere an orphan goes to init, and the shim's
+// reach is the command's process group.
+//
+// When the command exits, or is killed, the shim kills whatever it left
+// (SIGKILL) and exits only once it has reaped every process below it: when
+// zkcoord sees the shim exit, they are gone. It exits with the command's
+// status (128 plus the signal number if a signal killed it). SIGTERM,
+// SIGINT and SIGHUP sent to the shim are passed on to every process.
 func runShim(args []string) int {
 	orders, report := os.NewFile(3, "zkcoord"), os.NewFile(4, "zkcoord-report")
 	syscall.CloseOnExec(3)
@@ -65,12 +70,12 @@ func runShim(args []string) int {
 		fmt.Fprintf(os.Stderr, "zkcoord: %v\n", err)
 		return 127
 	}
-	pgid := cmd.Process.Pid
-	fmt.Fprintln(report, pgid)
+	t := tree{pgid: cmd.Process.Pid, groupOnly: brokenGroupKill()}
+	fmt.Fprintln(report, t.pgid)
 	report.Close()
 	go func() {
 		for sig := range sigs {
-			_ = syscall.Kill(-pgid, sig.(syscall.Signal))
+			t.signal(sig.(syscall.Signal))
 		}
 	}()
 	go func() {
@@ -78,40 +83,97 @@ func runShim(args []string) int {
 		for {
 			if _, err := orders.Read(b); err != nil {
 				// zkcoord is gone (io.EOF): so goes everything it started.
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				t.kill()
 				return
 			}
 			switch b[0] {
 			case shimTerminate:
-				_ = syscall.Kill(-pgid, syscall.SIGTERM)
-				_ = syscall.Kill(-pgid, syscall.SIGCONT) // in case it is stopped
+				t.signal(syscall.SIGTERM)
+				t.signal(syscall.SIGCONT) // in case it is stopped
 			case shimKill:
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				t.kill()
 			}
 		}
 	}()
-	err := cmd.Wait()
-	// Anything the command left in its group goes with it.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	reapGroup(pgid)
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return exitStatusOf(ee.ProcessState)
-	case err != nil && !errors.Is(err, io.EOF):
-		fmt.Fprintf(os.Stderr, "zkcoord: %v\n", err)
-		return 127
-	}
-	return 0
+	status := t.waitFor(cmd.Process.Pid)
+	// Anything the command left goes with it.
+	t.kill()
+	t.reap()
+	return status
 }
 
-// reapGroup waits for every child of the shim in process group pgid (the
-// group's orphans, where adoptOrphans made the shim adopt them) until none
-// is left.
-func reapGroup(pgid int) {
+// A tree is the processes a command stands for: its process group and,
+// where the shim adopts orphans, every process below the shim.
+type tree struct {
+	pgid      int
+	groupOnly bool // brokenGroupKill: the group alone, as the shim once did
+}
+
+// signal sends sig to the group and to every process below the shim.
+func (t tree) signal(sig syscall.Signal) {
+	_ = syscall.Kill(-t.pgid, sig)
+	if !t.groupOnly {
+		for _, p := range descendants() {
+			p.signal(sig)
+		}
+	}
+}
+
+// kill kills the group and every process below the shim, scanning again
+// until a scan finds none it has not killed: a process with SIGKILL
+// pending can start no other, so one started by a process not yet killed
+// is found by the next scan.
+func (t tree) kill() {
+	_ = syscall.Kill(-t.pgid, syscall.SIGKILL)
+	if t.groupOnly {
+		return
+	}
+	killed := map[proc]bool{}
+	for {
+		n := 0
+		for _, p := range descendants() {
+			if !killed[p] {
+				killed[p] = true
+				p.signal(syscall.SIGKILL)
+				n++
+			}
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+// waitFor reaps the children of the shim, the orphans it adopted as they
+// exit and the command, until the command has exited, and returns the
+// command's exit status.
+func (t tree) waitFor(pid int) int {
 	for {
 		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(-pgid, &ws, 0, nil)
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "zkcoord: waiting for the command: %v\n", err)
+			return 127
+		case got == pid && ws.Signaled():
+			return 128 + int(ws.Signal())
+		case got == pid && ws.Exited():
+			return ws.ExitStatus()
+		}
+	}
+}
+
+// reap waits for the children of the shim until none is left: then no
+// process is left below the shim. (The group alone with groupOnly.)
+func (t tree) reap() {
+	which := -1
+	if t.groupOnly {
+		which = -t.pgid
+	}
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(which, &ws, 0, nil)
 		if err != nil && !errors.Is(err, syscall.EINTR) {
 			return // ECHILD: none left
 		}

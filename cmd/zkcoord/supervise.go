@@ -14,16 +14,19 @@ import (
 
 // A child is a command zkcoord runs on behalf of the user: under a lock,
 // while leading, or for a resource. It runs in a process group of its own,
-// so that stopping it stops everything it started, and that group dies with
-// zkcoord, also when zkcoord itself is killed with SIGKILL: on Unix a small
-// shim (zkcoord re-executed, see shim_unix.go) leads the group and kills it
-// when zkcoord goes away, so that a killed zkcoord never leaves the command
-// or anything it started running without the lock it was started under.
+// so that stopping it stops everything it started, and everything it
+// started dies with zkcoord, also when zkcoord itself is killed with
+// SIGKILL: on Unix a small shim (zkcoord re-executed, see shim_unix.go)
+// stands between them and kills every process below it when zkcoord goes
+// away (on Linux also those that left the group), so that a killed zkcoord
+// never leaves the command or anything it started running without the lock
+// it was started under.
 //
-// Stop asks politely first: SIGTERM to the group, SIGKILL after a grace
-// period, and it returns only once the child is gone and every other process
-// left in its group has been killed. The grace never reaches past the time
-// the server may expire the session the child runs under (see [owner]).
+// Stop asks politely first: SIGTERM to the child's processes, SIGKILL after
+// a grace period, and it returns only once the child is gone and every
+// other process it left has been killed and reaped. The grace never reaches
+// past the time the server may expire the session the child runs under
+// (see [owner]).
 type child struct {
 	name string
 	pid  int
@@ -123,7 +126,7 @@ type owner struct {
 	cause func() error    // why it ended, once done is closed
 }
 
-// Stop sends SIGTERM to the child's process group and, if the child has not
+// Stop sends SIGTERM to the child's processes and, if the child has not
 // exited after grace, SIGKILL; it returns once the child has exited. A grace
 // of zero or less kills at once.
 //
@@ -187,7 +190,7 @@ func (c *child) Stop(grace time.Duration, o owner) {
 	}
 }
 
-// kill kills the child's process group and waits for the child.
+// kill kills the child's processes and waits for the child.
 func (c *child) kill() {
 	c.grp.kill()
 	<-c.done
@@ -246,13 +249,17 @@ func killBy(sess *zkcoord.Session) time.Time {
 // "grace" makes a stop wait out the whole grace whatever happens meanwhile
 // (and cuts it after a loss by a constant fraction of the session timeout),
 // "pdeathsig" starts the command directly with only the kernel's
-// parent-death signal, which reaches the child but not its children. It is
-// not part of the command-line interface.
+// parent-death signal, which reaches the child but not its children,
+// "group" makes the shim signal, kill and reap the command's process group
+// alone, so that a process that left it (setsid, a double fork) outlives
+// the command. It is not part of the command-line interface.
 const brokenEnv = "ZKCOORD_TEST_BROKEN"
 
 func brokenStop() bool { return os.Getenv(brokenEnv) == "grace" }
 
 func brokenPdeathsig() bool { return os.Getenv(brokenEnv) == "pdeathsig" }
+
+func brokenGroupKill() bool { return os.Getenv(brokenEnv) == "group" }
 
 // shellMeta are the characters that make a command template need a shell.
 const shellMeta = "|&;<>()$`\\\"'*?[]#~=%!{}\n"

@@ -49,7 +49,7 @@ func run() int {
 	timeout := flag.Duration("session-timeout", 4*time.Second, "the clients' session timeout")
 	out := flag.String("out", "chaos-out", "directory for reports, timelines and logs")
 	bug := flag.String("bug", "", "give client c1 a bug, to see the checkers catch it: "+chaos.BugLateStop+
-		"; for -workload cli, give every zkcoord a known broken behaviour back: "+chaos.BugGrace+" or "+chaos.BugPdeathsig+
+		"; for -workload cli, give every zkcoord a known broken behaviour back: "+chaos.BugGrace+", "+chaos.BugPdeathsig+" or "+chaos.BugGroupKill+
 		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them)"+
 		"; for -workload counter: "+chaos.BugValueSettle+" (every writer settles lost writes by equal data, as zkcoord once did)")
 	plan := flag.Int("plan", 0, "print the first N faults of the schedule for -seed and exit")
