@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -142,11 +141,7 @@ func runCLI(h *harness) (*Report, error) {
 // buildZkcoord builds the zkcoord binary into dir.
 func buildZkcoord(dir string) (string, error) {
 	out := filepath.Join(dir, "zkcoord")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
-	}
-	cmd := exec.Command(gobin, "build", "-o", out, "github.com/zkcoord/zkcoord/cmd/zkcoord")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/zkcoord/zkcoord/cmd/zkcoord")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

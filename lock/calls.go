@@ -14,11 +14,6 @@ func listChildren(ctx context.Context, sess *zkcoord.Session, dir string) ([]str
 	return c, err
 }
 
-// listChildrenStat also returns the directory's stat.
-func listChildrenStat(ctx context.Context, sess *zkcoord.Session, dir string) ([]string, *zkcoord.Stat, error) {
-	return sess.Children(ctx, dir)
-}
-
 func listChildrenW(ctx context.Context, sess *zkcoord.Session, dir string) ([]string, <-chan zkcoord.Event, error) {
 	c, _, w, err := sess.ChildrenW(ctx, dir)
 	return c, w, err

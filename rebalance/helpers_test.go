@@ -3,7 +3,6 @@ package rebalance_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -198,11 +197,3 @@ func balanced(ctx context.Context, sess *zkcoord.Session, root, group string, cl
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}

@@ -73,7 +73,7 @@ func runBarrier(a *app, cmd *command, args []string) error {
 	}
 	var opts []barrier.Option
 	if *ephemeral {
-		opts = append(opts, barrier.Ephemeral())
+		opts = append(opts, barrier.WithEphemeral())
 	}
 	b, err := barrier.New(sess, path, opts...)
 	if err != nil {

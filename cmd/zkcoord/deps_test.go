@@ -2,7 +2,6 @@ package main
 
 import (
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -30,9 +29,8 @@ var forbiddenDeps = []string{
 // -deps shows none of the test packages.
 func TestBinaryLinksNoTestPackages(t *testing.T) {
 	t.Parallel()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	for _, goos := range []string{runtime.GOOS, "darwin", "windows"} {
-		cmd := exec.Command(goTool, "list", "-e", "-deps", ".")
+		cmd := exec.Command("go", "list", "-e", "-deps", ".")
 		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "GOARCH=amd64")
 		out, err := cmd.Output()
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,10 +48,6 @@ func TestMain(m *testing.M) {
 // with it, and beside it zkcoord-demo (the same command with the demo built
 // in), which "zkcoord demo" runs.
 func buildBinary(out string) error {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
-	}
 	for _, b := range []struct{ out, tags string }{{out, ""}, {filepath.Join(filepath.Dir(out), demoProgram), "demo"}} {
 		args := []string{"build", "-o", b.out}
 		if raceEnabled {
@@ -61,7 +56,7 @@ func buildBinary(out string) error {
 		if b.tags != "" {
 			args = append(args, "-tags", b.tags)
 		}
-		cmd := exec.Command(gobin, append(args, ".")...)
+		cmd := exec.Command("go", append(args, ".")...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
