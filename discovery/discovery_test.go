@@ -158,7 +158,7 @@ func TestCorruptInstancesAreSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close(ctx)
-	if got := ids(p.Instances()); !slices.Equal(got, []string{"ok"}) {
+	if got := ids(served(t, p)); !slices.Equal(got, []string{"ok"}) {
 		t.Errorf("provider instances %v", got)
 	}
 }
@@ -202,7 +202,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 	if err := sess.EnsureDeleted(ctx, zkcoord.Join("/svc/web", first.ID)); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, wait, "the provider sees the removal", func() bool { return len(sticky.Instances()) == 2 })
+	testkit.Eventually(t, wait, "the provider sees the removal", func() bool { return len(served(t, sticky)) == 2 })
 	second, _ := sticky.Get()
 	if second.ID == first.ID {
 		t.Fatalf("sticky kept a removed instance")
@@ -223,7 +223,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		}
 	}
 	register(t, d, Instance{Name: "web", ID: "d", Address: "d"})
-	testkit.Eventually(t, wait, "the provider sees the new instance", func() bool { return len(random.Instances()) == 3 })
+	testkit.Eventually(t, wait, "the provider sees the new instance", func() bool { return len(served(t, random)) == 3 })
 }
 
 func TestMarkDownExpires(t *testing.T) {

@@ -36,6 +36,10 @@
 // example after a call to it failed; instances whose JSON says
 // "enabled": false are not handed out either. Nodes whose data is not an
 // instance's JSON are skipped and logged through the Session's logger.
+// A provider follows its service only while its Session lives: once the
+// Session has ended, or the provider was closed, [Provider.Get] and
+// [Provider.Instances] fail with [ErrStopped], wrapping the Session's
+// cause, rather than hand out what may be gone.
 //
 // # Concurrency
 //

@@ -90,12 +90,12 @@ func TestCuratorRegistersGoFinds(t *testing.T) {
 	t.Cleanup(func() { p.Close(context.Background()) })
 	ask(t, ctx, java, "update w2 9999", "updated")
 	testkit.Eventually(t, time.Minute, "the update seen", func() bool {
-		in := p.Instances()
+		in := served(t, p)
 		return len(in) == 2 && in[1].Port == 9999
 	})
 	ask(t, ctx, java, "unregister w1", "unregistered")
 	testkit.Eventually(t, time.Minute, "the unregistration seen", func() bool {
-		in := p.Instances()
+		in := served(t, p)
 		return len(in) == 1 && in[0].ID == "w2"
 	})
 }
