@@ -21,7 +21,10 @@ type Registration struct {
 
 // Register creates the instance's node: ephemeral for Dynamic instances
 // (the default), so that it disappears with the Session, persistent for
-// Static and Permanent ones. The service's node is created as a container
+// Static and Permanent ones. A DynamicSequential instance's node is
+// ephemeral sequential with a protected name, _c_<uuid>-<id><sequence>,
+// so that a create whose reply was lost is found again rather than made
+// twice; Path returns it. The service's node is created as a container
 // if missing. A node already at the instance's path that this Session
 // does not own is replaced, as Curator does: an instance id names one
 // instance. An empty ID gets a random UUID, a zero RegistrationTimeUTC the
@@ -121,6 +124,17 @@ func (r *Registration) create(ctx context.Context, d *Discovery) error {
 		return fmt.Errorf("%w: service type %q", ErrInvalid, r.in.ServiceType)
 	}
 	s := d.sess
+	if r.in.ServiceType == DynamicSequential {
+		// A sequential create cannot be repeated: each try makes a node.
+		// A protected name (_c_<uuid>-<id><sequence>) lets a create whose
+		// reply was lost find its node again.
+		created, err := s.CreateProtected(ctx, zkcoord.Parent(path), zkcoord.Base(path), data, flags)
+		if err != nil {
+			return fmt.Errorf("discovery: register %s: %w", r.in, err)
+		}
+		r.path = created
+		return nil
+	}
 	// A create of a fixed path can be repeated: a node found at the path
 	// is ours (a create whose reply was lost) or is replaced.
 	err = s.Retry(ctx, func(ctx context.Context) error {
