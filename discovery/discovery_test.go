@@ -88,7 +88,11 @@ func TestInvalidArguments(t *testing.T) {
 		t.Errorf("New(svc): %v", err)
 	}
 	d := newDiscovery(t, sess, "/svc")
-	for _, in := range []Instance{{Name: ""}, {Name: "a/b"}, {Name: "web", ID: "x/y"}, {Name: "web", ServiceType: "ODD"}} {
+	for _, in := range []Instance{
+		{Name: "", Address: "h"}, {Name: "a/b", Address: "h"}, {Name: "web", ID: "x/y", Address: "h"},
+		{Name: "web", ServiceType: "ODD", Address: "h"},
+		{Name: "web", ID: "nowhere"}, // no address and no port: it could never be served
+	} {
 		if _, err := d.Register(ctx, in); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Register(%+v): %v", in, err)
 		}
@@ -230,8 +234,8 @@ func TestMarkDownExpires(t *testing.T) {
 	sess := connect(t)
 	ctx := testkit.Ctx(t, wait)
 	d := newDiscovery(t, sess, "/svc")
-	register(t, d, Instance{Name: "web", ID: "a"})
-	register(t, d, Instance{Name: "web", ID: "b", Disabled: true})
+	register(t, d, Instance{Name: "web", ID: "a", Address: "h"})
+	register(t, d, Instance{Name: "web", ID: "b", Address: "h", Disabled: true})
 	p, err := d.NewProvider(ctx, "web")
 	if err != nil {
 		t.Fatal(err)

@@ -34,8 +34,14 @@
 // with a [Strategy]: [RoundRobin] (the default), [Random] or [Sticky].
 // [Provider.MarkDown] stops handing out an instance for a while, for
 // example after a call to it failed; instances whose JSON says
-// "enabled": false are not handed out either. Nodes whose data is not an
-// instance's JSON are skipped and logged through the Session's logger.
+// "enabled": false are not handed out either. Queries and providers serve
+// only instances that match their node: JSON naming the service of the
+// parent node and the id the node is named by (for [DynamicSequential],
+// the id followed by a sequence number, after a protected prefix when
+// zkcoord registered it), with an address or a port. Other nodes, such as
+// "null" or "{}", are skipped and logged through the Session's logger;
+// [Discovery.Instance] fails on them with an error wrapping
+// zkcoord.ErrBadData.
 // A provider follows its service only while its Session lives: once the
 // Session has ended, or the provider was closed, [Provider.Get] and
 // [Provider.Instances] fail with [ErrStopped], wrapping the Session's

@@ -24,7 +24,8 @@ type Registration struct {
 // Static and Permanent ones. A DynamicSequential instance's node is
 // ephemeral sequential with a protected name, _c_<uuid>-<id><sequence>,
 // so that a create whose reply was lost is found again rather than made
-// twice; Path returns it. The service's node is created as a container
+// twice; Path returns it. An instance needs an address or a port (else
+// ErrInvalid): queries and providers serve no instance without one. The service's node is created as a container
 // if missing. A node already at the instance's path that this Session
 // does not own is replaced, as Curator does: an instance id names one
 // instance. An empty ID gets a random UUID, a zero RegistrationTimeUTC the
@@ -73,6 +74,9 @@ func (r *Registration) Update(ctx context.Context, in Instance) error {
 	if in.Name != r.in.Name || in.ID != r.in.ID {
 		return fmt.Errorf("%w: an update cannot change the name or id of %s", ErrInvalid, r.in)
 	}
+	if err := reachable(in); err != nil {
+		return err
+	}
 	if in.RegistrationTimeUTC == 0 {
 		in.RegistrationTimeUTC = r.in.RegistrationTimeUTC
 	}
@@ -103,10 +107,22 @@ func (r *Registration) Unregister(ctx context.Context) error {
 	return nil
 }
 
+// reachable checks that an instance has an address or a port: providers
+// and queries serve no other (see decode).
+func reachable(in Instance) error {
+	if in.Address == "" && in.Port == 0 && in.SSLPort == 0 {
+		return fmt.Errorf("%w: instance %s/%s has no address and no port", ErrInvalid, in.Name, in.ID)
+	}
+	return nil
+}
+
 // create writes the node through d; r.mu is held or r is not shared yet.
 func (r *Registration) create(ctx context.Context, d *Discovery) error {
 	path, err := d.path(r.in.Name, r.in.ID)
 	if err != nil {
+		return err
+	}
+	if err := reachable(r.in); err != nil {
 		return err
 	}
 	data, err := json.Marshal(r.in)
