@@ -107,6 +107,13 @@ func (c *Cache) handle(f fired) error {
 		return nil // the node left the cache since
 	case f.kind == dataWatch && f.id == e.dataWatch:
 		e.dataWatch = 0
+		if brokenDeletion && f.ev.Type == zkcoord.EventNodeDeleted {
+			c.remove(f.path)
+			if f.path == c.root {
+				return c.syncRoot()
+			}
+			return nil
+		}
 		// A deletion is read again rather than applied: the node may have
 		// been created again, and its parent listed since, naming the new
 		// node as one the cache holds. The read finds the node gone, or a
