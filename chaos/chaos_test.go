@@ -69,6 +69,11 @@ var shortRuns = map[chaos.Workload][]chaos.Fault{
 		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2}, // mid-item, past the session
 		{Kind: chaos.PartitionMedium, Pick: 2, Dur: 4 * T / 5},
 	},
+	chaos.Discovery: {
+		{Kind: chaos.PartitionLong, Pick: 0, Dur: 3 * T / 2}, // expired: registered and served anew
+		{Kind: chaos.PauseShort, Pick: 1, Dur: T / 4},
+		{Kind: chaos.KillClient, Pick: 2, Dur: 500 * time.Millisecond},
+	},
 	chaos.Recovery: {
 		{Kind: chaos.PartitionLong, Pick: 0, Dur: 3 * T / 2}, // expired: recovered on a new Session
 		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2},
@@ -106,7 +111,11 @@ func TestShortRuns(t *testing.T) {
 				dump(t, rep)
 				t.Fatalf("verdict: %s\nviolations: %v\nproblems: %v", rep.Verdict, rep.Violations, rep.Problems)
 			}
-			if rep.Stats.Uses == 0 || rep.Stats.Acquires == 0 {
+			if d := rep.Stats.Discovery; d != nil {
+				if d.Replacements == 0 || d.Reports == 0 {
+					t.Fatalf("nothing registered again or served: %+v", d)
+				}
+			} else if rep.Stats.Uses == 0 || rep.Stats.Acquires == 0 {
 				t.Fatalf("nothing used: %+v", rep.Stats)
 			}
 			if rep.Stats.Faults != len(shortRuns[w]) {

@@ -36,6 +36,9 @@ type Stats struct {
 	Recoveries int `json:"recoveries,omitempty"`
 	// Queue sums the items up (queue workload).
 	Queue *QueueStats `json:"queue,omitempty"`
+	// Discovery sums the registrations and serve reports up (discovery
+	// workload).
+	Discovery *DiscoveryStats `json:"discovery,omitempty"`
 	// Faults run and Converged after; convergence times after the end of
 	// each fault.
 	Faults      int                 `json:"faults"`
@@ -186,6 +189,10 @@ func (r *Report) verdict() string {
 		fmt.Fprintf(&b, "; queue: %d items put (+%d unknown), %d processed, %d acknowledged, %d redelivered",
 			q.Put, q.PutUnknown, q.Processed, q.Acked, q.Redelivered)
 	}
+	if d := st.Discovery; d != nil {
+		fmt.Fprintf(&b, "; discovery: %d registrations (%d replaced), %d serve reports, %d served never registered, %d served after gone, %d missing",
+			d.Registrations, d.Replacements, d.Reports, d.Unknown, d.Stale, d.Missing)
+	}
 	if n := len(r.Problems); n > 0 {
 		fmt.Fprintf(&b, "; %d problems", n)
 	}
@@ -204,6 +211,8 @@ func finalWord(w Workload) string {
 		return "every item acknowledged, the queue empty"
 	case w == Recovery:
 		return "every lock and leadership taken again"
+	case w == Discovery:
+		return "every client registered and serving again"
 	}
 	return "locks still granted"
 }

@@ -148,6 +148,8 @@ func clientMain(args []string) int {
 		app, err = startRebalance(ctx, f, cfg, em, svc)
 	case f.workload == Queue:
 		app, err = startQueue(ctx, f, cfg, em, svc)
+	case f.workload == Discovery:
+		app, err = startDiscovery(ctx, f, cfg, em)
 	default:
 		app, err = startOwner(ctx, f, cfg, em, svc)
 	}

@@ -29,7 +29,11 @@
 //     queue workload they are consumers of one queue.WorkQueue that the
 //     harness fills with numbered items: each takes an item, processes it
 //     (uses it through the service, the claim node's czxid as the token)
-//     and acknowledges it (see client_queue.go, queue.go);
+//     and acknowledges it (see client_queue.go, queue.go). In the
+//     discovery workload each registers a discovery instance and replaces
+//     it (unregister, register) in bursts that every client makes at about
+//     the same time, while a discovery.Provider of its own reports what it
+//     serves (see client_discovery.go, discovery.go);
 //   - M resources.
 //
 // Children are the caller's own binary started again (Options.Spawn, and
@@ -66,6 +70,11 @@
 //   - Queue delivery (checkQueue): every item put is processed at least
 //     once and acknowledged exactly once, and only by a consumer that had
 //     processed it; nothing is processed that was not put.
+//   - Discovery (checkDiscovery): no incarnation of an instance served
+//     that was never registered, or later than a session timeout after it
+//     was certainly gone; none certainly registered and not served by a
+//     connected provider for longer than a session timeout (counted from
+//     the provider's last reconnection or pause as well).
 //   - Liveness of the processes: a client that exits on its own is a
 //     problem (and is restarted so the run goes on).
 //

@@ -30,7 +30,8 @@ type harness struct {
 	proxies []*zktest.Proxy // of every client made, closed at the end of the run
 	hist    *oracle.History
 	track   *tracker
-	queue   *queueTracker // queue workload only
+	queue   *queueTracker     // queue workload only
+	disc    *discoveryTracker // discovery workload only
 	procs   launch.Group
 
 	dir     string // logs
@@ -157,6 +158,9 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 	if o.Workload == Queue {
 		h.queue = newQueueTracker()
 	}
+	if o.Workload == Discovery {
+		h.disc = newDiscoveryTracker()
+	}
 	if err := h.setup(); err != nil {
 		return nil, err
 	}
@@ -194,6 +198,9 @@ func (h *harness) record(e event.Event) {
 	h.track.observe(e)
 	if h.queue != nil {
 		h.queue.observe(e)
+	}
+	if h.disc != nil {
+		h.disc.observe(e)
 	}
 }
 
@@ -387,6 +394,8 @@ func (h *harness) converge(since int64, stable, limit time.Duration) (at int64, 
 		h.checkClients()
 		if h.queue != nil {
 			ok, at, why = h.settleQueue(since)
+		} else if h.disc != nil {
+			ok, at, why = h.settleDiscovery(since)
 		} else {
 			ok, at, why = settled(h.o.Workload, h.track, h.live(), h.resources, since)
 		}

@@ -40,11 +40,16 @@ const (
 	// resource's loop runs under zkcoord.Supervise, which opens a new
 	// Session after a loss and starts the loop again on it.
 	Recovery Workload = "recovery"
+	// Discovery: every client registers a discovery instance and replaces
+	// it over and over (unregister, register), while a discovery.Provider
+	// of its own reports what it serves; the checker compares the two
+	// (see discovery.go, client_discovery.go).
+	Discovery Workload = "discovery"
 )
 
 // Workloads lists every workload.
 func Workloads() []Workload {
-	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI, Queue, Recovery}
+	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI, Queue, Recovery, Discovery}
 }
 
 // ParseWorkload checks a workload name.
@@ -162,7 +167,7 @@ func (o *Options) setDefaults() error {
 	def(&o.Clients, 4)
 	def(&o.MinClients, min(2, o.Clients))
 	def(&o.MaxClients, o.Clients+2)
-	if o.Workload == Queue { // one queue; the planner adds and removes no resource
+	if o.Workload == Queue || o.Workload == Discovery { // one queue or service; no resource added or removed
 		o.Resources, o.MinResources, o.MaxResources = 1, 1, 1
 	}
 	if o.Workload.rebalance() {

@@ -54,6 +54,11 @@ func (h *harness) report(final FinalState) *Report {
 		st.Queue = &q
 		violations = append(violations, v...)
 	}
+	if h.disc != nil {
+		d, v := checkDiscovery(h.hist.Events(), o.SessionTimeout)
+		st.Discovery = &d
+		violations = append(violations, v...)
+	}
 	r := &Report{
 		Workload: o.Workload, Seed: o.Seed, Duration: o.Duration, SessionTimeout: o.SessionTimeout,
 		LostAfter: o.LostAfter, Clients: o.Clients, Resources: o.Resources, Bug: o.Bug,
@@ -135,6 +140,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
 		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d |\n", q.Put, q.PutUnknown, q.Taken, q.Processed,
 			q.Redelivered, q.Acked, q.AckUnrecorded)
+	}
+	if d := st.Discovery; d != nil {
+		fmt.Fprintf(&b, "\n| registrations | replacements | serve reports | served never registered | served after gone | missing |\n")
+		fmt.Fprintf(&b, "|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n", d.Registrations, d.Replacements, d.Reports, d.Unknown, d.Stale, d.Missing)
 	}
 	if st.Recoveries > 0 {
 		fmt.Fprintf(&b, "\nSessions recovered by zkcoord.Supervise: %d.\n", st.Recoveries)
