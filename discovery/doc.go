@@ -15,7 +15,10 @@
 // sslPort, payload, registrationTimeUTC, serviceType and uriSpec, with
 // absent values as null. Service nodes are containers; instance nodes are
 // ephemeral for [Dynamic] instances (the default) and persistent for
-// [Static] and [Permanent] ones.
+// [Static] and [Permanent] ones. A [DynamicSequential] instance's node is
+// ephemeral sequential, named _c_<uuid>-<id><sequence> (Curator's
+// protected form), so that a create whose reply was lost is found again
+// rather than made twice; Curator finds it by its JSON.
 //
 // # Registering
 //
