@@ -79,11 +79,6 @@ func (c *Cache) fatal(err error) bool {
 
 // handle applies one watch event.
 func (c *Cache) handle(f fired) error {
-	if e := c.nodes[f.path]; e != nil {
-		println("DBG handle", f.path, f.kind, f.id, f.ev.Type, e.dataWatch, e.kidsWatch)
-	} else {
-		println("DBG handle", f.path, f.kind, f.id, f.ev.Type)
-	}
 	if f.kind == resync {
 		if err := c.syncRoot(); err != nil {
 			return err
