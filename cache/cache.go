@@ -49,8 +49,9 @@ type Cache struct {
 type entry struct {
 	node  Node
 	depth int
-	// kids holds the names of the children, for nodes above the depth
-	// limit; nil below it.
+	// kids holds the names of the cached children, for nodes above the
+	// depth limit; nil at it. A child the cache does not hold (its read
+	// found it gone, or failed) is not named.
 	kids map[string]struct{}
 	// ids of the outstanding watches on the node's data and children; 0
 	// when none is set. A watch event whose id is not the current one

@@ -18,7 +18,9 @@
 // are reported as soon as the Session reports them, even while the cache
 // waits for a read that a disconnection interrupted. The local copy is
 // updated before an event is queued, so reads may be ahead of the events
-// received.
+// received. Children names only the children the cache holds: a child
+// whose read found it gone or failed is not named, and is read again at
+// its parent's next listing.
 //
 // Events are never dropped: they wait in an unbounded queue until read,
 // and the goroutine that owns the cache never waits for the reader. A
@@ -41,10 +43,14 @@
 //
 // A load reads every node once with a data watch and, above the depth
 // limit, lists its children with a child watch: two requests per node,
-// pipelined. After that a data change costs one read, a created or deleted
-// node one listing of its parent (and, when created, the reads of its own
-// subtree): requests per change are proportional to what changed, not to
-// the size of the tree. A resync costs as much as a load, with no new
+// pipelined. After that a data change costs one read, a created node one
+// listing of its parent and the reads of its own subtree, a deleted node
+// one listing of its parent and one read of the node (and, above the depth
+// limit, one listing) that finds it gone: requests per change are
+// proportional to what changed, not to the size of the tree. A deletion is
+// read before it is applied because the node may already exist again: the
+// parent's listing then names the new node, which the cache reports as
+// Removed then Added and follows from then on. A resync costs as much as a load, with no new
 // watches where one is set.
 //
 // Close stops every goroutine of the cache. ZooKeeper 3.8 can remove

@@ -29,8 +29,10 @@ const (
 	// StateChanged(Reconnected) and Resynced are exactly those differences.
 	Resynced
 	// Failed: a read failed for a reason other than a missing node or the
-	// Session's end (Event.Err, for example ErrNoAuth). The node concerned
-	// keeps its last value and is no longer followed.
+	// Session's end (Event.Err, for example ErrNoAuth). A cached node
+	// keeps its last value and is no longer followed; a node not cached
+	// yet stays out of the cache (and of Children) and is read again at
+	// its parent's next listing or at a resync.
 	Failed
 )
 

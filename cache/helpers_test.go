@@ -154,3 +154,10 @@ func put(t *testing.T, s *zkcoord.Session, path string, data []byte) {
 		t.Fatalf("create %s: %v", path, err)
 	}
 }
+
+// snapshot returns the events received so far.
+func (r *recorder) snapshot() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.evs)
+}

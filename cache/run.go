@@ -102,19 +102,26 @@ func (c *Cache) handle(f fired) error {
 		return nil // the node left the cache since
 	case f.kind == dataWatch && f.id == e.dataWatch:
 		e.dataWatch = 0
-		if f.ev.Type == zkcoord.EventNodeDeleted {
+		if brokenDeletion && f.ev.Type == zkcoord.EventNodeDeleted {
 			c.remove(f.path)
 			if f.path == c.root {
 				return c.syncRoot()
 			}
 			return nil
 		}
+		// A deletion is read again rather than applied: the node may have
+		// been created again, and its parent listed since, naming the new
+		// node as one the cache holds. The read finds the node gone, or a
+		// new incarnation (another czxid) that replaces the cached one.
+		if f.path == c.root && f.ev.Type == zkcoord.EventNodeDeleted {
+			return c.syncRoot() // and, if it is gone, wait for it again
+		}
 		return c.sync([]string{f.path}, false)
 	case f.kind == kidsWatch && f.id == e.kidsWatch:
 		e.kidsWatch = 0
-		if f.ev.Type == zkcoord.EventNodeDeleted {
-			return nil // the data watch reports it
-		}
+		// Listed again even after a deletion: the node may exist again,
+		// its entry replaced while this watch was outstanding. If it is
+		// gone, the data watch reports it.
 		return c.sync([]string{f.path}, false)
 	}
 	return nil
@@ -215,10 +222,15 @@ func (c *Cache) apply(r result, deep bool) (next []string, again bool, err error
 		}
 		return nil, false, nil
 	}
+	var replaced *entry
 	if e != nil && e.node.Stat.Czxid != r.stat.Czxid {
 		// Deleted and created again while unobserved: a different node.
+		// The watches outstanding on the path are not asked for again by
+		// this read; they fire for the new node (the server reports the
+		// deletion, or the change when the watches are set again after a
+		// reconnection), so the new entry keeps their ids.
 		c.remove(r.path)
-		e = nil
+		replaced, e = e, nil
 	}
 	node := Node{Path: r.path, Data: r.data, Stat: *r.stat}
 	switch {
@@ -226,6 +238,9 @@ func (c *Cache) apply(r result, deep bool) (next []string, again bool, err error
 		e = &entry{node: node, depth: r.depth}
 		if r.depth < c.maxDepth {
 			e.kids = map[string]struct{}{}
+		}
+		if replaced != nil {
+			e.dataWatch, e.kidsWatch = replaced.dataWatch, replaced.kidsWatch
 		}
 		c.put(r.path, e)
 		c.emit(Event{Type: Added, Node: node})
@@ -241,12 +256,16 @@ func (c *Cache) apply(r result, deep bool) (next []string, again bool, err error
 	if !r.listKids {
 		// A node that replaced a cached one while only its data was
 		// read still needs its children read.
-		return nil, e.kids != nil && e.kidsWatch == 0, nil
+		return nil, replaced != nil && e.kids != nil, nil
 	}
 	return c.applyKids(e, r, deep)
 }
 
-// applyKids records the children read of a cached node.
+// applyKids compares the children read of a cached node with the cached
+// ones: it removes those gone and returns those to read. The children a
+// node's entry names are exactly those the cache holds (put and remove
+// keep them so), so a child listed but not held, because its read found
+// it gone or failed, is read again at the next listing.
 func (c *Cache) applyKids(e *entry, r result, deep bool) ([]string, bool, error) {
 	if !r.listKids {
 		return nil, false, nil
@@ -281,21 +300,24 @@ func (c *Cache) applyKids(e *entry, r result, deep bool) ([]string, bool, error)
 	sorted := append([]string(nil), r.kids...)
 	sort.Strings(sorted)
 	for _, k := range sorted {
-		_, known := e.kids[k]
-		if !known || deep {
+		_, held := e.kids[k]
+		if !held || deep {
 			next = append(next, k)
 		}
 	}
-	c.mu.Lock()
-	e.kids = now
-	c.mu.Unlock()
 	return next, false, nil
 }
 
-// put adds an entry under the lock readers take.
+// put adds an entry, and its name to its parent's children, under the lock
+// readers take.
 func (c *Cache) put(path string, e *entry) {
 	c.mu.Lock()
 	c.nodes[path] = e
+	if path != c.root {
+		if p := c.nodes[zkcoord.Parent(path)]; p != nil && p.kids != nil {
+			p.kids[zkcoord.Base(path)] = struct{}{}
+		}
+	}
 	c.mu.Unlock()
 }
 

@@ -74,6 +74,11 @@ var shortRuns = map[chaos.Workload][]chaos.Fault{
 		{Kind: chaos.KillLeader, Dur: time.Second},
 		{Kind: chaos.PartitionMedium, Pick: 1, Dur: 4 * T / 5}, // Session lost with writes in flight
 	},
+	chaos.Discovery: {
+		{Kind: chaos.PartitionLong, Pick: 0, Dur: 3 * T / 2}, // expired: registered and served anew
+		{Kind: chaos.PauseShort, Pick: 1, Dur: T / 4},
+		{Kind: chaos.KillClient, Pick: 2, Dur: 500 * time.Millisecond},
+	},
 	chaos.Recovery: {
 		{Kind: chaos.PartitionLong, Pick: 0, Dur: 3 * T / 2}, // expired: recovered on a new Session
 		{Kind: chaos.PauseLong, Pick: 1, Dur: 3 * T / 2},
@@ -114,6 +119,10 @@ func TestShortRuns(t *testing.T) {
 			if w == chaos.Counter {
 				if c := rep.Stats.Counter; c == nil || c.Adds == 0 || c.Creates == 0 || c.Updates == 0 {
 					t.Fatalf("nothing written: %+v", rep.Stats.Counter)
+				}
+			} else if d := rep.Stats.Discovery; d != nil {
+				if d.Replacements == 0 || d.Reports == 0 {
+					t.Fatalf("nothing registered again or served: %+v", d)
 				}
 			} else if rep.Stats.Uses == 0 || rep.Stats.Acquires == 0 {
 				t.Fatalf("nothing used: %+v", rep.Stats)

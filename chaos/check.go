@@ -38,6 +38,9 @@ type Stats struct {
 	Queue *QueueStats `json:"queue,omitempty"`
 	// Counter sums the writes up (counter workload).
 	Counter *CounterStats `json:"counter,omitempty"`
+	// Discovery sums the registrations and serve reports up (discovery
+	// workload).
+	Discovery *DiscoveryStats `json:"discovery,omitempty"`
 	// Faults run and Converged after; convergence times after the end of
 	// each fault.
 	Faults      int                 `json:"faults"`
@@ -192,6 +195,10 @@ func (r *Report) verdict() string {
 		fmt.Fprintf(&b, "; counter: %d, %d increments acknowledged (+%d unknown); %d round nodes, %d creates acknowledged (+%d unknown); %d list updates acknowledged (+%d unknown), %d listed",
 			c.Count, c.Adds, c.AddsUnknown, c.Nodes, c.Creates, c.CreatesUnknown, c.Updates, c.UpdatesUnknown, c.Listed)
 	}
+	if d := st.Discovery; d != nil {
+		fmt.Fprintf(&b, "; discovery: %d registrations (%d replaced), %d serve reports, %d served never registered, %d served after gone, %d missing",
+			d.Registrations, d.Replacements, d.Reports, d.Unknown, d.Stale, d.Missing)
+	}
 	if n := len(r.Problems); n > 0 {
 		fmt.Fprintf(&b, "; %d problems", n)
 	}
@@ -212,6 +219,8 @@ func finalWord(w Workload) string {
 		return "every writer writing again"
 	case w == Recovery:
 		return "every lock and leadership taken again"
+	case w == Discovery:
+		return "every client registered and serving again"
 	}
 	return "locks still granted"
 }

@@ -150,6 +150,8 @@ func clientMain(args []string) int {
 		app, err = startQueue(ctx, f, cfg, em, svc)
 	case f.workload == Counter:
 		app, err = startCounter(ctx, f, cfg, em)
+	case f.workload == Discovery:
+		app, err = startDiscovery(ctx, f, cfg, em)
 	default:
 		app, err = startOwner(ctx, f, cfg, em, svc)
 	}

@@ -33,7 +33,11 @@
 //     workload they are writers, in staggered rounds, of one shared
 //     counter.Counter (Add), of a config node per round that every writer
 //     creates with the same bytes, and of a JSON list in a config node that
-//     each appends its own id to (see client_counter.go, counter.go);
+//     each appends its own id to (see client_counter.go, counter.go). In the
+//     discovery workload each registers a discovery instance and replaces
+//     it (unregister, register) in bursts that every client makes at about
+//     the same time, while a discovery.Provider of its own reports what it
+//     serves (see client_discovery.go, discovery.go);
 //   - M resources.
 //
 // Children are the caller's own binary started again (Options.Spawn, and
@@ -77,6 +81,11 @@
 //     death); no round's node was reported created by two writers, or
 //     exists with no create that may have made it; every acknowledged
 //     update of the list is in it, exactly once, and nothing else is.
+//   - Discovery (checkDiscovery): no incarnation of an instance served
+//     that was never registered, or later than a session timeout after it
+//     was certainly gone; none certainly registered and not served by a
+//     connected provider for longer than a session timeout (counted from
+//     the provider's last reconnection or pause as well).
 //   - Liveness of the processes: a client that exits on its own is a
 //     problem (and is restarted so the run goes on).
 //

@@ -30,8 +30,9 @@ type harness struct {
 	proxies []*zktest.Proxy // of every client made, closed at the end of the run
 	hist    *oracle.History
 	track   *tracker
-	queue   *queueTracker   // queue workload only
-	counter *counterTracker // counter workload only
+	queue   *queueTracker     // queue workload only
+	counter *counterTracker   // counter workload only
+	disc    *discoveryTracker // discovery workload only
 	procs   launch.Group
 
 	dir     string // logs
@@ -161,6 +162,9 @@ func Run(ctx context.Context, zk *zktest.Cluster, o Options) (*Report, error) {
 	if o.Workload == Counter {
 		h.counter = newCounterTracker()
 	}
+	if o.Workload == Discovery {
+		h.disc = newDiscoveryTracker()
+	}
 	if err := h.setup(); err != nil {
 		return nil, err
 	}
@@ -204,6 +208,9 @@ func (h *harness) record(e event.Event) {
 	}
 	if h.counter != nil {
 		h.counter.observe(e)
+	}
+	if h.disc != nil {
+		h.disc.observe(e)
 	}
 }
 
@@ -400,6 +407,8 @@ func (h *harness) converge(since int64, stable, limit time.Duration) (at int64, 
 			ok, at, why = h.settleQueue(since)
 		case h.counter != nil:
 			ok, at, why = h.settleCounter(since)
+		case h.disc != nil:
+			ok, at, why = h.settleDiscovery(since)
 		default:
 			ok, at, why = settled(h.o.Workload, h.track, h.live(), h.resources, since)
 		}

@@ -46,11 +46,16 @@ const (
 	// the faults cutting replies off; the harness checks the end state
 	// against what was acknowledged (see client_counter.go, counter.go).
 	Counter Workload = "counter"
+	// Discovery: every client registers a discovery instance and replaces
+	// it over and over (unregister, register), while a discovery.Provider
+	// of its own reports what it serves; the checker compares the two
+	// (see discovery.go, client_discovery.go).
+	Discovery Workload = "discovery"
 )
 
 // Workloads lists every workload.
 func Workloads() []Workload {
-	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI, Queue, Recovery, Counter}
+	return []Workload{RebalanceIncremental, RebalanceResource, RebalanceGlobal, Election, Lock, CLI, Queue, Recovery, Counter, Discovery}
 }
 
 // ParseWorkload checks a workload name.
@@ -179,7 +184,7 @@ func (o *Options) setDefaults() error {
 	def(&o.Clients, 4)
 	def(&o.MinClients, min(2, o.Clients))
 	def(&o.MaxClients, o.Clients+2)
-	if o.Workload == Queue || o.Workload == Counter { // one queue, or one set of nodes; the planner adds and removes no resource
+	if o.Workload == Queue || o.Workload == Counter || o.Workload == Discovery { // one queue, one set of nodes or one service; no resource added or removed
 		o.Resources, o.MinResources, o.MaxResources = 1, 1, 1
 	}
 	if o.Workload.rebalance() {

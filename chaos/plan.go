@@ -59,16 +59,16 @@ func Kinds() []Kind {
 }
 
 // KindsOf lists the fault kinds the planner draws for workload w: the cli
-// workload has its own (see cli.go); the queue and counter workloads,
-// which have one queue or one set of nodes, have no resources to add or
-// remove.
+// workload has its own (see cli.go); the queue, counter and discovery
+// workloads, which have one queue, one set of nodes or one service, have no
+// resources to add or remove.
 func KindsOf(w Workload) []Kind {
 	if w == CLI {
 		return []Kind{KillClient, PartitionMedium, PartitionLong, TermPartitioned, PartitionPartial}
 	}
 	return slices.DeleteFunc(Kinds(), func(k Kind) bool {
 		return k == TermPartitioned || k == PartitionPartial ||
-			(w == Queue || w == Counter) && (k == AddResource || k == RemoveResource)
+			(w == Queue || w == Counter || w == Discovery) && (k == AddResource || k == RemoveResource)
 	})
 }
 

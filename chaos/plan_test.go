@@ -49,12 +49,12 @@ func TestPlanCovers(t *testing.T) {
 		seen := map[chaos.Kind]bool{}
 		// Defaults: 4 clients in [2, 6]; 10 resources in [6, 15] for the
 		// rebalancer (never fewer than the most clients), 3 in [1, 4]
-		// otherwise, none added or removed for the queue.
+		// otherwise, none added or removed for the queue and discovery.
 		clients, resources, minRes, maxRes := 4, 10, 6, 15
 		switch w {
 		case chaos.Election, chaos.Lock, chaos.Recovery:
 			resources, minRes, maxRes = 3, 1, 4
-		case chaos.Queue: // one queue
+		case chaos.Queue, chaos.Discovery: // one queue, one service
 			resources, minRes, maxRes = 1, 1, 1
 		}
 		var check func(f chaos.Fault)

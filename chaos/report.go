@@ -62,6 +62,11 @@ func (h *harness) report(final FinalState) *Report {
 		st.Counter = &c
 		violations = append(violations, v...)
 	}
+	if h.disc != nil {
+		d, v := checkDiscovery(h.hist.Events(), o.SessionTimeout)
+		st.Discovery = &d
+		violations = append(violations, v...)
+	}
 	r := &Report{
 		Workload: o.Workload, Seed: o.Seed, Duration: o.Duration, SessionTimeout: o.SessionTimeout,
 		LostAfter: o.LostAfter, Clients: o.Clients, Resources: o.Resources, Bug: o.Bug,
@@ -149,6 +154,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
 		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", c.Count, c.Adds, c.AddsUnknown,
 			c.Nodes, c.Creates, c.CreatesFound, c.CreatesUnknown, c.Updates, c.UpdatesUnknown, c.Listed)
+	}
+	if d := st.Discovery; d != nil {
+		fmt.Fprintf(&b, "\n| registrations | replacements | serve reports | served never registered | served after gone | missing |\n")
+		fmt.Fprintf(&b, "|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n", d.Registrations, d.Replacements, d.Reports, d.Unknown, d.Stale, d.Missing)
 	}
 	if st.Recoveries > 0 {
 		fmt.Fprintf(&b, "\nSessions recovered by zkcoord.Supervise: %d.\n", st.Recoveries)

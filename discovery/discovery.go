@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
 // Errors of this package.
@@ -21,6 +23,10 @@ var (
 	ErrNoInstance = errors.New("discovery: no instance available")
 	// ErrNotFound: the instance is not registered.
 	ErrNotFound = errors.New("discovery: instance not found")
+	// ErrStopped: the provider no longer follows its service, because it
+	// was closed or its Session ended; the error wraps the Session's
+	// cause in the second case.
+	ErrStopped = errors.New("discovery: provider stopped")
 )
 
 // Discovery registers and finds instances under a base path, in
@@ -85,6 +91,8 @@ func (d *Discovery) Instances(ctx context.Context, name string) ([]Instance, err
 			out = append(out, in)
 		}
 	}
+	// By id: a DynamicSequential instance's node name starts otherwise.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
@@ -108,13 +116,43 @@ func (d *Discovery) read(ctx context.Context, path string) (Instance, error) {
 	return decode(path, data)
 }
 
-// decode reads an instance's JSON; the error wraps zkcoord.ErrBadData.
+// decode reads the instance at path, base/<service>/<node>; the error
+// wraps zkcoord.ErrBadData. Only an instance that can be served passes:
+// JSON of the service named by the parent node, with the id the node is
+// named by, and an address or a port to reach it at. The node's name is
+// the id, or for a DynamicSequential instance the id and a sequence
+// suffix, after a protected prefix when zkcoord registered it.
 func decode(path string, data []byte) (Instance, error) {
 	var in Instance
 	if err := json.Unmarshal(data, &in); err != nil {
 		return Instance{}, fmt.Errorf("%w: %s is not a service instance: %v", zkcoord.ErrBadData, path, err)
 	}
+	service, node := zkcoord.Base(zkcoord.Parent(path)), zkcoord.Base(path)
+	switch {
+	case in.Name != service:
+		return Instance{}, fmt.Errorf("%w: %s is not an instance of service %q: its name is %q", zkcoord.ErrBadData, path, service, in.Name)
+	case in.ID == "" || !names(node, in):
+		return Instance{}, fmt.Errorf("%w: %s is not the node of instance id %q (%s)", zkcoord.ErrBadData, path, in.ID, in.ServiceType)
+	case in.Address == "" && in.Port == 0 && in.SSLPort == 0:
+		return Instance{}, fmt.Errorf("%w: %s is an instance without an address or a port", zkcoord.ErrBadData, path)
+	}
 	return in, nil
+}
+
+// names reports whether node is the name of in's node.
+func names(node string, in Instance) bool {
+	if node == in.ID {
+		return true
+	}
+	if in.ServiceType != DynamicSequential {
+		return false
+	}
+	rest, ok := strings.CutPrefix(zkcoord.StripProtected(node), in.ID)
+	if !ok {
+		return false
+	}
+	_, ok = seq.Parse(rest)
+	return ok
 }
 
 // dir returns a service's node.

@@ -88,7 +88,11 @@ func TestInvalidArguments(t *testing.T) {
 		t.Errorf("New(svc): %v", err)
 	}
 	d := newDiscovery(t, sess, "/svc")
-	for _, in := range []Instance{{Name: ""}, {Name: "a/b"}, {Name: "web", ID: "x/y"}, {Name: "web", ServiceType: "ODD"}} {
+	for _, in := range []Instance{
+		{Name: "", Address: "h"}, {Name: "a/b", Address: "h"}, {Name: "web", ID: "x/y", Address: "h"},
+		{Name: "web", ServiceType: "ODD", Address: "h"},
+		{Name: "web", ID: "nowhere"}, // no address and no port: it could never be served
+	} {
 		if _, err := d.Register(ctx, in); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Register(%+v): %v", in, err)
 		}
@@ -158,7 +162,7 @@ func TestCorruptInstancesAreSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close(ctx)
-	if got := ids(p.Instances()); !slices.Equal(got, []string{"ok"}) {
+	if got := ids(served(t, p)); !slices.Equal(got, []string{"ok"}) {
 		t.Errorf("provider instances %v", got)
 	}
 }
@@ -202,7 +206,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 	if err := sess.EnsureDeleted(ctx, zkcoord.Join("/svc/web", first.ID)); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, wait, "the provider sees the removal", func() bool { return len(sticky.Instances()) == 2 })
+	testkit.Eventually(t, wait, "the provider sees the removal", func() bool { return len(served(t, sticky)) == 2 })
 	second, _ := sticky.Get()
 	if second.ID == first.ID {
 		t.Fatalf("sticky kept a removed instance")
@@ -223,15 +227,15 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		}
 	}
 	register(t, d, Instance{Name: "web", ID: "d", Address: "d"})
-	testkit.Eventually(t, wait, "the provider sees the new instance", func() bool { return len(random.Instances()) == 3 })
+	testkit.Eventually(t, wait, "the provider sees the new instance", func() bool { return len(served(t, random)) == 3 })
 }
 
 func TestMarkDownExpires(t *testing.T) {
 	sess := connect(t)
 	ctx := testkit.Ctx(t, wait)
 	d := newDiscovery(t, sess, "/svc")
-	register(t, d, Instance{Name: "web", ID: "a"})
-	register(t, d, Instance{Name: "web", ID: "b", Disabled: true})
+	register(t, d, Instance{Name: "web", ID: "a", Address: "h"})
+	register(t, d, Instance{Name: "web", ID: "b", Address: "h", Disabled: true})
 	p, err := d.NewProvider(ctx, "web")
 	if err != nil {
 		t.Fatal(err)

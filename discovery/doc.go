@@ -15,7 +15,10 @@
 // sslPort, payload, registrationTimeUTC, serviceType and uriSpec, with
 // absent values as null. Service nodes are containers; instance nodes are
 // ephemeral for [Dynamic] instances (the default) and persistent for
-// [Static] and [Permanent] ones.
+// [Static] and [Permanent] ones. A [DynamicSequential] instance's node is
+// ephemeral sequential, named _c_<uuid>-<id><sequence> (Curator's
+// protected form), so that a create whose reply was lost is found again
+// rather than made twice; Curator finds it by its JSON.
 //
 // # Registering
 //
@@ -34,8 +37,18 @@
 // with a [Strategy]: [RoundRobin] (the default), [Random] or [Sticky].
 // [Provider.MarkDown] stops handing out an instance for a while, for
 // example after a call to it failed; instances whose JSON says
-// "enabled": false are not handed out either. Nodes whose data is not an
-// instance's JSON are skipped and logged through the Session's logger.
+// "enabled": false are not handed out either. Queries and providers serve
+// only instances that match their node: JSON naming the service of the
+// parent node and the id the node is named by (for [DynamicSequential],
+// the id followed by a sequence number, after a protected prefix when
+// zkcoord registered it), with an address or a port. Other nodes, such as
+// "null" or "{}", are skipped and logged through the Session's logger;
+// [Discovery.Instance] fails on them with an error wrapping
+// zkcoord.ErrBadData.
+// A provider follows its service only while its Session lives: once the
+// Session has ended, or the provider was closed, [Provider.Get] and
+// [Provider.Instances] fail with [ErrStopped], wrapping the Session's
+// cause, rather than hand out what may be gone.
 //
 // # Concurrency
 //

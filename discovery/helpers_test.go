@@ -17,3 +17,14 @@ func newDiscovery(t *testing.T, sess *zkcoord.Session, base string) *Discovery {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// served returns the instances p hands out; it fails the test if p has
+// stopped.
+func served(t *testing.T, p *Provider) []Instance {
+	t.Helper()
+	in, err := p.Instances()
+	if err != nil {
+		t.Fatalf("provider instances: %v", err)
+	}
+	return in
+}

@@ -90,12 +90,12 @@ func TestCuratorRegistersGoFinds(t *testing.T) {
 	t.Cleanup(func() { p.Close(context.Background()) })
 	ask(t, ctx, java, "update w2 9999", "updated")
 	testkit.Eventually(t, time.Minute, "the update seen", func() bool {
-		in := p.Instances()
+		in := served(t, p)
 		return len(in) == 2 && in[1].Port == 9999
 	})
 	ask(t, ctx, java, "unregister w1", "unregistered")
 	testkit.Eventually(t, time.Minute, "the unregistration seen", func() bool {
-		in := p.Instances()
+		in := served(t, p)
 		return len(in) == 1 && in[0].ID == "w2"
 	})
 }
@@ -161,5 +161,18 @@ func TestGoRegistersCuratorFinds(t *testing.T) {
 	}
 	if got := ask(t, ctx, java, "query off", "end"); !strings.Contains(got[0], "enabled=false") {
 		t.Errorf("Curator sees a disabled instance as %q", got[0])
+	}
+	// A DynamicSequential instance, whose node has a protected name
+	// (_c_<uuid>-<id><sequence>), is found by its JSON, which names it.
+	seq, err := d.Register(ctx, Instance{Name: "seq", ID: "s1", Address: "10.1.0.4", Port: 80, ServiceType: DynamicSequential})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(t, ctx, java, "query seq", "end"); len(got) != 2 || !strings.HasPrefix(got[0], "instance id=s1 name=seq address=10.1.0.4 port=80 ") ||
+		!strings.Contains(got[0], "type=DYNAMIC_SEQUENTIAL") {
+		t.Errorf("Curator sees a sequential instance (node %s) as %q", seq.Path(), got)
+	}
+	if l := ask(t, ctx, java, "provider seq", "provider"); l[0] != "provider s1" {
+		t.Errorf("Curator's provider handed out %q", l[0])
 	}
 }

@@ -2,10 +2,12 @@ package discovery
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cache"
 )
 
@@ -24,6 +26,7 @@ func WithStrategy(s Strategy) ProviderOption {
 // ones, are not handed out. It is safe for concurrent use.
 type Provider struct {
 	name     string
+	sess     *zkcoord.Session
 	cache    *cache.Cache
 	strategy Strategy
 	log      func(msg string, args ...any)
@@ -48,7 +51,7 @@ func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...Provid
 		return nil, err
 	}
 	p := &Provider{
-		name: name, cache: c, strategy: RoundRobin(), log: d.sess.Logger().Warn,
+		name: name, sess: d.sess, cache: c, strategy: RoundRobin(), log: d.sess.Logger().Warn,
 		ready: make(chan struct{}), drained: make(chan struct{}),
 		all: map[string]Instance{}, down: map[string]time.Time{}, now: time.Now,
 	}
@@ -97,11 +100,33 @@ func (p *Provider) follow() {
 }
 
 // Instances returns the instances the provider may hand out, sorted by id:
-// registered, enabled and not marked down.
-func (p *Provider) Instances() []Instance {
+// registered, enabled and not marked down. Once the provider has stopped
+// (Close, or the end of its Session) it fails with ErrStopped, wrapping
+// the Session's cause: what it last saw may be stale.
+func (p *Provider) Instances() ([]Instance, error) {
+	if err := p.stopped(); err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.available()
+	return p.available(), nil
+}
+
+// stopped returns why the provider no longer follows its service, or nil.
+// The Session is asked first: its end precedes the cache's by a moment.
+func (p *Provider) stopped() error {
+	if err := p.sess.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrStopped, err)
+	}
+	select {
+	case <-p.cache.Done():
+		if err := p.cache.Err(); err != nil {
+			return fmt.Errorf("%w: %w", ErrStopped, err)
+		}
+		return ErrStopped
+	default:
+		return nil
+	}
 }
 
 func (p *Provider) available() []Instance {
@@ -124,8 +149,12 @@ func (p *Provider) available() []Instance {
 }
 
 // Get picks an instance with the provider's strategy. It returns
-// ErrNoInstance if none is available.
+// ErrNoInstance if none is available, and like Instances fails with
+// ErrStopped once the provider has stopped.
 func (p *Provider) Get() (Instance, error) {
+	if err := p.stopped(); err != nil {
+		return Instance{}, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	in := p.available()

@@ -21,7 +21,11 @@ type Registration struct {
 
 // Register creates the instance's node: ephemeral for Dynamic instances
 // (the default), so that it disappears with the Session, persistent for
-// Static and Permanent ones. The service's node is created as a container
+// Static and Permanent ones. A DynamicSequential instance's node is
+// ephemeral sequential with a protected name, _c_<uuid>-<id><sequence>,
+// so that a create whose reply was lost is found again rather than made
+// twice; Path returns it. An instance needs an address or a port (else
+// ErrInvalid): queries and providers serve no instance without one. The service's node is created as a container
 // if missing. A node already at the instance's path that this Session
 // does not own is replaced, as Curator does: an instance id names one
 // instance. An empty ID gets a random UUID, a zero RegistrationTimeUTC the
@@ -70,6 +74,9 @@ func (r *Registration) Update(ctx context.Context, in Instance) error {
 	if in.Name != r.in.Name || in.ID != r.in.ID {
 		return fmt.Errorf("%w: an update cannot change the name or id of %s", ErrInvalid, r.in)
 	}
+	if err := reachable(in); err != nil {
+		return err
+	}
 	if in.RegistrationTimeUTC == 0 {
 		in.RegistrationTimeUTC = r.in.RegistrationTimeUTC
 	}
@@ -100,10 +107,22 @@ func (r *Registration) Unregister(ctx context.Context) error {
 	return nil
 }
 
+// reachable checks that an instance has an address or a port: providers
+// and queries serve no other (see decode).
+func reachable(in Instance) error {
+	if in.Address == "" && in.Port == 0 && in.SSLPort == 0 {
+		return fmt.Errorf("%w: instance %s/%s has no address and no port", ErrInvalid, in.Name, in.ID)
+	}
+	return nil
+}
+
 // create writes the node through d; r.mu is held or r is not shared yet.
 func (r *Registration) create(ctx context.Context, d *Discovery) error {
 	path, err := d.path(r.in.Name, r.in.ID)
 	if err != nil {
+		return err
+	}
+	if err := reachable(r.in); err != nil {
 		return err
 	}
 	data, err := json.Marshal(r.in)
@@ -121,6 +140,17 @@ func (r *Registration) create(ctx context.Context, d *Discovery) error {
 		return fmt.Errorf("%w: service type %q", ErrInvalid, r.in.ServiceType)
 	}
 	s := d.sess
+	if r.in.ServiceType == DynamicSequential {
+		// A sequential create cannot be repeated: each try makes a node.
+		// A protected name (_c_<uuid>-<id><sequence>) lets a create whose
+		// reply was lost find its node again.
+		created, err := s.CreateProtected(ctx, zkcoord.Parent(path), zkcoord.Base(path), data, flags)
+		if err != nil {
+			return fmt.Errorf("discovery: register %s: %w", r.in, err)
+		}
+		r.path = created
+		return nil
+	}
 	// A create of a fixed path can be repeated: a node found at the path
 	// is ours (a create whose reply was lost) or is replaced.
 	err = s.Retry(ctx, func(ctx context.Context) error {

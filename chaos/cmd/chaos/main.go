@@ -41,7 +41,7 @@ func main() {
 
 func run() int {
 	workload := flag.String("workload", "rebalance-incremental",
-		"rebalance-incremental, rebalance-resource, rebalance-global, election, lock, cli, queue, recovery, counter, or all")
+		"rebalance-incremental, rebalance-resource, rebalance-global, election, lock, cli, queue, recovery, counter, discovery, or all")
 	duration := flag.Duration("duration", 10*time.Minute, "how long to inject faults (per workload)")
 	seed := flag.Uint64("seed", 42, "seed of the fault schedule")
 	clients := flag.Int("clients", 4, "clients at the start (for -workload cli: 6, two of each zkcoord command)")

@@ -1,0 +1,9 @@
+//go:build !zkcoord_broken_cache
+
+package cache
+
+// brokenDeletion, true only in a build with the zkcoord_broken_cache tag,
+// restores an old defect for the chaos harness to show that it catches
+// it: a NodeDeleted event removes the node at once, even when the node
+// was created again and its parent listed since (see handle).
+const brokenDeletion = false

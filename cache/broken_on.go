@@ -1,0 +1,5 @@
+//go:build zkcoord_broken_cache
+
+package cache
+
+const brokenDeletion = true
