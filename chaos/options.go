@@ -78,6 +78,12 @@ const (
 	// as soon as it has taken it and processes it afterwards, so an item
 	// whose consumer dies mid-item is lost.
 	BugAckFirst = "ack-first"
+	// BugClaimCallerCtx (queue workload only): the consumer's WorkQueue
+	// sends its claims with the caller's context, as it did before claims
+	// were settled: a take whose deadline expires while its claim is in
+	// flight returns, the claim commits, and the item stays claimed, by
+	// nobody, for as long as the consumer's Session lives.
+	BugClaimCallerCtx = "claim-caller-ctx"
 )
 
 // ErrInvalidOptions is wrapped by the errors of Run for bad Options.
@@ -190,7 +196,7 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
 	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI && o.Workload != Queue,
 		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig,
-		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst:
+		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst && o.Bug != BugClaimCallerCtx:
 		return fmt.Errorf("%w: unknown bug %q for workload %s", ErrInvalidOptions, o.Bug, o.Workload)
 	}
 	if o.Bug != "" && len(o.BugClients) == 0 {

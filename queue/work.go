@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -337,6 +338,9 @@ type attempt struct {
 // gives the claims back should they turn out to exist. No claim outlives
 // a Take that returned an error.
 func (q *WorkQueue) send(ctx context.Context, names []string, tag []byte) (attempt, error) {
+	if brokenClaim() {
+		return q.attempt(ctx, names, tag), nil
+	}
 	done := make(chan attempt, 1)
 	go func() { done <- q.attempt(context.WithoutCancel(ctx), names, tag) }()
 	select {
@@ -351,6 +355,16 @@ func (q *WorkQueue) send(ctx context.Context, names []string, tag []byte) (attem
 		return attempt{}, fmt.Errorf("queue: take from %s: %w", q.path, ctx.Err())
 	}
 }
+
+// brokenEnv names a variable that, for the chaos harness only, restores a
+// known broken behaviour so that the harness can show it catches it (as
+// the zkcoord command's variable of the same name does): with
+// "claim-caller-ctx", a claim transaction is sent with the caller's
+// context and, when it ends in flight, its outcome is left unsettled. It is
+// not part of the API.
+const brokenEnv = "ZKCOORD_TEST_BROKEN"
+
+func brokenClaim() bool { return os.Getenv(brokenEnv) == "claim-caller-ctx" }
 
 // attempt sends one claim transaction and, if its reply is lost, finds out
 // whether it committed.
