@@ -57,6 +57,10 @@ func TestQueueWorkTakeKilledMidBatchLosesNothing(t *testing.T) {
 		want[i] = fmt.Sprint(i)
 	}
 
+	if out := mustZkc(t, "queue", "len", "--work", path); out != fmt.Sprintf("%d\n", items) {
+		t.Fatalf("queue len --work = %q; want %d", out, items)
+	}
+
 	taker := start(t, nil, "queue", "take", "--work", "-n", fmt.Sprint(items), path)
 	testkit.Eventually(t, time.Minute, "the taker printing its first items", func() bool {
 		return len(taker.stdout()) > 0 || taker.Exited()
@@ -104,6 +108,26 @@ func TestQueueWorkTakeKilledMidBatchLosesNothing(t *testing.T) {
 	}
 	if n, err := wq.Len(context.Background()); err != nil || n != 0 {
 		t.Fatalf("queue length after both takers = %d, %v; want 0", n, err)
+	}
+}
+
+// "queue put --work" puts into the work-queue layout, by priority (100,
+// Kazoo's default, without --priority), and "take --work" takes from it.
+func TestQueueWorkPutTake(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	mustZkc(t, "queue", "put", "--work", path, "b1", "b2")
+	mustZkc(t, "queue", "put", "--work", "--priority", "5", path, "a")
+	if out := mustZkc(t, "queue", "take", "--work", "-n", "3", "--no-wait", path); out != "a\nb1\nb2\n" {
+		t.Fatalf("take --work -n 3 = %q", out)
+	}
+	if r := zkc(t, "queue", "take", "--work", "--no-wait", path); r.code != exitFailure || !strings.Contains(r.stderr, "is empty") {
+		t.Fatalf("take --work from an empty queue: %s", r)
+	}
+	// The plain layout at the same path sees none of it.
+	mustZkc(t, "queue", "put", "--work", path, "c")
+	if out := mustZkc(t, "queue", "len", path); out != "0\n" {
+		t.Fatalf("plain len of a work queue = %q", out)
 	}
 }
 
