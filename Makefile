@@ -38,8 +38,9 @@ cross:
 randomized: deps
 	REBALANCE_FULL=1 $(GO) test -race -run '^TestRandomized$$' -count=1 -timeout 30m -v ./rebalance/
 
-# model checks the Promela models of the election, the lock and the
-# rebalancer (model/, model/README.md) with Spin: the small configurations,
+# model checks the Promela models of the election, the lock, the
+# rebalancer and the work queue's claims (model/, model/README.md) with
+# Spin: the small configurations,
 # which make test runs too, and the large ones; every correct model must
 # verify and every broken variant must yield a counterexample. One verifier
 # runs at a time: the largest needs about 5 GB of memory.

@@ -338,3 +338,29 @@ func dump(t *testing.T, rep *chaos.Report) {
 	}
 	t.Logf("report and timeline kept in %s", dir)
 }
+
+// TestQueueCatchesClaimCallerCtx gives every consumer the claim-caller-ctx
+// bug (a take whose deadline expires while its claim is in flight leaves
+// the claim behind, held by nobody) and checks that the run fails: items
+// stay unacknowledged while their consumers' Sessions live.
+func TestQueueCatchesClaimCallerCtx(t *testing.T) {
+	zk := cluster(t)
+	o := shortOptions(t, chaos.Queue, []chaos.Fault{{Kind: chaos.PauseShort, Pick: 0, Dur: T / 4, Wait: 5 * time.Second}})
+	o.Bug, o.BugClients = chaos.BugClaimCallerCtx, []string{"c1", "c2", "c3"}
+	o.ConvergeTimeout = 20 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, zk, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep.Verdict)
+	if rep.Pass {
+		dump(t, rep)
+		t.Fatal("the run with consumers that strand their claims passed")
+	}
+	if !strings.Contains(rep.Final.Why, "not acknowledged yet") && !strings.Contains(rep.Final.Why, "left in the queue") {
+		dump(t, rep)
+		t.Fatalf("the final state does not name the stranded items: %q", rep.Final.Why)
+	}
+}

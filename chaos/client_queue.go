@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
@@ -61,6 +62,12 @@ type queueApp struct {
 }
 
 func startQueue(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter, svc *serviceConn) (*queueApp, error) {
+	if f.bug == BugClaimCallerCtx {
+		// The queue package's switch for this bug (queue/work.go brokenEnv).
+		if err := os.Setenv("ZKCOORD_TEST_BROKEN", BugClaimCallerCtx); err != nil {
+			return nil, err
+		}
+	}
 	a := &queueApp{f: f, em: em, svc: svc, looped: make(chan struct{}), ended: make(chan struct{})}
 	a.sm = startSessions(cfg, em, f.log)
 	if _, err := a.sm.get(ctx); err != nil {
@@ -93,7 +100,16 @@ func (a *queueApp) stop(ctx context.Context) error {
 func (a *queueApp) done() <-chan struct{} { return a.ended }
 func (a *queueApp) err() error            { return nil }
 
-// loop takes items until ctx ends.
+// Takes: a batch of 1 to maxBatch items; one take in hurryOneIn has a
+// deadline of at most hurryMax, which often expires while the claim is in
+// flight (a claim is one transaction: about a millisecond without faults).
+const (
+	maxBatch   = 4
+	hurryOneIn = 2
+	hurryMax   = 15 * time.Millisecond
+)
+
+// loop takes items, in batches, until ctx ends.
 func (a *queueApp) loop(ctx context.Context) {
 	rng := rand.New(rand.NewPCG(seedFor(a.f.seed, a.f.name, "queue"), uint64(time.Now().UnixNano())))
 	for ctx.Err() == nil {
@@ -105,16 +121,28 @@ func (a *queueApp) loop(ctx context.Context) {
 		if err != nil {
 			fatal(a.f.log, "queue", err)
 		}
-		c, err := q.Take(ctx)
+		tctx, cancel := ctx, context.CancelFunc(func() {})
+		hurried := rng.IntN(hurryOneIn) == 0
+		if hurried {
+			tctx, cancel = context.WithTimeout(ctx, time.Duration(rng.Int64N(int64(hurryMax))))
+		}
+		cs, err := q.TakeN(tctx, 1+rng.IntN(maxBatch))
+		cancel()
 		if err != nil {
-			if ctx.Err() == nil && sess.Err() == nil {
+			if ctx.Err() == nil && sess.Err() == nil && !hurried {
 				a.f.log.Warn("take failed", "err", err)
 			}
-			delay.Sleep(ctx, 100*time.Millisecond+time.Duration(rng.Int64N(int64(200*time.Millisecond))), nil)
+			if !hurried {
+				delay.Sleep(ctx, 100*time.Millisecond+time.Duration(rng.Int64N(int64(200*time.Millisecond))), nil)
+			}
 			continue
 		}
-		d := processRange[0] + time.Duration(rng.Int64N(int64(processRange[1]-processRange[0])))
-		a.process(ctx, sess, q, c, d)
+		// Processed one after the other: a consumer killed mid-batch
+		// holds the rest of its batch until its session expires.
+		for _, c := range cs {
+			d := processRange[0] + time.Duration(rng.Int64N(int64(processRange[1]-processRange[0])))
+			a.process(ctx, sess, q, c, d)
+		}
 	}
 }
 

@@ -27,9 +27,11 @@
 //     recovery workload the clients are lock contenders and candidates
 //     again, each resource's loop running under zkcoord.Supervise. In the
 //     queue workload they are consumers of one queue.WorkQueue that the
-//     harness fills with numbered items: each takes an item, processes it
-//     (uses it through the service, the claim node's czxid as the token)
-//     and acknowledges it (see client_queue.go, queue.go). In the counter
+//     harness fills with numbered items: each claims a batch of one to
+//     four items, every other time with a deadline that often expires
+//     mid-claim, and processes each item (uses it through the service,
+//     the claim node's czxid as the token) and acknowledges it (see
+//     client_queue.go, queue.go). In the counter
 //     workload they are writers, in staggered rounds, of one shared
 //     counter.Counter (Add), of a config node per round that every writer
 //     creates with the same bytes, and of a JSON list in a config node that
@@ -38,6 +40,7 @@
 //     it (unregister, register) in bursts that every client makes at about
 //     the same time, while a discovery.Provider of its own reports what it
 //     serves (see client_discovery.go, discovery.go);
+
 //   - M resources.
 //
 // Children are the caller's own binary started again (Options.Spawn, and

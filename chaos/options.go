@@ -100,6 +100,12 @@ const (
 	// version holds the count it would have made, a Create if the node
 	// holds its bytes at version 0, and an Update is run again.
 	BugValueSettle = "value-settle"
+	// BugClaimCallerCtx (queue workload only): the consumer's WorkQueue
+	// sends its claims with the caller's context, as it did before claims
+	// were settled: a take whose deadline expires while its claim is in
+	// flight returns, the claim commits, and the item stays claimed, by
+	// nobody, for as long as the consumer's Session lives.
+	BugClaimCallerCtx = "claim-caller-ctx"
 )
 
 // ErrInvalidOptions is wrapped by the errors of Run for bad Options.
@@ -212,7 +218,7 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
 	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI && o.Workload != Queue && o.Workload != Counter,
 		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig && o.Bug != BugGroupKill,
-		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst,
+		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst && o.Bug != BugClaimCallerCtx,
 		o.Workload == Counter && o.Bug != "" && o.Bug != BugValueSettle:
 		return fmt.Errorf("%w: unknown bug %q for workload %s", ErrInvalidOptions, o.Bug, o.Workload)
 	}

@@ -76,6 +76,15 @@ var checks = []check{
 	broken("lock/broken/no-self-expiry", "lock.pml", "-DNO_SELF_EXPIRY", "-DFAULTS=2"),
 	broken("lock/broken/no-relist", "lock.pml", "-DNO_RELIST", "-DFAULTS=2"),
 
+	// The work queue's claims: 2 items, 2 takers sharing a session (3
+	// takers: a second session), faults: lost requests and replies, a
+	// Take's context ending mid-claim, crashes, pauses.
+	safety("queue", "queue.pml", "-DFAULTS=3"),
+	safety("queue/3takers", "queue.pml", "-DNT=3", "-DFAULTS=2"),
+	ltl("queue/acked", "queue.pml", "all_acked", "-DFAULTS=2"),
+	broken("queue/broken/caller-ctx", "queue.pml", "-DCALLER_CTX", "-DFAULTS=2"),
+	broken("queue/broken/shared-tag", "queue.pml", "-DSHARED_TAG", "-DFAULTS=2"),
+
 	// Large configurations (make model).
 	large(safety("large/rebalance/incremental", "rebalance.pml", "-DFAULTS=2")),
 	large(safety("large/rebalance/resource", "rebalance.pml", "-DMODE_RESOURCE", "-DFAULTS=2")),
@@ -90,6 +99,9 @@ var checks = []check{
 	large(ltl("large/election/leader", "election.pml", "eventually_leader", "-DFAULTS=2")),
 	large(safety("large/lock", "lock.pml", "-DFAULTS=3")),
 	large(ltl("large/lock/served", "lock.pml", "all_served", "-DFAULTS=2")),
+	large(safety("large/queue", "queue.pml", "-DNT=3", "-DFAULTS=4")),
+	large(safety("large/queue/3items", "queue.pml", "-DNT=3", "-DNI=3", "-DFAULTS=3")),
+	large(ltl("large/queue/acked", "queue.pml", "all_acked", "-DNT=3", "-DFAULTS=2")),
 }
 
 // TestModels verifies every correct configuration and requires a

@@ -16,6 +16,7 @@ type Claim struct {
 	name   string
 	data   []byte
 	marker string
+	tag    []byte // the marker's data
 
 	once sync.Once
 	done chan struct{} // closed by Ack, Release or the end of the Session
@@ -24,8 +25,8 @@ type Claim struct {
 	err  error
 }
 
-func newClaim(q *WorkQueue, name string, data []byte) *Claim {
-	c := &Claim{q: q, name: name, data: data, marker: zkcoord.Join(q.taken, name), done: make(chan struct{})}
+func newClaim(q *WorkQueue, name string, data, tag []byte) *Claim {
+	c := &Claim{q: q, name: name, data: data, marker: zkcoord.Join(q.taken, name), tag: tag, done: make(chan struct{})}
 	c.stop = context.AfterFunc(q.sess.Context(), func() {
 		c.end(fmt.Errorf("%w: %w", ErrClaimLost, q.sess.Err()))
 	})
@@ -65,29 +66,50 @@ var (
 	errReleased = errors.New("queue: claim released")
 )
 
+// testHookAckUnknown runs when an acknowledgement has lost its reply
+// (tests only).
+var testHookAckUnknown func()
+
 // Ack acknowledges the item: it deletes the item and the claim in one
 // transaction, so an item is acknowledged at most once. It fails with an
-// error wrapping ErrClaimLost if the claim had ended, and with one wrapping
-// ErrOutcomeUnknown if the Session ended while the acknowledgement was in
-// flight (it may have been applied).
+// error wrapping ErrClaimLost if the claim had ended. Once the transaction
+// is sent, Ack waits for its outcome even if ctx ends, for at most as long
+// as the Session lives (a lost reply is settled by the claim: it exists
+// until the acknowledgement commits); if the Session ends first, Ack fails
+// with an error wrapping ErrOutcomeUnknown (it may have been applied).
 func (c *Claim) Ack(ctx context.Context) error {
 	if err := c.held(); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("queue: ack %s: %w", c.name, err)
+	}
 	entry := zkcoord.Join(c.q.entries, c.name)
-	err := c.q.sess.Retry(ctx, func(ctx context.Context) error {
+	err := c.q.sess.Retry(context.WithoutCancel(ctx), func(ctx context.Context) error {
 		_, err := c.q.sess.Multi(ctx, zkcoord.DeleteOp(entry, -1), zkcoord.DeleteOp(c.marker, -1))
-		if zkcoord.IsRetryable(err) {
-			// Committed or not? Only the claim holder deletes the entry.
-			ok, _, rerr := c.q.sess.Exists(ctx, entry)
-			if rerr != nil {
-				return rerr
-			}
-			if !ok {
-				return nil
-			}
+		if !zkcoord.IsRetryable(err) {
+			return err
 		}
-		return err
+		if testHookAckUnknown != nil {
+			testHookAckUnknown()
+		}
+		// Committed or not? The claim is there until it commits.
+		mine, _, rerr := c.q.holds(ctx, c.marker, c.tag)
+		switch {
+		case rerr != nil:
+			return rerr
+		case mine:
+			return err // not applied: send it again
+		}
+		// Only the claim's holder deletes the entry with the claim.
+		ok, _, rerr := c.q.sess.Exists(ctx, entry)
+		switch {
+		case rerr != nil:
+			return rerr
+		case ok:
+			return fmt.Errorf("%w: %s was deleted", zkcoord.ErrNoNode, c.marker)
+		}
+		return nil
 	})
 	if err != nil {
 		switch {

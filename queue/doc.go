@@ -93,13 +93,26 @@
 // "<path>/entries/entry-<ppp>-<seq>" (ppp a three-digit priority, lower
 // first), served in the order of their names as strings, as Kazoo serves
 // them. Take claims an item by creating the ephemeral node
-// "<path>/taken/<entry>" (data: the consumer's id) and leaves the item in
-// place; [Claim.Ack] deletes the item and the claim in one transaction;
+// "<path>/taken/<entry>" and leaves the item in place; [Claim.Ack] deletes
+// the item and the claim in one transaction;
 // [Claim.Release] deletes only the claim. A claim ends with its Session,
 // so the item of a consumer that crashed, paused past its session or was
 // cut off is taken again by another consumer once the server has expired
 // that session. Each item is therefore processed at least once and
 // acknowledged at most once; consumers must tolerate a repeat.
+//
+// A claim's data is "<session id>-<claim id>" (16 hexadecimal digits, a
+// dash, 32 more), unique to the claim, so a consumer tells its own claims
+// from every other one's, its own other goroutines' included (Kazoo writes
+// its consumer id there and compares it only with its own, so each sees
+// the other's claims as foreign). A claim transaction whose reply is lost
+// is settled after a sync by its first claim: it holds this claim's data
+// if and only if the transaction committed. A Take whose ctx ends while
+// its claim transaction is in flight returns ctx's error at once; the
+// outcome is awaited in the background and claims that turn out to exist
+// are given back, so no claim outlives a Take that returned an error. An
+// Ack, once sent, waits for its outcome even if ctx ends (for at most as
+// long as the Session lives) and settles a lost reply the same way.
 //
 // A consumer lists the queue once and works through that sorted list
 // before listing again (the recipe's advice), so a deep queue costs one

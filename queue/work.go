@@ -1,9 +1,11 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +39,6 @@ type WorkQueue struct {
 	path    string
 	entries string
 	taken   string
-	id      []byte // written into every claim node, as Kazoo does
 
 	mu      sync.Mutex
 	pending []string // entry names listed but not yet tried, in order
@@ -53,8 +54,16 @@ func NewWork(sess *zkcoord.Session, path string) (*WorkQueue, error) {
 		sess: sess, path: path,
 		entries: zkcoord.Join(path, workEntries),
 		taken:   zkcoord.Join(path, workTaken),
-		id:      []byte(strings.ReplaceAll(uuid.NewString(), "-", "")),
 	}, nil
+}
+
+// newTag returns the data of a new claim's markers: the consumer's session
+// id and an id unique to the claim, so that a consumer tells its own claim
+// from every other, those of its own other goroutines included. Kazoo
+// writes its consumer's id there and only compares it with its own, so it
+// sees these as other consumers' claims.
+func (q *WorkQueue) newTag() []byte {
+	return fmt.Appendf(nil, "%016x-%s", q.sess.ID(), strings.ReplaceAll(uuid.NewString(), "-", ""))
 }
 
 // Path returns the queue node's path.
@@ -265,15 +274,26 @@ var testHookClaimUnknown func()
 func (q *WorkQueue) claim(ctx context.Context, names []string) ([]*Claim, error) {
 	lost := 0
 	for len(names) > 0 {
-		ops := make([]zkcoord.Op, len(names))
-		for i, name := range names {
-			ops[i] = zkcoord.CreateOp(zkcoord.Join(q.taken, name), q.id, zkcoord.FlagEphemeral)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
 		}
-		res, err := q.sess.Multi(ctx, ops...)
-		if err == nil {
-			return q.read(ctx, names)
+		tag := q.newTag()
+		a, err := q.send(ctx, names, tag)
+		if err != nil {
+			return nil, err
 		}
-		if i, ferr := failed(res); len(res) == len(ops) && ferr != nil {
+		switch a.outcome {
+		case ours:
+			return q.read(ctx, names, tag)
+		case theirs:
+			names = names[1:] // another consumer's; try the others again
+			continue
+		case nobodys:
+			if a.err == nil {
+				continue // not applied; try again
+			}
+		}
+		if i, ferr := failed(a.res); len(a.res) == len(names) && ferr != nil {
 			// Nothing was created; the first failing create says why.
 			switch {
 			case errors.Is(ferr, zkcoord.ErrNodeExists):
@@ -296,39 +316,119 @@ func (q *WorkQueue) claim(ctx context.Context, names []string) ([]*Claim, error)
 				continue
 			}
 		}
-		if !zkcoord.IsRetryable(err) {
-			return nil, fmt.Errorf("queue: claim %s: %w", names[0], err)
-		}
-		// Did the transaction commit? It is all or nothing, so the first
-		// claim tells: it holds our id if and only if it did.
-		if testHookClaimUnknown != nil {
-			testHookClaimUnknown()
-		}
-		marker := zkcoord.Join(q.taken, names[0])
-		var data []byte
-		err = q.sess.Retry(ctx, func(ctx context.Context) error {
-			var err error
-			data, _, err = q.sess.Get(ctx, marker)
-			return err
-		})
-		switch {
-		case err == nil && string(data) == string(q.id):
-			return q.read(ctx, names)
-		case err == nil:
-			names = names[1:] // another consumer's; try the others again
-		case errors.Is(err, zkcoord.ErrNoNode):
-			// not created; try again
-		default:
-			return nil, fmt.Errorf("queue: claim %s: %w", marker, err)
-		}
+		return nil, fmt.Errorf("queue: claim %s: %w", names[0], a.err)
 	}
 	return nil, nil
+}
+
+// attempt is the settled outcome of one claim transaction: ours (it
+// committed), theirs (it did not, and another consumer holds the first
+// entry) or nobodys (it did not: the transaction's error and results say
+// why, or, with no error, its reply was lost and nothing was applied).
+type attempt struct {
+	outcome outcome
+	res     []zkcoord.MultiResponse
+	err     error
+}
+
+// send sends one claim transaction and settles its outcome. Once sent, the
+// transaction may commit whatever becomes of ctx, so its outcome is
+// awaited for as long as the Session lives: if ctx ends first, send
+// returns ctx's error at once and leaves the outcome to a goroutine that
+// gives the claims back should they turn out to exist. No claim outlives
+// a Take that returned an error.
+func (q *WorkQueue) send(ctx context.Context, names []string, tag []byte) (attempt, error) {
+	if brokenClaim() {
+		return q.attempt(ctx, names, tag), nil
+	}
+	done := make(chan attempt, 1)
+	go func() { done <- q.attempt(context.WithoutCancel(ctx), names, tag) }()
+	select {
+	case a := <-done:
+		return a, nil
+	case <-ctx.Done():
+		go func() {
+			if a := <-done; a.outcome == ours {
+				q.dropAll(names)
+			}
+		}()
+		return attempt{}, fmt.Errorf("queue: take from %s: %w", q.path, ctx.Err())
+	}
+}
+
+// brokenEnv names a variable that, for the chaos harness only, restores a
+// known broken behaviour so that the harness can show it catches it (as
+// the zkcoord command's variable of the same name does): with
+// "claim-caller-ctx", a claim transaction is sent with the caller's
+// context and, when it ends in flight, its outcome is left unsettled. It is
+// not part of the API.
+const brokenEnv = "ZKCOORD_TEST_BROKEN"
+
+func brokenClaim() bool { return os.Getenv(brokenEnv) == "claim-caller-ctx" }
+
+// attempt sends one claim transaction and, if its reply is lost, finds out
+// whether it committed.
+func (q *WorkQueue) attempt(ctx context.Context, names []string, tag []byte) attempt {
+	ops := make([]zkcoord.Op, len(names))
+	for i, name := range names {
+		ops[i] = zkcoord.CreateOp(zkcoord.Join(q.taken, name), tag, zkcoord.FlagEphemeral)
+	}
+	res, err := q.sess.Multi(ctx, ops...)
+	switch {
+	case err == nil:
+		return attempt{outcome: ours}
+	case !zkcoord.IsRetryable(err):
+		return attempt{outcome: nobodys, res: res, err: err}
+	}
+	if testHookClaimUnknown != nil {
+		testHookClaimUnknown()
+	}
+	// The transaction is all or nothing, so the first marker tells: it
+	// holds this claim's tag if and only if the transaction committed.
+	marker := zkcoord.Join(q.taken, names[0])
+	var o outcome
+	err = q.sess.Retry(ctx, func(ctx context.Context) error {
+		mine, exists, err := q.holds(ctx, marker, tag)
+		switch {
+		case err != nil:
+			return err
+		case mine:
+			o = ours
+		case exists:
+			o = theirs
+		default:
+			o = nobodys
+		}
+		return nil
+	})
+	if err != nil {
+		// The Session ended: its markers, if any, went with it.
+		return attempt{outcome: nobodys, err: err}
+	}
+	return attempt{outcome: o}
+}
+
+// holds reports whether marker exists and is the claim tagged tag, after a
+// sync: the answer decides an outcome, and a server this consumer has
+// reconnected to may not yet have applied what another one committed.
+func (q *WorkQueue) holds(ctx context.Context, marker string, tag []byte) (mine, exists bool, err error) {
+	if err := q.sess.Sync(ctx, q.taken); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return false, false, err
+	}
+	data, st, err := q.sess.Get(ctx, marker)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	return bytes.Equal(data, tag) && st.EphemeralOwner == q.sess.ID(), true, nil
 }
 
 // read reads the entries just claimed, with pipelined requests, and returns
 // their claims. An entry gone meanwhile was acknowledged by the consumer
 // whose claim ours replaced after it ended: its claim is given up.
-func (q *WorkQueue) read(ctx context.Context, names []string) ([]*Claim, error) {
+func (q *WorkQueue) read(ctx context.Context, names []string, tag []byte) ([]*Claim, error) {
 	datas := make([][]byte, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
@@ -347,7 +447,7 @@ func (q *WorkQueue) read(ctx context.Context, names []string) ([]*Claim, error) 
 	for i, name := range names {
 		switch err := errs[i]; {
 		case err == nil && first == nil:
-			out = append(out, newClaim(q, name, datas[i]))
+			out = append(out, newClaim(q, name, datas[i], tag))
 			continue
 		case err != nil && !errors.Is(err, zkcoord.ErrNoNode) && first == nil:
 			first = fmt.Errorf("queue: read %s: %w", name, err)
@@ -369,6 +469,14 @@ func (q *WorkQueue) read(ctx context.Context, names []string) ([]*Claim, error) 
 func (q *WorkQueue) drop(ctx context.Context, marker string) {
 	if err := q.sess.EnsureDeleted(context.WithoutCancel(ctx), marker); err != nil {
 		q.sess.Logger().Debug("queue: could not delete claim", "path", marker, "err", err)
+	}
+}
+
+// dropAll gives back the claims of a transaction that committed after its
+// Take had returned.
+func (q *WorkQueue) dropAll(names []string) {
+	for _, name := range names {
+		q.drop(q.sess.Context(), zkcoord.Join(q.taken, name))
 	}
 }
 

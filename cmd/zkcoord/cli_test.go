@@ -28,7 +28,7 @@ func TestHelp(t *testing.T) {
 		"resources": {"--root PATH", "--json"},
 		"status":    {"--root PATH", "--json", "--watch"},
 		"barrier":   {"--timeout DURATION", "--members N", "--ephemeral"},
-		"queue":     {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION"},
+		"queue":     {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION", "--work"},
 		"counter":   {"--seed VALUE"},
 		"locks":     {"--kind KIND", "--json"},
 		"election":  {"--json", "--wait DURATION"},

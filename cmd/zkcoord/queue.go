@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/queue"
@@ -18,14 +20,33 @@ var queueCommand = &command{
 	summary:  "put items into a distributed queue, take them out",
 	help: `
   queue put PATH ITEM...   append items (with "-", one item per line of standard input)
-  queue take PATH          remove the item at the head and print it; waits for one
-                           (-n N: N items, taken in batches of up to 500 per transaction)
+  queue take PATH          take the item at the head and print it; waits for one
+                           (-n N: N items, taken in batches of up to 500)
   queue len PATH           print the number of items
 
+A queue has one of two layouts; give --work, or not, alike to put, take
+and len:
+
+  plain (the default)  the layout of the library's Queue and PriorityQueue
+      (a plain FIFO queue is Curator's DistributedQueue's). take is
+      AT-MOST-ONCE: items are removed, then printed, so no item is ever
+      printed twice, but a taker killed (SIGKILL, power loss) after a
+      removal and before printing loses those items: up to one batch.
+  --work  Kazoo's LockingQueue layout (the library's WorkQueue). take is
+      AT-LEAST-ONCE: it claims items, prints them, and only then removes
+      them, so no item is ever lost, but one whose taker was killed before
+      removing it is printed again by the next taker (once the killed
+      taker's session has expired). Use it when a lost item costs more
+      than a repeated one.
+
+The plain layout stays the default so that existing queues, and Curator
+services sharing them, keep working; switching one queue's layout would
+leave its items behind, unseen by the other layout.
+
 Items are served by priority (0 to 999, lower first; items put without
---priority count as 0), and in FIFO order within one priority. Every item is
-taken by at most one taker, even when many processes take at once and
-connections drop.
+--priority count as 0, or with --work as 100, Kazoo's default), and in FIFO
+order within one priority. Every item is taken by at most one taker at a
+time, even when many processes take at once and connections drop.
 `,
 	run: runQueue,
 }
@@ -39,6 +60,7 @@ func runQueue(a *app, cmd *command, args []string) error {
 	count := fs.Int("n", 1, "take: take `n` items, one per line")
 	noWait := fs.Bool("no-wait", false, "take: exit 1 at once if the queue is empty")
 	timeout := fs.Duration("timeout", 0, "take: give up (exit 1) after this `duration`; 0 waits for ever")
+	work := fs.Bool("work", false, "use the work-queue layout: take is at-least-once (see above)")
 	pos, _, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -80,6 +102,9 @@ func runQueue(a *app, cmd *command, args []string) error {
 	}
 	defer done()
 
+	if *work {
+		return workQueue(a, sess, ctx, sub, path, items, *prio, withPriority, *count, *noWait, *timeout)
+	}
 	// A PriorityQueue serves a plain Queue's items as priority 0, so it
 	// can take from both kinds.
 	pq, err := queue.NewPriority(sess, path)
@@ -109,12 +134,8 @@ func runQueue(a *app, cmd *command, args []string) error {
 		}
 		a.printf("%d\n", n)
 	case "take":
-		tctx := a.ctx
-		if *timeout > 0 {
-			var tcancel context.CancelFunc
-			tctx, tcancel = context.WithTimeout(a.ctx, *timeout)
-			defer tcancel()
-		}
+		tctx, tcancel := takeContext(a, *timeout)
+		defer tcancel()
 		// Items are taken in batches (one transaction each), as many as
 		// are still wanted.
 		for left := *count; left > 0; {
@@ -124,15 +145,8 @@ func runQueue(a *app, cmd *command, args []string) error {
 			} else {
 				got, err = pq.TakeN(tctx, min(left, queue.MaxBatch))
 			}
-			switch {
-			case errors.Is(err, queue.ErrEmpty):
-				return &exitError{code: exitFailure, err: fmt.Errorf("queue %s is empty", path)}
-			case err != nil && a.ctx.Err() != nil:
-				return &exitError{code: exitFailure, err: errors.New("interrupted")}
-			case err != nil && errors.Is(err, context.DeadlineExceeded):
-				return fmt.Errorf("no item in %s within %v", path, *timeout)
-			case err != nil:
-				return fmt.Errorf("queue take %s: %w", path, err)
+			if err != nil {
+				return takeError(a, path, *timeout, err)
 			}
 			for _, data := range got {
 				a.printf("%s\n", data)
@@ -141,4 +155,112 @@ func runQueue(a *app, cmd *command, args []string) error {
 		}
 	}
 	return nil
+}
+
+// takeContext bounds a take that waits by --timeout.
+func takeContext(a *app, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(a.ctx, timeout)
+	}
+	return context.WithCancel(a.ctx)
+}
+
+// takeError says why a take ended without items.
+func takeError(a *app, path string, timeout time.Duration, err error) error {
+	switch {
+	case errors.Is(err, queue.ErrEmpty):
+		return &exitError{code: exitFailure, err: fmt.Errorf("queue %s is empty", path)}
+	case a.ctx.Err() != nil:
+		return &exitError{code: exitFailure, err: errors.New("interrupted")}
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("no item in %s within %v", path, timeout)
+	}
+	return fmt.Errorf("queue take %s: %w", path, err)
+}
+
+// workQueue runs put, take or len on a work queue. Its take claims a batch,
+// prints it, then acknowledges it: at least once.
+func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path string, items []string,
+	prio int, withPriority bool, count int, noWait bool, timeout time.Duration) error {
+	wq, err := queue.NewWork(sess, path)
+	if err != nil {
+		return usagef("queue: %v", err)
+	}
+	if !withPriority {
+		prio = queue.DefaultWorkPriority
+	}
+	switch sub {
+	case "put":
+		for _, it := range items {
+			if err := wq.Put(ctx, []byte(it), prio); err != nil {
+				return fmt.Errorf("queue put %s: %w", path, err)
+			}
+		}
+	case "len":
+		n, err := wq.Len(ctx)
+		if err != nil {
+			return fmt.Errorf("queue len %s: %w", path, err)
+		}
+		a.printf("%d\n", n)
+	case "take":
+		tctx, tcancel := takeContext(a, timeout)
+		defer tcancel()
+		for left := count; left > 0; {
+			var cs []*queue.Claim
+			if noWait {
+				cs, err = wq.TryTakeN(ctx, min(left, queue.MaxBatch))
+			} else {
+				cs, err = wq.TakeN(tctx, min(left, queue.MaxBatch))
+			}
+			if err != nil {
+				return takeError(a, path, timeout, err)
+			}
+			if err := printAndAck(a, sess, path, cs); err != nil {
+				return err
+			}
+			left -= len(cs)
+		}
+	}
+	return nil
+}
+
+// printAndAck prints the items of cs, then acknowledges them (pipelined,
+// about one round trip for the batch). Items that could not be printed are
+// given back; an item printed and not acknowledged is taken again.
+func printAndAck(a *app, sess *zkcoord.Session, path string, cs []*queue.Claim) error {
+	ctx, cancel := a.opContext(sess)
+	defer cancel()
+	var werr error
+	for i, c := range cs {
+		if _, werr = fmt.Fprintf(a.stdout, "%s\n", c.Data()); werr != nil {
+			for _, c := range cs[i:] {
+				_ = c.Release(ctx)
+			}
+			cs = cs[:i]
+			werr = fmt.Errorf("writing the items: %w", werr)
+			break
+		}
+	}
+	if err := ackAll(ctx, cs); err != nil {
+		werr = errors.Join(werr, fmt.Errorf("%w (the items will be taken again)", err))
+	}
+	if werr != nil {
+		return fmt.Errorf("queue take %s: %w", path, werr)
+	}
+	return nil
+}
+
+// ackAll acknowledges every claim of cs, concurrently.
+func ackAll(ctx context.Context, cs []*queue.Claim) error {
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.Ack(ctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -50,7 +50,8 @@ func run() int {
 	out := flag.String("out", "chaos-out", "directory for reports, timelines and logs")
 	bug := flag.String("bug", "", "give client c1 a bug, to see the checkers catch it: "+chaos.BugLateStop+
 		"; for -workload cli, give every zkcoord a known broken behaviour back: "+chaos.BugGrace+", "+chaos.BugPdeathsig+" or "+chaos.BugGroupKill+
-		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them)"+
+		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them) or "+
+		chaos.BugClaimCallerCtx+" (c1's takes leave behind claims whose deadline expired in flight)"+
 		"; for -workload counter: "+chaos.BugValueSettle+" (every writer settles lost writes by equal data, as zkcoord once did)")
 	plan := flag.Int("plan", 0, "print the first N faults of the schedule for -seed and exit")
 	quiet := flag.Bool("q", false, "print only the verdicts")
