@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zkcoord/zkcoord/chaos"
+	"github.com/zkcoord/zkcoord/internal/launch"
 )
 
 // logWriter sends a run's progress lines to the test log.
@@ -347,6 +349,16 @@ func TestQueueCatchesClaimCallerCtx(t *testing.T) {
 	zk := cluster(t)
 	o := shortOptions(t, chaos.Queue, []chaos.Fault{{Kind: chaos.PauseShort, Pick: 0, Dur: T / 4, Wait: 5 * time.Second}})
 	o.Bug, o.BugClients = chaos.BugClaimCallerCtx, []string{"c1", "c2", "c3"}
+	// The broken claim is compiled in only with its build tag: the clients
+	// are a chaos command built with it.
+	exe := filepath.Join(t.TempDir(), "chaos-broken-claim")
+	build := exec.Command("go", "build", "-tags", "zkcoord_broken_claim", "-o", exe, "github.com/zkcoord/zkcoord/chaos/cmd/chaos")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the clients: %v\n%s", err, out)
+	}
+	o.Spawn = func(name, role string, args []string) launch.Spec {
+		return launch.Spec{Path: exe, Args: append([]string{role}, args...), Name: name}
+	}
 	o.ConvergeTimeout = 20 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -63,7 +63,10 @@ type queueApp struct {
 
 func startQueue(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter, svc *serviceConn) (*queueApp, error) {
 	if f.bug == BugClaimCallerCtx {
-		// The queue package's switch for this bug (queue/work.go brokenEnv).
+		if !claimBugBuilt {
+			return nil, fmt.Errorf("%w: bug %s needs a binary built with -tags zkcoord_broken_claim", ErrInvalidOptions, BugClaimCallerCtx)
+		}
+		// The queue package's switch for this bug (queue/broken_on.go).
 		if err := os.Setenv("ZKCOORD_TEST_BROKEN", BugClaimCallerCtx); err != nil {
 			return nil, err
 		}

@@ -31,8 +31,7 @@
 //     four items, every other time with a deadline that often expires
 //     mid-claim, and processes each item (uses it through the service,
 //     the claim node's czxid as the token) and acknowledges it (see
-//     client_queue.go, queue.go). In the counter
-//     workload they are writers, in staggered rounds, of one shared
+//     client_queue.go, queue.go). In the counter workload they are writers, in staggered rounds, of one shared
 //     counter.Counter (Add), of a config node per round that every writer
 //     creates with the same bytes, and of a JSON list in a config node that
 //     each appends its own id to (see client_counter.go, counter.go). In the
@@ -40,7 +39,6 @@
 //     it (unregister, register) in bursts that every client makes at about
 //     the same time, while a discovery.Provider of its own reports what it
 //     serves (see client_discovery.go, discovery.go);
-
 //   - M resources.
 //
 // Children are the caller's own binary started again (Options.Spawn, and

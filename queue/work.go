@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -355,16 +354,6 @@ func (q *WorkQueue) send(ctx context.Context, names []string, tag []byte) (attem
 		return attempt{}, fmt.Errorf("queue: take from %s: %w", q.path, ctx.Err())
 	}
 }
-
-// brokenEnv names a variable that, for the chaos harness only, restores a
-// known broken behaviour so that the harness can show it catches it (as
-// the zkcoord command's variable of the same name does): with
-// "claim-caller-ctx", a claim transaction is sent with the caller's
-// context and, when it ends in flight, its outcome is left unsettled. It is
-// not part of the API.
-const brokenEnv = "ZKCOORD_TEST_BROKEN"
-
-func brokenClaim() bool { return os.Getenv(brokenEnv) == "claim-caller-ctx" }
 
 // attempt sends one claim transaction and, if its reply is lost, finds out
 // whether it committed.

@@ -1,0 +1,5 @@
+//go:build zkcoord_broken_claim
+
+package chaos
+
+const claimBugBuilt = true
