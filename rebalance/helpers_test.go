@@ -196,4 +196,3 @@ func balanced(ctx context.Context, sess *zkcoord.Session, root, group string, cl
 	}
 	return nil
 }
-
