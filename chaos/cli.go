@@ -138,10 +138,16 @@ func runCLI(h *harness) (*Report, error) {
 	return h.report(r.finish()), nil
 }
 
-// buildZkcoord builds the zkcoord binary into dir.
-func buildZkcoord(dir string) (string, error) {
+// buildZkcoord builds the zkcoord binary into dir; with broken, with the
+// zkcoord_broken tag, the only build in which ZKCOORD_TEST_BROKEN restores
+// a known broken behaviour.
+func buildZkcoord(dir string, broken bool) (string, error) {
 	out := filepath.Join(dir, "zkcoord")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/zkcoord/zkcoord/cmd/zkcoord")
+	args := []string{"build", "-o", out}
+	if broken {
+		args = append(args, "-tags", "zkcoord_broken")
+	}
+	cmd := exec.Command("go", append(args, "github.com/zkcoord/zkcoord/cmd/zkcoord")...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -174,7 +180,7 @@ func (r *cliRun) setup() error {
 	r.zkcoord = o.Zkcoord
 	if r.zkcoord == "" {
 		var err error
-		if r.zkcoord, err = buildZkcoord(r.sockDir); err != nil {
+		if r.zkcoord, err = buildZkcoord(r.sockDir, o.Bug != ""); err != nil {
 			return err
 		}
 	}

@@ -155,7 +155,9 @@ type Options struct {
 	BugClients []string
 
 	// Zkcoord is the zkcoord binary the cli workload runs; empty means
-	// build it (with the go command, from the module the harness is in).
+	// build it (with the go command, from the module the harness is in,
+	// with the zkcoord_broken tag when Bug is set). A binary given here
+	// needs that tag for Bug to take effect.
 	Zkcoord string
 
 	// Spawn returns how to start a child process (role "client", "service"

@@ -244,22 +244,23 @@ func killBy(sess *zkcoord.Session) time.Time {
 	return d.Add(-max(sess.Timeout()/10, 250*time.Millisecond))
 }
 
-// brokenEnv names a variable that, for the chaos harness only, restores a
-// known broken behaviour so that the harness can show it catches it:
-// "grace" makes a stop wait out the whole grace whatever happens meanwhile
-// (and cuts it after a loss by a constant fraction of the session timeout),
-// "pdeathsig" starts the command directly with only the kernel's
-// parent-death signal, which reaches the child but not its children,
-// "group" makes the shim signal, kill and reap the command's process group
-// alone, so that a process that left it (setsid, a double fork) outlives
-// the command. It is not part of the command-line interface.
+// brokenEnv names a variable that, in a build with the zkcoord_broken tag
+// only (broken_on.go), restores a known broken behaviour so that the chaos
+// harness can show it catches it: "grace" makes a stop wait out the whole
+// grace whatever happens meanwhile (and cuts it after a loss by a constant
+// fraction of the session timeout), "pdeathsig" starts the command directly
+// with only the kernel's parent-death signal, which reaches the child but
+// not its children, "group" makes the shim signal, kill and reap the
+// command's process group alone, so that a process that left it (setsid, a
+// double fork) outlives the command. A build without the tag (every
+// shipped one) never reads it.
 const brokenEnv = "ZKCOORD_TEST_BROKEN"
 
-func brokenStop() bool { return os.Getenv(brokenEnv) == "grace" }
+func brokenStop() bool { return brokenMode() == "grace" }
 
-func brokenPdeathsig() bool { return os.Getenv(brokenEnv) == "pdeathsig" }
+func brokenPdeathsig() bool { return brokenMode() == "pdeathsig" }
 
-func brokenGroupKill() bool { return os.Getenv(brokenEnv) == "group" }
+func brokenGroupKill() bool { return brokenMode() == "group" }
 
 // shellMeta are the characters that make a command template need a shell.
 const shellMeta = "|&;<>()$`\\\"'*?[]#~=%!{}\n"
