@@ -19,7 +19,10 @@
 // takes for its own only the TTL node it created (by its creation zxid),
 // so a TTL node that another keeper created, or that a previous keeper of
 // the same path left behind when it crashed, is waited out until it
-// expires. Every write and delete reads the node first and is made
+// expires. A TTL create whose reply was lost is never known as Keep's own
+// either (zkcoord.Session.Settle takes no node with equal data as proof),
+// so its node, too, is waited out; an ephemeral one is known by its owner.
+// Every write and delete reads the node first and is made
 // conditional on the version read, so a node that changes hands in
 // between is not touched, unless it was re-created at that same version
 // within the round trip (the limit zkcoord.GuardedMulti describes).

@@ -318,19 +318,33 @@ func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
 // appeared meanwhile is fine.
 func (k *Kept) create(ctx context.Context) (bool, error) {
 	data := k.Data()
+	var flags int32 = zkcoord.FlagEphemeral
 	var err error
 	if k.opts.ttl > 0 {
-		_, err = k.sess.CreateTTL(ctx, k.path, data, zkcoord.FlagPersistent, k.opts.ttl)
+		flags = zkcoord.FlagPersistent
+		_, err = k.sess.CreateTTL(ctx, k.path, data, flags, k.opts.ttl)
 	} else {
-		_, err = k.sess.Create(ctx, k.path, data, zkcoord.FlagEphemeral)
+		_, err = k.sess.Create(ctx, k.path, data, flags)
 	}
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, zkcoord.ErrNodeExists), zkcoord.IsRetryable(err):
-		// Look again: ensure counts our node when it sees it. A TTL node
-		// whose create reply was lost is not known as ours: it is waited
-		// out until it expires, as another keeper's would be.
+	case errors.Is(err, zkcoord.ErrNodeExists):
+		return false, nil // look again: ensure tells ours from another's
+	case zkcoord.IsRetryable(err):
+		if testHookOutcomeUnknown != nil {
+			testHookOutcomeUnknown()
+		}
+		// The reply is lost. Settle syncs, so that ensure's next look
+		// sees the node if the create was applied, and decides only on
+		// proof: an ephemeral node of this Session is ours, and ensure
+		// counts it by its owner. A TTL node belongs to no session, and
+		// one holding our data may be another keeper's: it is never known
+		// as ours (ensure records a TTL node's czxid only after a create
+		// that returned), and is waited out until it expires, as another
+		// keeper's would be. Either way ensure looks again, and an error
+		// of Settle's own reads ends that look too.
+		_, _ = k.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
 		return false, nil
 	case errors.Is(err, zkcoord.ErrNoNode):
 		if err := k.sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {
@@ -340,3 +354,7 @@ func (k *Kept) create(ctx context.Context) (bool, error) {
 	}
 	return false, fmt.Errorf("node: create %s: %w", k.path, err)
 }
+
+// testHookOutcomeUnknown, if set, runs when a create fails with a
+// connection loss, before its outcome is settled.
+var testHookOutcomeUnknown func()
