@@ -29,6 +29,18 @@
 // one host share. Give WithID a stable id of your own to renew a lease
 // across restarts, and make sure no two holders use it at once.
 //
+// # Lost replies
+//
+// A create or replace whose reply is lost is settled by
+// zkcoord.Session.Settle. A holder node with exactly the record this call
+// wrote is no proof that the write was its own (another call with the
+// same id may write the same bytes in the same second), so TryAcquire reads
+// again and renews a lease held under its id with a write of its own:
+// Obtained is reported only on a write that surely happened. When ctx or
+// the Session ends with a write in flight, TryAcquire fails with an error
+// wrapping zkcoord.ErrOutcomeUnknown: the lease may be held under its id,
+// and asking again with the same id renews it.
+//
 // Data that is not this JSON, or a version other than 1, is never
 // overwritten: TryAcquire fails with an error wrapping zkcoord.ErrBadData,
 // or (for another version, as Kazoo does) reports the lease as not

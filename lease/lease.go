@@ -145,25 +145,33 @@ func attempt(ctx context.Context, sess *zkcoord.Session, holder string, d time.D
 	switch {
 	case err == nil:
 		return Lease{Obtained: true, Holder: o.id, End: end}, true, nil
-	case zkcoord.IsRetryable(err):
-		// The outcome is unknown: our write happened if the node now holds
-		// exactly our record.
-		var got []byte
-		if rerr := sess.Retry(ctx, func(ctx context.Context) error {
-			var err error
-			got, _, err = sess.Get(ctx, holder)
-			return err
-		}); rerr == nil && string(got) == string(mine) {
-			return Lease{Obtained: true, Holder: o.id, End: end}, true, nil
-		} else if rerr != nil && !errors.Is(rerr, zkcoord.ErrNoNode) {
-			return Lease{}, false, rerr
-		}
-		return Lease{}, false, nil
 	case errors.Is(err, zkcoord.ErrNodeExists), errors.Is(err, zkcoord.ErrBadVersion), errors.Is(err, zkcoord.ErrNoNode):
 		return Lease{}, false, nil // someone else changed it first: look again
 	}
-	return Lease{}, false, err
+	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
+		testHookOutcomeUnknown()
+	}
+	// The reply is lost, or ctx or the Session ended with the write in
+	// flight. The holder node is persistent and its record says nothing
+	// only this call could have written (another call with this id may
+	// write the same bytes in the same second), so a node holding exactly
+	// our record is no proof. Settle syncs and reads: with no node, or
+	// another record, our write did not happen; with our record (or a
+	// later version) it may have. Either way the next attempt reads again
+	// and decides by the lease's own rules, with a write that checks what
+	// it read: a lease held by our id is renewed, so Obtained is only ever
+	// reported on a write that surely happened. Only when nothing could
+	// be read is the outcome reported as unknown.
+	found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: holder, Data: mine, Flags: zkcoord.FlagPersistent}, err)
+	if serr != nil && (found.Stat == nil || !errors.Is(serr, zkcoord.ErrOutcomeUnknown)) {
+		return Lease{}, false, serr
+	}
+	return Lease{}, false, nil
 }
+
+// testHookOutcomeUnknown, if set, runs when a write fails with a connection
+// loss, before its outcome is settled.
+var testHookOutcomeUnknown func()
 
 func decode(data []byte) (record, error) {
 	var r record

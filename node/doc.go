@@ -19,8 +19,16 @@
 // takes for its own only the TTL node it created (by its creation zxid),
 // so a TTL node that another keeper created, or that a previous keeper of
 // the same path left behind when it crashed, is waited out until it
-// expires. Every write and delete reads the node first and is made
-// conditional on the version read, so a node that changes hands in
-// between is not touched, unless it was re-created at that same version
-// within the round trip (the limit zkcoord.GuardedMulti describes).
+// expires. A TTL create whose reply was lost is never known as Keep's own
+// either (zkcoord.Session.Settle takes no node with equal data as proof),
+// so its node, too, is waited out; an ephemeral one is known by its owner.
+// After a TTL create that returned, Keep takes for its own the node it
+// reads next only if it is at version 0 with exactly the data created; one
+// case is left open, a node deleted and replaced by another keeper's with
+// the same data within that round trip (the client library does not
+// return the create's zxid). Every write and delete reads the node first
+// and is made conditional on the version read, so a node that changes
+// hands in between is not touched, unless it was re-created at that same
+// version within the round trip (the limit zkcoord.GuardedMulti
+// describes).
 package node

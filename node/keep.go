@@ -282,17 +282,37 @@ func (k *Kept) run(ctx context.Context) error {
 
 // ensure creates the node if it is missing and returns a watch on it.
 func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
-	created := false // by the create just before this look
+	var (
+		created bool   // by the create just before this look
+		wrote   []byte // what that create wrote
+	)
 	for {
-		ok, st, w, err := k.sess.ExistsW(ctx, k.path)
+		var (
+			ok   bool
+			data []byte
+			st   *zkcoord.Stat
+			w    <-chan zkcoord.Event
+			err  error
+		)
+		if created && k.opts.ttl > 0 {
+			// The data too, in the same round trip, to tell our node.
+			data, st, w, err = k.sess.DataW(ctx, k.path)
+			ok = st != nil
+		} else {
+			ok, st, w, err = k.sess.ExistsW(ctx, k.path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("node: watch %s: %w", k.path, err)
 		}
 		if ok {
-			if created && k.opts.ttl > 0 {
-				// The node our create made. (Another keeper's, only if
-				// someone deleted ours and it created its own within the
-				// round trip since.)
+			// After our TTL create, the node our create made, unless
+			// someone deleted ours and another keeper created its own
+			// within the round trip since. A node with other data than
+			// ours, or written since, is not taken for ours (it is waited
+			// out); one at version 0 with our data may still be another
+			// keeper's equal node, and is taken for ours: the client
+			// library does not return the create's zxid that would tell.
+			if created && k.opts.ttl > 0 && st.Version == 0 && bytes.Equal(data, wrote) {
 				k.mu.Lock()
 				k.czxid = st.Czxid
 				k.mu.Unlock()
@@ -308,35 +328,60 @@ func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
 			return w, nil
 		}
 		k.present = false
-		if created, err = k.create(ctx); err != nil {
+		if created, wrote, err = k.create(ctx); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// create creates the node once, and reports whether it did; a node that
-// appeared meanwhile is fine.
-func (k *Kept) create(ctx context.Context) (bool, error) {
+// create creates the node once, and reports whether it did and with what
+// data; a node that appeared meanwhile is fine.
+func (k *Kept) create(ctx context.Context) (bool, []byte, error) {
 	data := k.Data()
+	var flags int32 = zkcoord.FlagEphemeral
 	var err error
 	if k.opts.ttl > 0 {
-		_, err = k.sess.CreateTTL(ctx, k.path, data, zkcoord.FlagPersistent, k.opts.ttl)
+		flags = zkcoord.FlagPersistent
+		_, err = k.sess.CreateTTL(ctx, k.path, data, flags, k.opts.ttl)
 	} else {
-		_, err = k.sess.Create(ctx, k.path, data, zkcoord.FlagEphemeral)
+		_, err = k.sess.Create(ctx, k.path, data, flags)
 	}
 	switch {
 	case err == nil:
-		return true, nil
-	case errors.Is(err, zkcoord.ErrNodeExists), zkcoord.IsRetryable(err):
-		// Look again: ensure counts our node when it sees it. A TTL node
-		// whose create reply was lost is not known as ours: it is waited
-		// out until it expires, as another keeper's would be.
-		return false, nil
+		if testHookCreated != nil {
+			testHookCreated()
+		}
+		return true, data, nil
+	case errors.Is(err, zkcoord.ErrNodeExists):
+		return false, nil, nil // look again: ensure tells ours from another's
+	case zkcoord.IsRetryable(err):
+		if testHookOutcomeUnknown != nil {
+			testHookOutcomeUnknown()
+		}
+		// The reply is lost. Settle syncs, so that ensure's next look
+		// sees the node if the create was applied, and decides only on
+		// proof: an ephemeral node of this Session is ours, and ensure
+		// counts it by its owner. A TTL node belongs to no session, and
+		// one holding our data may be another keeper's: it is never known
+		// as ours (ensure records a TTL node's czxid only after a create
+		// that returned), and is waited out until it expires, as another
+		// keeper's would be. Either way ensure looks again, and an error
+		// of Settle's own reads ends that look too.
+		_, _ = k.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
+		return false, nil, nil
 	case errors.Is(err, zkcoord.ErrNoNode):
 		if err := k.sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {
-			return false, fmt.Errorf("node: %w", err)
+			return false, nil, fmt.Errorf("node: %w", err)
 		}
-		return false, nil
+		return false, nil, nil
 	}
-	return false, fmt.Errorf("node: create %s: %w", k.path, err)
+	return false, nil, fmt.Errorf("node: create %s: %w", k.path, err)
 }
+
+// testHookOutcomeUnknown, if set, runs when a create fails with a
+// connection loss, before its outcome is settled.
+var testHookOutcomeUnknown func()
+
+// testHookCreated, if set, runs when a create returned, before the keeper
+// looks at the node.
+var testHookCreated func()

@@ -51,7 +51,12 @@
 // Operators register resources with AddResource, remove them with
 // RemoveResource and list them with ListResources; Describe reports a
 // group's members, coordinator, term, allocation, barrier holders and
-// progress.
+// progress. A lost reply is settled, not guessed: an AddResource that finds
+// the resource registered after its create's reply was lost fails with
+// ErrResourceExists wrapped together with zkcoord.ErrOutcomeUnknown (by
+// this call or another operator), and RemoveResource deletes only the
+// resource node it read (by its czxid), so a resource added again
+// meanwhile stays.
 //
 // # Protocol
 //

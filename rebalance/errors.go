@@ -37,7 +37,8 @@ var (
 	// ErrInvalidOption wraps every option and argument validation failure.
 	ErrInvalidOption = errors.New("rebalance: invalid option")
 	// ErrResourceExists is returned by AddResource for a resource that is
-	// already registered.
+	// already registered; wrapped together with zkcoord.ErrOutcomeUnknown
+	// when the create's reply was lost and it may have been this call's.
 	ErrResourceExists = errors.New("rebalance: resource already registered")
 	// ErrNoResource is returned by RemoveResource for an unknown resource.
 	ErrNoResource = errors.New("rebalance: no such resource")

@@ -13,6 +13,15 @@ import (
 // group's nodes if needed). The coordinator notices and rebalances. A
 // resource that is already registered gives an error wrapping
 // ErrResourceExists.
+//
+// A create whose reply is lost is settled by zkcoord.Session.Settle: no
+// resource node means it did not happen, and it is sent again. A resource
+// node found then is no proof that this call created it (another operator
+// may have added the same resource meanwhile): AddResource fails with an
+// error wrapping both ErrResourceExists (the resource is registered) and
+// zkcoord.ErrOutcomeUnknown (by this call or another). An error wrapping
+// ErrOutcomeUnknown alone means the outcome could not be read: ctx or the
+// Session ended with the create in flight.
 func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id string) error {
 	lay, err := newLayout(root, group)
 	if err != nil {
@@ -24,21 +33,30 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id str
 	if err := lay.ensure(ctx, sess); err != nil {
 		return fmt.Errorf("rebalance: create group %s: %w", lay.base, err)
 	}
-	retried := false
-	err = sess.Retry(ctx, func(ctx context.Context) error {
-		_, err := sess.Create(ctx, lay.resource(id), nil, zkcoord.FlagPersistent)
+	path := lay.resource(id)
+	for {
+		_, err := sess.Create(ctx, path, nil, zkcoord.FlagPersistent)
 		switch {
-		case errors.Is(err, zkcoord.ErrNodeExists) && retried:
-			return nil // our earlier attempt went through
-		case zkcoord.IsRetryable(err):
-			retried = true
+		case err == nil:
+			return nil
+		case errors.Is(err, zkcoord.ErrNodeExists):
+			return fmt.Errorf("%w: %s in %s", ErrResourceExists, id, lay.base)
 		}
-		return err
-	})
-	if errors.Is(err, zkcoord.ErrNodeExists) {
-		return fmt.Errorf("%w: %s in %s", ErrResourceExists, id, lay.base)
+		lostReply(err)
+		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: path, Data: []byte{}, Flags: zkcoord.FlagPersistent}, err)
+		switch {
+		case serr != nil && found.Stat != nil:
+			return fmt.Errorf("%w: %s in %s, by this call or another: %w", ErrResourceExists, id, lay.base, serr)
+		case serr != nil:
+			return fmt.Errorf("rebalance: add %s in %s: %w", id, lay.base, serr)
+		case found.Done:
+			return nil
+		case found.Stat != nil:
+			// Another operator's resource node, with data of its own.
+			return fmt.Errorf("%w: %s in %s", ErrResourceExists, id, lay.base)
+		}
+		// Not created: send it again.
 	}
-	return err
 }
 
 // RemoveResource unregisters resource id. Its current owner stops it after
@@ -46,6 +64,14 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id str
 // is never deleted here, so the resource stays protected until its owner
 // has really stopped. An unknown resource gives an error wrapping
 // ErrNoResource.
+//
+// RemoveResource reads the resource node first and deletes only that node
+// (by its czxid): a delete whose reply is lost is settled by
+// zkcoord.Session.Settle, and never sent again once that node is gone, so a
+// resource added again meanwhile stays. Once the resource it found is gone
+// RemoveResource returns nil, also when a concurrent RemoveResource removed
+// it. It fails with an error wrapping zkcoord.ErrOutcomeUnknown when ctx or
+// the Session ends with the delete in flight.
 func RemoveResource(ctx context.Context, sess *zkcoord.Session, root, group, id string) error {
 	lay, err := newLayout(root, group)
 	if err != nil {
@@ -54,21 +80,45 @@ func RemoveResource(ctx context.Context, sess *zkcoord.Session, root, group, id 
 	if err := validResource(id); err != nil {
 		return err
 	}
-	retried := false
+	path := lay.resource(id)
+	var czxid int64 // of the resource node meant; 0 until read
 	err = sess.Retry(ctx, func(ctx context.Context) error {
-		err := sess.Delete(ctx, lay.resource(id), -1)
+		ok, st, err := sess.Exists(ctx, path)
 		switch {
-		case errors.Is(err, zkcoord.ErrNoNode) && retried:
-			return nil
-		case zkcoord.IsRetryable(err):
-			retried = true
+		case err != nil:
+			return err
+		case !ok && czxid == 0:
+			return fmt.Errorf("%w: %s in %s", ErrNoResource, id, lay.base)
+		case !ok, czxid != 0 && st.Czxid != czxid:
+			return nil // the resource meant is gone
 		}
-		return err
+		czxid = st.Czxid
+		err = sess.Delete(ctx, path, -1)
+		if err == nil || errors.Is(err, zkcoord.ErrNoNode) {
+			return nil
+		}
+		lostReply(err)
+		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: path, Version: -1, Czxid: czxid}, err)
+		switch {
+		case serr != nil:
+			return fmt.Errorf("rebalance: remove %s in %s: %w", id, lay.base, serr)
+		case found.Done:
+			return nil
+		}
+		return err // still there: look again, send again
 	})
-	if errors.Is(err, zkcoord.ErrNoNode) {
-		return fmt.Errorf("%w: %s in %s", ErrNoResource, id, lay.base)
-	}
 	return err
+}
+
+// testHookOutcomeUnknown, if set, runs when an operator's write fails with
+// a connection loss, before its outcome is settled.
+var testHookOutcomeUnknown func()
+
+// lostReply runs the test hook if err is a connection loss.
+func lostReply(err error) {
+	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
+		testHookOutcomeUnknown()
+	}
 }
 
 // ListResources returns the registered resources of the group, sorted. A

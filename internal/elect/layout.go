@@ -15,7 +15,9 @@ type Layout struct {
 	// can tell that it took office.
 	LeaderPath string
 	// TermData returns what a leader whose node is node (a path) and whose
-	// fencing token is token writes to the term node.
+	// fencing token is token writes to the term node. It must name node
+	// so that no other contender writes the same bytes: a bump whose reply
+	// is lost is settled by the term node holding exactly them.
 	TermData func(node string, token int64) []byte
 	// LeaderData returns the leader node's data (used with LeaderPath).
 	LeaderData func(node string, token, term int64) []byte

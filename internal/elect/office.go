@@ -195,13 +195,25 @@ func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (
 		v := res[1].Stat.Version
 		return Office{Token: token, Term: int64(v), Version: v, watch: w}, nil
 	case zkcoord.IsRetryable(err):
-		// The outcome is unknown: the term node's data tells.
-		data, stat, gerr := c.sess.Get(ctx, c.lay.TermPath)
-		if gerr == nil && string(data) == string(termData) {
-			return Office{Token: token, Term: int64(stat.Version), Version: stat.Version}, nil
-		}
-		if gerr != nil && !errors.Is(gerr, zkcoord.ErrNoNode) {
-			return Office{}, gerr
+		// The reply is lost. Settle syncs, so that a transaction cut off
+		// by the reconnection is visible or never applied, and reads the
+		// term node. The transaction set it from the version read to the
+		// next, with term data that names this contender's node (Layout's
+		// contract), which no other contender writes: the node of that
+		// incarnation (Czxid) one version on holding exactly termData is
+		// this bump. Anything else (the old version, other data, a later
+		// version, the node gone or created again) takes no office: look
+		// again, and bump again if this contender still leads.
+		found, serr := c.sess.Settle(ctx, zkcoord.Write{
+			Kind: zkcoord.WriteSet, Path: c.lay.TermPath, Data: termData,
+			Version: rd.term.Version, Czxid: rd.term.Czxid, Sole: true,
+		}, err)
+		switch {
+		case found.Done:
+			v := found.Stat.Version
+			return Office{Token: token, Term: int64(v), Version: v}, nil
+		case serr != nil && c.sess.Err() != nil:
+			return Office{}, serr // the Session ended: no office to take
 		}
 		return Office{}, errAgain
 	case len(res) > 0 && res[0].Error != nil && errors.Is(res[0].Error, zkcoord.ErrNoNode):
