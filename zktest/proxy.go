@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/delay"
 )
 
 // Proxy is a fault-injecting TCP proxy with one listener per server of a
@@ -276,9 +278,7 @@ func (p *Proxy) serve(i int, ln net.Listener) {
 				return
 			}
 			if err != nil { // such as too many open files: try again
-				select {
-				case <-time.After(10 * time.Millisecond):
-				case <-p.ctx.Done():
+				if !delay.Sleep(p.ctx, 10*time.Millisecond, nil) {
 					return
 				}
 				continue
