@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/zkcoord/zkcoord/internal/delay"
 )
 
 // Proxy is a fault-injecting TCP proxy with one listener per server of a
@@ -278,7 +276,11 @@ func (p *Proxy) serve(i int, ln net.Listener) {
 				return
 			}
 			if err != nil { // such as too many open files: try again
-				if !delay.Sleep(p.ctx, 10*time.Millisecond, nil) {
+				t := time.NewTimer(10 * time.Millisecond)
+				select {
+				case <-t.C:
+				case <-p.ctx.Done():
+					t.Stop()
 					return
 				}
 				continue
