@@ -175,10 +175,10 @@ func (p *Proxy) Delay(d time.Duration) error {
 }
 
 // ResetPeer makes connections fail with a TCP reset: the next data sent in
-// either direction on a connection makes the proxy abort it. Connections
-// opened after ResetPeer are aborted with RST as soon as they carry data;
-// connections already open are closed when they next carry data (a reset
-// where the platform allows, otherwise an ordinary close).
+// either direction on a connection makes the proxy abort it, sending RST to
+// both ends, and that data is not passed on. This holds for connections
+// already open and for those opened after ResetPeer, which are aborted as
+// soon as they carry data.
 func (p *Proxy) ResetPeer() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
