@@ -501,7 +501,7 @@ const methodText = `## Method
   implementation, with no delay: a request costs CPU, not a round trip.
 - **Deployed-like**: a 3-server ensemble (zktest, same JVM settings, tickTime 100 ms) with fsync on
   (forceSync=yes: a write is acknowledged once a quorum has synced it to disk), every client connected through a
-  proxy of its own (zktest Proxy: toxiproxy with a delay toxic) that delays each direction by 0.25 ms (one rack) or
+  proxy of its own (zktest's Proxy, written on the standard library) that delays each direction by 0.25 ms (one rack) or
   1 ms (zones apart). The Go clients get one proxy each; a Curator or Kazoo process shares one among its clients
   (the delay applies to each connection alike). The servers talk to each other on loopback, without delay.
 - Every server is warmed up with some 50,000 requests (fewer in the delayed settings' wall time) before anything is

@@ -53,8 +53,6 @@ func verboseLogf(format string, args ...any) {
 }
 
 // checkGoroutines waits for the goroutine count to drop back to before.
-// Goroutines of the fault proxy's library are not counted: they are the
-// harness's, and some outlive a closed proxy for a while.
 func checkGoroutines(before int, window time.Duration) error {
 	deadline := time.Now().Add(window)
 	for {
@@ -75,7 +73,7 @@ func countGoroutines() (int, string) {
 	n := 0
 	var kept []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.TrimSpace(g) == "" || strings.Contains(g, "github.com/Shopify/toxiproxy") {
+		if strings.TrimSpace(g) == "" {
 			continue
 		}
 		n++

@@ -13,8 +13,8 @@ import (
 // network partition looks to both ends. Heal lets bytes through again and
 // closes the connections that lost bytes, so their ends reconnect.
 //
-// It is the demo's own small relay rather than zktest's Proxy, which is
-// built on toxiproxy, a test dependency the zkcoord binary does not link.
+// It is the demo's own small relay rather than zktest's Proxy: zktest
+// imports testing and goleak, which the zkcoord binary does not link.
 // Its methods are safe for concurrent use.
 type faultProxy struct {
 	addrs     []string
