@@ -20,6 +20,7 @@ var allowedImports = func() map[string][]string {
 		"internal/gate":   nil,
 		"internal/delay":  nil,
 		"internal/wire":   nil,
+		"internal/zkconn": {"internal/wire", "internal/fifo"},
 		"internal/elect":  core,
 		"rebalance/alloc": nil,
 		"":                foundations,

@@ -1,0 +1,184 @@
+package zkconn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord/internal/wire"
+	"github.com/zkcoord/zkcoord/zktest"
+)
+
+func TestHandshakeNegotiatesTimeout(t *testing.T) {
+	cluster := zktest.Start(t)
+	c := dial(t, cluster.Servers(), time.Hour)
+	if c.SessionID() == 0 || len(c.Password()) != wire.PasswordLen {
+		t.Fatalf("session 0x%x, password %x", c.SessionID(), c.Password())
+	}
+	if got := c.SessionTimeout(); got != zktest.MaxSessionTimeout {
+		t.Errorf("asked for an hour, negotiated %v; want the server's maximum %v", got, zktest.MaxSessionTimeout)
+	}
+	low := dial(t, cluster.Servers(), time.Millisecond)
+	if got := low.SessionTimeout(); got != cluster.MinSessionTimeout() {
+		t.Errorf("asked for 1ms, negotiated %v; want the server's minimum %v", got, cluster.MinSessionTimeout())
+	}
+	if e := next(t, c.Session()); e.State != wire.StateSyncConnected {
+		t.Errorf("first session event %+v, want SyncConnected", e)
+	}
+}
+
+func TestCallsStartedInOrderAreWrittenInOrder(t *testing.T) {
+	cluster := zktest.Start(t)
+	c := dial(t, cluster.Servers(), 10*time.Second)
+	ctx := testCtx(t, 30*time.Second)
+	if _, _, err := c.Create(ctx, "/order", nil, openACL, wire.ModePersistent); err != nil {
+		t.Fatal(err)
+	}
+	// Other goroutines issue requests at the same time; the one
+	// goroutine's requests still reach the server in the order started.
+	noise, stopNoise := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for noise.Err() == nil {
+			c.Exists(noise, "/order", false)
+		}
+	}()
+	const n = 200
+	calls := make([]*Call, n)
+	resps := make([]wire.CreateResponse, n)
+	for i := range calls {
+		calls[i] = c.Start(ctx, wire.OpCreate, &wire.CreateRequest{Path: "/order/n-", Data: []byte(fmt.Sprint(i)), ACL: openACL, Flags: wire.ModePersistentSequential}, &resps[i])
+	}
+	var prev Reply
+	for i, call := range calls {
+		reply, err := call.Wait()
+		if err != nil {
+			t.Fatalf("create %d: %v", i, err)
+		}
+		if want := fmt.Sprintf("/order/n-%010d", i); resps[i].Path != want {
+			t.Fatalf("create %d made %s, want %s: written out of order", i, resps[i].Path, want)
+		}
+		if i > 0 && (reply.Zxid <= prev.Zxid || reply.Sent.Before(prev.Sent)) {
+			t.Fatalf("create %d: zxid %d sent %v after zxid %d sent %v", i, reply.Zxid, reply.Sent, prev.Zxid, prev.Sent)
+		}
+		prev = reply
+	}
+	stopNoise()
+	<-done
+}
+
+func TestRepliesCarryWriteTimeAndPingsRenew(t *testing.T) {
+	cluster := zktest.Start(t)
+	c := dial(t, cluster.Servers(), cluster.MinSessionTimeout())
+	ctx := testCtx(t, 30*time.Second)
+	before := time.Now()
+	_, reply, _, err := c.Exists(ctx, "/", false)
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Sent.Before(before) || reply.Sent.After(after) {
+		t.Fatalf("sent at %v, not between the call's start %v and end %v", reply.Sent, before, after)
+	}
+	if r := c.LastRenewal(); r.Before(reply.Sent) {
+		t.Fatalf("last renewal %v is before the answered request's write %v", r, reply.Sent)
+	}
+	// With no calls, pings renew the session: the renewal moves past now
+	// within the ping interval (a third of two thirds of the timeout).
+	idle := time.Now()
+	deadline := time.Now().Add(c.SessionTimeout())
+	for !c.LastRenewal().After(idle) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no renewal within the session timeout %v while idle", c.SessionTimeout())
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, not ordering events
+	}
+	if _, up := c.Connected(); !up {
+		t.Fatal("disconnected while idle")
+	}
+}
+
+func TestContextEndingBeforeWriteMeansNotSent(t *testing.T) {
+	cluster := zktest.Start(t)
+	proxy := cluster.NewProxy(t)
+	c := dial(t, proxy.Servers(), 10*time.Second)
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, wire.StateDisconnected)
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, _, err := c.Create(short, "/never", nil, openACL, wire.ModePersistent)
+	if !errors.Is(err, ErrNotSent) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrOutcomeUnknown) {
+		t.Fatalf("create while disconnected: %v; want not sent, deadline exceeded", err)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, wire.StateSyncConnected)
+	if _, _, _, err := c.Exists(testCtx(t, 20*time.Second), "/never", false); !errors.Is(err, wire.ErrNoNode) {
+		t.Fatalf("the request not sent was written after all: exists says %v", err)
+	}
+}
+
+func TestContextEndingAfterWriteMeansOutcomeUnknown(t *testing.T) {
+	cluster := zktest.Start(t)
+	proxy := cluster.NewProxy(t)
+	c := dial(t, proxy.Servers(), 10*time.Second)
+	id := c.SessionID()
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, _, err := c.Create(short, "/maybe", nil, openACL, wire.ModePersistent)
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNotSent) {
+		t.Fatalf("create into a blackhole: %v; want outcome unknown", err)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	// Healing closes the blackholed connection; the client re-attaches.
+	waitState(t, c, wire.StateDisconnected)
+	waitState(t, c, wire.StateSyncConnected)
+	ctx := testCtx(t, 20*time.Second)
+	if _, _, _, err := c.Exists(ctx, "/", false); err != nil {
+		t.Fatalf("after healing: %v", err)
+	}
+	if c.SessionID() != id {
+		t.Fatalf("session 0x%x became 0x%x", id, c.SessionID())
+	}
+}
+
+func TestCutMidRequestIsConnectionLoss(t *testing.T) {
+	cluster := zktest.Start(t)
+	proxy := cluster.NewProxy(t)
+	c := dial(t, proxy.Servers(), 10*time.Second)
+	id := c.SessionID()
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	call := c.Start(ctx, wire.OpCreate, &wire.CreateRequest{Path: "/cut", ACL: openACL}, nil)
+	// Once the reader has noticed nothing for the read timeout it drops
+	// the connection; the request in flight fails as a connection loss.
+	_, err := call.Wait()
+	var ne interface{ Timeout() bool }
+	if !errors.Is(err, wire.ErrConnectionLoss) || errors.Is(err, ErrNotSent) || !errors.As(err, &ne) {
+		t.Fatalf("request in flight on a silent connection: %v; want a connection loss wrapping the timeout", err)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, wire.StateDisconnected)
+	waitState(t, c, wire.StateSyncConnected)
+	if _, _, _, err := c.Exists(ctx, "/", false); err != nil {
+		t.Fatalf("after healing: %v", err)
+	}
+	if c.SessionID() != id {
+		t.Fatalf("session 0x%x became 0x%x", id, c.SessionID())
+	}
+}
