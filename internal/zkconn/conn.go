@@ -33,7 +33,6 @@ type conn struct {
 	mu      sync.Mutex
 	pending []*request  // written, awaiting replies, in write order
 	pings   []time.Time // write times of pings awaiting replies
-	xid     int32
 }
 
 // shutdown stops the connection because of err (the first one is kept).

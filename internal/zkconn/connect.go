@@ -13,7 +13,8 @@ import (
 // connect opens a connection to the session: a new one while the client
 // has no session id, the client's own after. It tries the servers in
 // turn, each name dialed (and so resolved) afresh, pausing up to a second
-// after every full round as ClientCnxn's host provider does, until a
+// after every full round as ClientCnxn's host provider does (and a little
+// before each attempt to re-attach), until a
 // server answers or ctx ends. A server that closes the connection without
 // answering the handshake (ZooKeeper's refusal of a client whose
 // lastZxidSeen is ahead of it, a server without a quorum) is skipped. An
@@ -22,14 +23,27 @@ import (
 func (c *Client) connect(ctx context.Context) (*conn, error) {
 	var errs []error
 	for tried := 0; ; tried++ {
+		var wait time.Duration
+		if c.sessionID != 0 {
+			// Before each attempt to re-attach, a random pause, as
+			// ClientCnxn.startConnect makes (there up to a second; here
+			// also at most a tenth of the session timeout), so that
+			// clients cut off together do not return together.
+			wait = rand.N(min(time.Second, c.SessionTimeout()/10) + 1)
+		}
 		if tried > 0 && tried%len(c.servers) == 0 {
-			pause := time.NewTimer(rand.N(time.Second))
+			wait = rand.N(time.Second)
+		}
+		if wait > 0 {
+			pause := time.NewTimer(wait)
 			select {
 			case <-pause.C:
 			case <-ctx.Done():
 				pause.Stop()
 				return nil, fmt.Errorf("%w: %w (%w)", ErrNoServer, ctx.Err(), errors.Join(errs...))
 			}
+		}
+		if tried > 0 && tried%len(c.servers) == 0 {
 			errs = errs[:0]
 		}
 		if err := ctx.Err(); err != nil {

@@ -102,21 +102,6 @@ func (w *Watch) Next(ctx context.Context) (Event, error) {
 	}
 }
 
-// final reports whether e is the last event a watch of kind receives.
-func final(kind WatchKind, e Event) bool {
-	switch e.State {
-	case wire.StateExpired, wire.StateAuthFailed, wire.StateClosed:
-		return true
-	}
-	switch e.Type {
-	case wire.EventNone:
-		return false
-	case wire.EventDataWatchRemoved, wire.EventChildWatchRemoved, wire.EventPersistentWatchRemoved:
-		return true
-	}
-	return kind != KindPersistent && kind != KindPersistentRecursive && kind != KindSession
-}
-
 // registry holds the watches of a client by kind and path, as
 // ZKWatchManager does. It is changed only by the dispatcher, in the order
 // of the replies and events, and read by the connection loop between
