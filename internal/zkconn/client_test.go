@@ -182,3 +182,40 @@ func TestCutMidRequestIsConnectionLoss(t *testing.T) {
 		t.Fatalf("session 0x%x became 0x%x", id, c.SessionID())
 	}
 }
+
+func TestQueueIsBounded(t *testing.T) {
+	cluster := zktest.Start(t)
+	proxy := cluster.NewProxy(t)
+	ctx := testCtx(t, 30*time.Second)
+	c, err := Dial(ctx, Config{Servers: proxy.Servers(), SessionTimeout: 10 * time.Second, MaxQueued: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, wire.StateDisconnected)
+	// While disconnected, calls wait in the queue for the next
+	// connection; beyond MaxQueued they wait for room, bounded by ctx.
+	queued := []*Call{
+		c.Start(ctx, wire.OpCreate, &wire.CreateRequest{Path: "/q1", ACL: openACL}, nil),
+		c.Start(ctx, wire.OpCreate, &wire.CreateRequest{Path: "/q2", ACL: openACL}, nil),
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if _, err := c.Start(short, wire.OpCreate, &wire.CreateRequest{Path: "/q3", ACL: openACL}, nil).Wait(); !errors.Is(err, ErrNotSent) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a call beyond the queue's bound: %v; want not sent when its context ended", err)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	for i, call := range queued {
+		if _, err := call.Wait(); err != nil {
+			t.Fatalf("queued call %d, written on the next connection: %v", i, err)
+		}
+	}
+	if _, _, _, err := c.Exists(ctx, "/q3", false); !errors.Is(err, wire.ErrNoNode) {
+		t.Fatalf("the call refused for room was written: %v", err)
+	}
+}
