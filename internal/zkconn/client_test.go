@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/wait"
 	"github.com/zkcoord/zkcoord/internal/wire"
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -89,13 +90,7 @@ func TestRepliesCarryWriteTimeAndPingsRenew(t *testing.T) {
 	// With no calls, pings renew the session: the renewal moves past now
 	// within the ping interval (a third of two thirds of the timeout).
 	idle := time.Now()
-	deadline := time.Now().Add(c.SessionTimeout())
-	for !c.LastRenewal().After(idle) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no renewal within the session timeout %v while idle", c.SessionTimeout())
-		}
-		time.Sleep(10 * time.Millisecond) // polling a condition, not ordering events
-	}
+	wait.Until(t, c.SessionTimeout(), "a renewal while idle", func() bool { return c.LastRenewal().After(idle) })
 	if _, up := c.Connected(); !up {
 		t.Fatal("disconnected while idle")
 	}

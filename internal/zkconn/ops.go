@@ -122,7 +122,11 @@ func (c *Client) Sync(ctx context.Context, path string) (Reply, error) {
 	return c.do(ctx, newRequest(wire.OpSync, &wire.SyncRequest{Path: path}, &resp))
 }
 
-// Multi applies ops atomically (OpMulti) and returns the results.
+// Multi applies ops atomically (OpMulti) and returns the results. A multi
+// the server refused as a whole is still answered OK: every result is
+// then an error result, OK for the operations before the failing one,
+// its code for it and wire.ErrRuntimeInconsistency after it, as
+// ZooKeeper's MultiResponse carries it.
 func (c *Client) Multi(ctx context.Context, ops []wire.MultiOp) (wire.MultiResponse, Reply, error) {
 	var resp wire.MultiResponse
 	reply, err := c.do(ctx, newRequest(wire.OpMulti, &wire.MultiRequest{Ops: ops}, &resp))

@@ -13,9 +13,9 @@ import (
 // than wire.EventNone, State wire.StateSyncConnected) or a change of the
 // connection (Type wire.EventNone and State wire.StateDisconnected,
 // wire.StateSyncConnected after a re-attach, wire.StateExpired,
-// wire.StateAuthFailed or wire.StateClosed). Zxid is the zxid of the frame
-// that carried a node event (servers from 3.9 on set it; 3.8 sends the
-// server's last zxid).
+// wire.StateAuthFailed or wire.StateClosed). Zxid is the ReplyHeader's
+// zxid of the frame that carried a node event: the zxid of the change on
+// servers from 3.9 on, -1 on 3.8 (seen in this package's tests).
 type Event struct {
 	Type  wire.EventType
 	State wire.State
