@@ -3,7 +3,9 @@ package zkconn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -214,5 +216,65 @@ func TestAuthIsSentAgainOnReattach(t *testing.T) {
 	stranger := dial(t, cluster.Servers(), 10*time.Second)
 	if _, _, _, err := stranger.GetData(ctx, "/private", false); !errors.Is(err, wire.ErrNoAuth) {
 		t.Fatalf("a client without the identity read it: %v", err)
+	}
+}
+
+func TestManyWatchesAreReArmedInBatches(t *testing.T) {
+	cluster := zktest.Start(t)
+	proxy := cluster.NewProxy(t)
+	c := dial(t, proxy.Servers(), 20*time.Second)
+	other := dial(t, cluster.Servers(), 20*time.Second)
+	ctx := testCtx(t, 60*time.Second)
+	// 300 exist watches on paths of 1,000 characters: about 300 KB of
+	// paths, more than two of ClientCnxn's 128 KB batches.
+	const n = 300
+	path := func(i int) string { return fmt.Sprintf("/w%04d-%s", i, strings.Repeat("x", 994)) }
+	watches := make([]*Watch, n)
+	for i := range watches {
+		_, _, w, err := c.Exists(ctx, path(i), true)
+		if !errors.Is(err, wire.ErrNoNode) || w == nil {
+			t.Fatalf("exists %d: %v", i, err)
+		}
+		watches[i] = w
+	}
+	if batches := len(c.watches.rearm(0)); batches < 3 {
+		t.Fatalf("%d setWatches batches for %d KB of paths", batches, n)
+	}
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, wire.StateDisconnected)
+	fired := []int{0, n / 2, n - 1}
+	for _, i := range fired {
+		if _, _, err := other.Create(ctx, path(i), nil, openACL, wire.ModePersistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range fired {
+		if e := nextNode(t, watches[i]); e.Type != wire.EventNodeCreated || e.Path != path(i) {
+			t.Fatalf("watch %d after re-attach: %+v", i, e)
+		}
+	}
+	// The others were armed again too.
+	for _, i := range []int{1, n/2 + 1, n - 2} {
+		if _, err := c.CheckWatches(ctx, path(i), wire.WatcherData); err != nil {
+			t.Fatalf("watch %d not re-armed: %v", i, err)
+		}
+	}
+}
+
+func TestTooLargeRequestIsNotSent(t *testing.T) {
+	cluster := zktest.Start(t)
+	c := dial(t, cluster.Servers(), 10*time.Second)
+	ctx := testCtx(t, 30*time.Second)
+	_, _, err := c.Create(ctx, "/big", make([]byte, wire.MaxBuffer), openACL, wire.ModePersistent)
+	if !errors.Is(err, ErrNotSent) || !errors.Is(err, wire.ErrFrameTooLarge) {
+		t.Fatalf("a create larger than jute.maxbuffer: %v; want not sent, frame too large", err)
+	}
+	if _, _, _, err := c.Exists(ctx, "/big", false); !errors.Is(err, wire.ErrNoNode) {
+		t.Fatalf("after the refused request the connection answers %v", err)
 	}
 }
