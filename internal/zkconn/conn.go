@@ -120,9 +120,11 @@ func (cn *conn) write(r *request) {
 	}
 	frame, err := wire.AppendFrame(nil, cn.c.cfg.MaxRequest, recs...)
 	if err != nil {
-		// Never written: the caller may fix the request and send it again.
-		r.state.Store(stateQueued)
-		r.failUnsent(err)
+		// Never written: the caller may fix the request and send it
+		// again (unless it gave up meanwhile, and was told less).
+		if r.state.CompareAndSwap(stateWritten, stateCancelled) {
+			r.done <- result{err: notSent(err)}
+		}
 		return
 	}
 	r.sent = time.Now()

@@ -75,12 +75,12 @@ func (c *Client) answer(it item) {
 	}
 	if w := r.watch; w != nil {
 		switch {
-		case w.Kind == KindExist && it.hdr.Err == wire.OK:
-			w.Kind = KindData
+		case w.kind == KindExist && it.hdr.Err == wire.OK:
+			w.kind = KindData
 			res.watched = true
-		case w.Kind == KindExist && it.hdr.Err == wire.ErrNoNode:
+		case w.kind == KindExist && it.hdr.Err == wire.ErrNoNode:
 			res.watched = true
-		case (w.Kind == KindPersistent || w.Kind == KindPersistentRecursive) &&
+		case (w.kind == KindPersistent || w.kind == KindPersistentRecursive) &&
 			(it.hdr.Err == wire.OK || it.hdr.Err == wire.ErrNoNode):
 			res.watched = true
 		case it.hdr.Err == wire.OK && res.err == nil:

@@ -41,7 +41,7 @@ func next(t *testing.T, w *Watch) Event {
 	t.Helper()
 	e, err := w.Next(testCtx(t, 20*time.Second))
 	if err != nil {
-		t.Fatalf("waiting for an event on %q: %v", w.Path, err)
+		t.Fatalf("waiting for an event on %q: %v", w.Path(), err)
 	}
 	return e
 }

@@ -56,7 +56,7 @@ func TestSessionMovesToAnotherServerWithItsWatches(t *testing.T) {
 	}
 	for _, w := range []*Watch{dw, xw, ew, pw} {
 		if e := next(t, w); e.Type != wire.EventNone || e.State != wire.StateDisconnected {
-			t.Fatalf("watch on %s: %+v; want Disconnected", w.Path, e)
+			t.Fatalf("watch on %s: %+v; want Disconnected", w.Path(), e)
 		}
 	}
 	if _, _, err := other.SetData(ctx, "/moved", []byte("changed"), -1); err != nil {
@@ -80,8 +80,8 @@ func TestSessionMovesToAnotherServerWithItsWatches(t *testing.T) {
 	want := map[*Watch]wire.EventType{dw: wire.EventNodeDataChanged, xw: wire.EventNodeDeleted,
 		ew: wire.EventNodeCreated, pw: wire.EventNodeDataChanged}
 	for w, typ := range want {
-		if e := nextNode(t, w); e.Type != typ || e.Path != w.Path {
-			t.Errorf("watch on %s: %+v; want %v", w.Path, e, typ)
+		if e := nextNode(t, w); e.Type != typ || e.Path != w.Path() {
+			t.Errorf("watch on %s: %+v; want %v", w.Path(), e, typ)
 		}
 	}
 	now, _ := c.Connected()

@@ -58,8 +58,8 @@ const (
 // wire.StateDisconnected; the watch stays, and is armed again on the
 // next connection. A Watch is safe for concurrent use.
 type Watch struct {
-	Kind WatchKind
-	Path string
+	kind WatchKind // changed only before the watch is handed out
+	path string
 
 	q *fifo.Queue[Event]
 
@@ -68,8 +68,15 @@ type Watch struct {
 }
 
 func newWatch(kind WatchKind, path string) *Watch {
-	return &Watch{Kind: kind, Path: path, q: fifo.New[Event]()}
+	return &Watch{kind: kind, path: path, q: fifo.New[Event]()}
 }
+
+// Kind returns the table the watch is in: for exists, KindData when the
+// node existed and KindExist when it did not.
+func (w *Watch) Kind() WatchKind { return w.kind }
+
+// Path returns the watched path ("" for the session's watch).
+func (w *Watch) Path() string { return w.path }
 
 // Ready receives a value when events were queued since it last did. Take
 // events with TryNext until it reports none before waiting on Ready again.
@@ -123,11 +130,11 @@ func newRegistry() *registry {
 func (r *registry) add(w *Watch) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if w.Kind == KindSession {
+	if w.kind == KindSession {
 		r.session = append(r.session, w)
 		return
 	}
-	r.tables[w.Kind][w.Path] = append(r.tables[w.Kind][w.Path], w)
+	r.tables[w.kind][w.path] = append(r.tables[w.kind][w.path], w)
 }
 
 // take removes and returns the one-shot watches of kind on path.

@@ -60,7 +60,7 @@ func TestWatchesRegisteredAsTheReplySays(t *testing.T) {
 	}
 	for _, w := range []*Watch{ew, dw, cw} {
 		if e, ok := w.TryNext(); ok {
-			t.Errorf("one-shot watch on %s got a second event %+v", w.Path, e)
+			t.Errorf("one-shot watch on %s got a second event %+v", w.Path(), e)
 		}
 	}
 }
