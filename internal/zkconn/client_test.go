@@ -214,3 +214,57 @@ func TestQueueIsBounded(t *testing.T) {
 		t.Fatalf("the call refused for room was written: %v", err)
 	}
 }
+
+func TestLossFailsQueuedRequestsAsNotSent(t *testing.T) {
+	cluster := zktest.Start(t)
+	c := dial(t, cluster.Servers(), 6*time.Second)
+	ctx := testCtx(t, 60*time.Second)
+	// A stopped server reads nothing: once the socket buffers are full
+	// the writer blocks, and the calls behind it stay queued until the
+	// read timeout drops the connection.
+	if err := cluster.Server(0).Pause(); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			cluster.Server(0).Resume()
+		}
+	}()
+	const n = 60 // 60 MB: more than loopback's socket buffers hold
+	data := make([]byte, wire.MaxBuffer-4096)
+	calls := make([]*Call, n)
+	for i := range calls {
+		calls[i] = c.Start(ctx, wire.OpCreate, &wire.CreateRequest{Path: fmt.Sprintf("/loss-%d", i), Data: data, ACL: openACL}, nil)
+	}
+	var unsent []int
+	for i, call := range calls {
+		_, err := call.Wait()
+		if !errors.Is(err, wire.ErrConnectionLoss) {
+			t.Fatalf("call %d: %v; want a connection loss", i, err)
+		}
+		if errors.Is(err, ErrNotSent) {
+			unsent = append(unsent, i)
+		} else if len(unsent) > 0 {
+			t.Fatalf("call %d was written after call %d was not", i, unsent[0])
+		}
+	}
+	if len(unsent) == 0 {
+		t.Fatalf("all %d calls were written into a stopped server", n)
+	}
+	if err := cluster.Server(0).Resume(); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	waitState(t, c, wire.StateDisconnected)
+	waitState(t, c, wire.StateSyncConnected)
+	if _, err := c.Sync(ctx, "/"); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range unsent {
+		if _, _, _, err := c.Exists(ctx, fmt.Sprintf("/loss-%d", i), false); !errors.Is(err, wire.ErrNoNode) {
+			t.Fatalf("call %d failed as not sent, but its node exists after re-attaching: %v", i, err)
+		}
+	}
+	t.Logf("%d of %d calls were written before the loss", unsent[0], n)
+}
