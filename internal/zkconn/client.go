@@ -145,7 +145,7 @@ func (c *Client) SessionTimeout() time.Duration {
 }
 
 // LastRenewal returns the write time of the last request answered (pings
-// included): the latest moment at which the session is known to have been
+// and the handshake included): the latest moment at which the session is known to have been
 // alive on the server. The session cannot expire before LastRenewal plus
 // SessionTimeout.
 func (c *Client) LastRenewal() time.Time {

@@ -18,6 +18,9 @@ func TestHandshakeNegotiatesTimeout(t *testing.T) {
 	if c.SessionID() == 0 || len(c.Password()) != wire.PasswordLen {
 		t.Fatalf("session 0x%x, password %x", c.SessionID(), c.Password())
 	}
+	if c.LastRenewal().IsZero() {
+		t.Error("the handshake's answer did not count as a renewal")
+	}
 	if got := c.SessionTimeout(); got != zktest.MaxSessionTimeout {
 		t.Errorf("asked for an hour, negotiated %v; want the server's maximum %v", got, zktest.MaxSessionTimeout)
 	}

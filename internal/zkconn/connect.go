@@ -96,6 +96,7 @@ func (c *Client) handshake(ctx context.Context, addr string) (*conn, error) {
 	fw := wire.NewFrameWriter(nc, 0)
 	fr := wire.NewFrameReader(nc, c.cfg.MaxReply)
 	var resp wire.ConnectResponse
+	sent := time.Now()
 	err = fw.WriteFrame(&req)
 	if err == nil {
 		var b []byte
@@ -129,6 +130,7 @@ func (c *Client) handshake(ctx context.Context, addr string) (*conn, error) {
 	c.timeout = negotiated
 	c.server = addr
 	c.mu.Unlock()
+	c.renewed(sent) // the server touched the session when it answered
 	readTimeout := negotiated * 2 / 3
 	return &conn{
 		c:           c,

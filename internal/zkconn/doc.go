@@ -43,7 +43,7 @@
 // Each answered call returns a Reply with the zxid and the monotonic time
 // its frame began to be written (Sent): the reply proves the session was
 // alive on the server after Sent. LastRenewal is the latest such time
-// over all answered requests, pings included.
+// over all answered requests, pings and handshakes included.
 //
 // The outcomes of a call that is not answered are told apart with
 // errors.Is:
