@@ -20,7 +20,6 @@ type conn struct {
 	c           *Client
 	nc          net.Conn
 	fr          *wire.FrameReader
-	fw          *wire.FrameWriter
 	readTimeout time.Duration
 	pingEvery   time.Duration
 
@@ -70,7 +69,7 @@ func (cn *conn) writeLoop(auth []wire.AuthPacket, prime []*request) {
 	for i := range auth {
 		h := wire.RequestHeader{Xid: wire.XidAuth, Type: wire.OpAuth}
 		if !cn.writeFrame(&h, &auth[i]) {
-			cn.failWritten(prime)
+			cn.keepForLoss(prime)
 			return
 		}
 	}
@@ -100,8 +99,9 @@ func (cn *conn) writeLoop(auth []wire.AuthPacket, prime []*request) {
 	}
 }
 
-// failWritten answers requests claimed for writing and never written.
-func (cn *conn) failWritten(rs []*request) {
+// keepForLoss puts the client's own requests, not written because the
+// connection failed first, where the loss answers them.
+func (cn *conn) keepForLoss(rs []*request) {
 	cn.mu.Lock()
 	cn.pending = append(cn.pending, rs...)
 	cn.mu.Unlock()

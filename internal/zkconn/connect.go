@@ -136,7 +136,6 @@ func (c *Client) handshake(ctx context.Context, addr string) (*conn, error) {
 		c:           c,
 		nc:          nc,
 		fr:          fr,
-		fw:          fw,
 		readTimeout: readTimeout,
 		pingEvery:   readTimeout / 3,
 		stop:        make(chan struct{}),
