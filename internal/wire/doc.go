@@ -42,14 +42,14 @@
 // the connection; FrameReader refuses frames above DefaultMaxFrame unless
 // told otherwise, a little more, to hold a reply of the largest node.
 //
-// # Still to come
+// # The connection
 //
-// This package has no connection: the client on top of it (dialing and
-// re-dialing, the handshake, pings, the pending-request queue, watches and
-// their re-arming with setWatches2, auth re-sent on reconnect, the Session
-// contract of when a session is known to be alive) is the next layer, and
-// zkcoord's Session moves onto it from go-zookeeper. Until then the
-// package's tests speak to a real ZooKeeper with these records, one
-// request at a time, to prove the encodings against the server; what they
-// found about particular server versions is in the records' comments.
+// This package has no connection: internal/zkconn is the client on top
+// of it (dialing and re-dialing, the handshake, pings, the request
+// pipeline, watches and their re-arming with setWatches2, auth re-sent
+// on reconnect). zkcoord's Session moves onto that from go-zookeeper in
+// a later step. The package's own tests speak to a real ZooKeeper with
+// these records, one request at a time, to prove the encodings against
+// the server; what they found about particular server versions is in
+// the records' comments.
 package wire
