@@ -69,47 +69,18 @@ func listID(client string, k int64) string {
 type counterApp struct {
 	f      clientFlags
 	em     *event.Emitter
-	sm     *sessions
 	offset time.Duration
-	cancel context.CancelFunc
-	looped chan struct{}
-	ended  chan struct{} // never closed: writers only end when told
+	looper
 }
 
 func startCounter(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter) (*counterApp, error) {
 	n, _ := strconv.Atoi(strings.TrimPrefix(f.name, "c"))
-	a := &counterApp{f: f, em: em, offset: time.Duration(n%3) * roundEvery / 3,
-		looped: make(chan struct{}), ended: make(chan struct{})}
-	a.sm = startSessions(cfg, em, f.log)
-	if _, err := a.sm.get(ctx); err != nil {
-		a.sm.close()
+	a := &counterApp{f: f, em: em, offset: time.Duration(n%3) * roundEvery / 3}
+	if err := a.start(ctx, cfg, em, f.log, a.loop); err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithCancel(context.Background())
-	a.cancel = cancel
-	go func() {
-		defer close(a.looped)
-		a.loop(lctx)
-	}()
 	return a, nil
 }
-
-func (a *counterApp) add(string)    {}
-func (a *counterApp) remove(string) {}
-
-func (a *counterApp) stop(ctx context.Context) error {
-	a.cancel()
-	select {
-	case <-a.looped:
-	case <-ctx.Done():
-		return fmt.Errorf("chaos: stop: %w", ctx.Err())
-	}
-	a.sm.close()
-	return nil
-}
-
-func (a *counterApp) done() <-chan struct{} { return a.ended }
-func (a *counterApp) err() error            { return nil }
 
 // loop does one round at the start of each of its rounds (skipping those
 // it is too late for) until ctx ends.

@@ -69,54 +69,29 @@ func servicesPath(root string) string { return zkcoord.Join(root, "services") }
 // discoveryApp is a client of the discovery workload: a registrar and a
 // provider on one Session, on a new Session after each loss.
 type discoveryApp struct {
-	f      clientFlags
-	em     *event.Emitter
-	sm     *sessions
-	cancel context.CancelFunc
-	looped chan struct{}
-	ended  chan struct{} // never closed: clients only end when told
-	n      int           // incarnations made
+	f  clientFlags
+	em *event.Emitter
+	looper
+	n int // incarnations made
 }
 
 func startDiscovery(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter) (*discoveryApp, error) {
-	a := &discoveryApp{f: f, em: em, looped: make(chan struct{}), ended: make(chan struct{})}
-	a.sm = startSessions(cfg, em, f.log)
-	if _, err := a.sm.get(ctx); err != nil {
-		a.sm.close()
-		return nil, err
-	}
-	lctx, cancel := context.WithCancel(context.Background())
-	a.cancel = cancel
-	go func() {
-		defer close(a.looped)
+	a := &discoveryApp{f: f, em: em}
+	loop := func(ctx context.Context) {
 		rng := rand.New(rand.NewPCG(seedFor(f.seed, f.name, "discovery"), uint64(time.Now().UnixNano())))
-		for lctx.Err() == nil {
-			sess, err := a.sm.get(lctx)
+		for ctx.Err() == nil {
+			sess, err := a.sm.get(ctx)
 			if err != nil {
 				return
 			}
-			a.run(lctx, sess, rng)
+			a.run(ctx, sess, rng)
 		}
-	}()
+	}
+	if err := a.start(ctx, cfg, em, f.log, loop); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
-
-func (a *discoveryApp) add(string)    {}
-func (a *discoveryApp) remove(string) {}
-
-func (a *discoveryApp) stop(ctx context.Context) error {
-	a.cancel()
-	select {
-	case <-a.looped:
-	case <-ctx.Done():
-		return fmt.Errorf("chaos: stop: %w", ctx.Err())
-	}
-	a.sm.close()
-	return nil
-}
-
-func (a *discoveryApp) done() <-chan struct{} { return a.ended }
-func (a *discoveryApp) err() error            { return nil }
 
 func (a *discoveryApp) note(detail, inc string) {
 	a.em.Emit(event.Event{Kind: event.Note, Resource: inc, Detail: detail})

@@ -52,13 +52,10 @@ func itemName(n int) string { return fmt.Sprintf("q%06d", n) }
 // time, processes each and acknowledges it, on Sessions that a sessions
 // manager renews after each loss.
 type queueApp struct {
-	f      clientFlags
-	em     *event.Emitter
-	svc    *serviceConn
-	sm     *sessions
-	cancel context.CancelFunc
-	looped chan struct{}
-	ended  chan struct{} // never closed: consumers only end when told
+	f   clientFlags
+	em  *event.Emitter
+	svc *serviceConn
+	looper
 }
 
 func startQueue(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter, svc *serviceConn) (*queueApp, error) {
@@ -71,37 +68,12 @@ func startQueue(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *even
 			return nil, err
 		}
 	}
-	a := &queueApp{f: f, em: em, svc: svc, looped: make(chan struct{}), ended: make(chan struct{})}
-	a.sm = startSessions(cfg, em, f.log)
-	if _, err := a.sm.get(ctx); err != nil {
-		a.sm.close()
+	a := &queueApp{f: f, em: em, svc: svc}
+	if err := a.start(ctx, cfg, em, f.log, a.loop); err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithCancel(context.Background())
-	a.cancel = cancel
-	go func() {
-		defer close(a.looped)
-		a.loop(lctx)
-	}()
 	return a, nil
 }
-
-func (a *queueApp) add(string)    {}
-func (a *queueApp) remove(string) {}
-
-func (a *queueApp) stop(ctx context.Context) error {
-	a.cancel()
-	select {
-	case <-a.looped:
-	case <-ctx.Done():
-		return fmt.Errorf("chaos: stop: %w", ctx.Err())
-	}
-	a.sm.close()
-	return nil
-}
-
-func (a *queueApp) done() <-chan struct{} { return a.ended }
-func (a *queueApp) err() error            { return nil }
 
 // Takes: a batch of 1 to maxBatch items; one take in hurryOneIn has a
 // deadline of at most hurryMax, which often expires while the claim is in
