@@ -18,7 +18,7 @@ func TestHelp(t *testing.T) {
 	}
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
-		"lock": {"--read", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
+		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
 		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin",
 			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
@@ -33,7 +33,7 @@ func TestHelp(t *testing.T) {
 		"locks":     {"--kind KIND", "--json"},
 		"election":  {"--json", "--wait DURATION"},
 		"watch":     {"--tree", "--depth N", "--json"},
-		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin"},
+		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
 		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
 			"--pace DURATION", "--ui ADDRESS"},
