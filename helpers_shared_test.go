@@ -30,6 +30,26 @@ func TestEnsureDeleted(t *testing.T) {
 	}
 }
 
+// EnsureDeletedLater deletes the node in the background without making the
+// caller wait; another client sees it go.
+func TestEnsureDeletedLater(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/ensure-deleted-later"})
+	ctx := testCtx(t, 30*time.Second)
+	if err := s.EnsurePath(ctx, "/n"); err != nil {
+		t.Fatal(err)
+	}
+	ok, _, w, err := s.ExistsW(ctx, "/n")
+	if err != nil || !ok {
+		t.Fatalf("ExistsW = %v, %v", ok, err)
+	}
+	s.EnsureDeletedLater("/n")
+	s.EnsureDeletedLater("/missing") // nothing to delete: no harm
+	ev, err := s.WaitEvent(ctx, w)
+	if err != nil || ev.Type != zkcoord.EventNodeDeleted {
+		t.Fatalf("WaitEvent = %+v, %v; want the deletion of /n", ev, err)
+	}
+}
+
 // WaitEvent returns the watch's event, ctx's error or the Session's error.
 func TestWaitEvent(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/wait-event"})

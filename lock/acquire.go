@@ -32,7 +32,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	node, children, err := c.sess.CreateProtectedAndList(ctx, c.dir, c.name, c.data, zkcoord.FlagEphemeralSequential)
 	if err != nil {
 		if node != "" {
-			deleteLater(c.sess, node)
+			c.sess.EnsureDeletedLater(node)
 		}
 		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
@@ -42,7 +42,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	}
 	l, err := c.wait(ctx, node, try, children)
 	if err != nil {
-		deleteLater(c.sess, node)
+		c.sess.EnsureDeletedLater(node)
 		return nil, err
 	}
 	return l, nil
@@ -76,7 +76,7 @@ func (c contention) refuseOtherKind(ctx context.Context, children []string) erro
 	// server removes a while after they empty.
 	for _, d := range semaphoreDirs {
 		dir := zkcoord.Join(c.dir, d.name)
-		kids, err := listChildren(ctx, c.sess, dir)
+		kids, _, err := c.sess.Children(ctx, dir)
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -101,8 +101,8 @@ func otherKindErr(dir, mine, other, node string) error {
 // deleteNow deletes a node its creator gives up on before returning, or in
 // the background if that fails (ctx ended, or the connection is down).
 func deleteNow(ctx context.Context, sess *zkcoord.Session, path string) {
-	if err := deleteNode(ctx, sess, path); err != nil {
-		deleteLater(sess, path)
+	if err := sess.EnsureDeleted(ctx, path); err != nil {
+		sess.EnsureDeletedLater(path)
 	}
 }
 
@@ -121,7 +121,7 @@ type ownWatch struct {
 func watchOwn(ctx context.Context, sess *zkcoord.Session, path string) <-chan ownWatch {
 	res := make(chan ownWatch, 1)
 	go func() {
-		data, st, w, err := dataWatch(context.WithoutCancel(ctx), sess, path)
+		data, st, w, err := sess.GetW(context.WithoutCancel(ctx), path)
 		res <- ownWatch{data, st, w, err}
 	}()
 	return res
@@ -175,7 +175,7 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 	for {
 		children, err := first, error(nil)
 		if first == nil {
-			children, err = listChildren(ctx, c.sess, c.dir)
+			children, _, err = c.sess.Children(ctx, c.dir)
 		}
 		first = nil
 		if errors.Is(err, zkcoord.ErrNoNode) {
@@ -200,7 +200,7 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		s.watchFrom(ctx, c.sess)
 		// Curator reads the predecessor's data rather than calling exists,
 		// so that a predecessor already gone leaves no watch behind.
-		_, _, pw, err := dataWatch(ctx, c.sess, zkcoord.Join(c.dir, pred))
+		_, _, pw, err := c.sess.GetW(ctx, zkcoord.Join(c.dir, pred))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -233,7 +233,7 @@ func (c contention) block(ctx context.Context, pw <-chan zkcoord.Event, s *self,
 			}
 			// Data changed, or the Session is ending (then GetW fails):
 			// watch again.
-			data, st, w, err := dataWatch(ctx, c.sess, s.node)
+			data, st, w, err := c.sess.GetW(ctx, s.node)
 			if err != nil {
 				return ownErr(s.node, err)
 			}
