@@ -308,4 +308,3 @@ func lost(cause error) error {
 	}
 	return fmt.Errorf("%w: %w", ErrLost, cause)
 }
-

@@ -130,4 +130,3 @@ func (q *Queue) find(ctx context.Context, prefix string) (string, error) {
 	})
 	return found, err
 }
-

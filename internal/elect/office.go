@@ -343,4 +343,3 @@ func (c *Contender) Leave(ctx context.Context, off Office) error {
 	}
 	return c.sess.EnsureDeleted(ctx, c.node)
 }
-
