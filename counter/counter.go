@@ -44,11 +44,6 @@ func WithSeed(v int32) Option { return func(o *options) { o.seed = int64(v) } }
 // not fit in 32 bits.
 func WithSeed64(v int64) Option { return func(o *options) { o.seed = v } }
 
-// Seed is WithSeed.
-//
-// Deprecated: use WithSeed, named like every other option.
-func Seed(v int32) Option { return WithSeed(v) }
-
 // Of is a shared counter of integer type T stored at one node. It is safe
 // for concurrent use.
 type Of[T Int] struct {

@@ -15,7 +15,7 @@ import (
 func TestGetCreatesTheNodeWithTheSeed(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
-	c, err := New(sess, "/stats/visits", Seed(42))
+	c, err := New(sess, "/stats/visits", WithSeed(42))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestCorruptAndEmptyData(t *testing.T) {
 	if _, err := sess.Create(ctx, "/empty", nil, zkcoord.FlagPersistent); err != nil {
 		t.Fatal(err)
 	}
-	e, _ := New(sess, "/empty", Seed(5))
+	e, _ := New(sess, "/empty", WithSeed(5))
 	if got, err := e.Get(ctx); err != nil || got.Value != 5 {
 		t.Fatalf("Get of an empty node = %+v, %v; want the seed 5", got, err)
 	}
@@ -127,7 +127,7 @@ func TestCorruptAndEmptyData(t *testing.T) {
 
 func TestAddOverflow(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
-	c, _ := New(connect(t), "/big", Seed(math.MaxInt32))
+	c, _ := New(connect(t), "/big", WithSeed(math.MaxInt32))
 	if _, err := c.Add(ctx, 1); !errors.Is(err, ErrOverflow) {
 		t.Fatalf("Add past MaxInt32 = %v; want ErrOverflow", err)
 	}

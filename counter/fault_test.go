@@ -55,11 +55,11 @@ func TestAddWhoseReplyIsLostCountsOnce(t *testing.T) {
 	observer := connect(t)
 	testkit.UntilLost(t, func(delay time.Duration) bool {
 		path := fmt.Sprintf("/add-%v", delay)
-		first, err := mustCounter(t, observer, path, Seed(5)).Get(ctx)
+		first, err := mustCounter(t, observer, path, WithSeed(5)).Get(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := mustCounter(t, sess, path, Seed(5))
+		c := mustCounter(t, sess, path, WithSeed(5))
 		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			_, err = c.Add(ctx, 1)
 			return err
@@ -140,7 +140,7 @@ func TestAddNeverTakesAnotherWritersEqualWriteForItsOwn(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	sess, f := throughFault(t)
 	other := connect(t)
-	a, b := mustCounter(t, sess, "/equal", Seed(5)), mustCounter(t, other, "/equal", Seed(5))
+	a, b := mustCounter(t, sess, "/equal", WithSeed(5)), mustCounter(t, other, "/equal", WithSeed(5))
 	if _, err := a.Get(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestAddAfterLostWriteAndOtherChangeCountsOnce(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	sess, f := throughFault(t)
 	other := connect(t)
-	a, b := mustCounter(t, sess, "/other", Seed(5)), mustCounter(t, other, "/other", Seed(5))
+	a, b := mustCounter(t, sess, "/other", WithSeed(5)), mustCounter(t, other, "/other", WithSeed(5))
 	if _, err := a.Get(ctx); err != nil {
 		t.Fatal(err)
 	}
