@@ -50,6 +50,40 @@ func TestEnsureDeletedLater(t *testing.T) {
 	}
 }
 
+// WatchPredecessor looks again when the node it was to watch is gone,
+// watches the one that is there, and passes on "nothing to wait for" and
+// look's failure.
+func TestWatchPredecessor(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/watch-predecessor"})
+	ctx := testCtx(t, 30*time.Second)
+	if err := s.EnsureNode(ctx, "/there", []byte("id-1"), zkcoord.FlagPersistent); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"/gone", "/there"}
+	looks := 0
+	pred, data, w, err := s.WatchPredecessor(ctx, func() (string, error) {
+		looks++
+		return names[looks-1], nil
+	})
+	if err != nil || pred != "/there" || string(data) != "id-1" || looks != 2 {
+		t.Fatalf("WatchPredecessor = %q, %q, %v after %d looks; want /there, id-1 after 2", pred, data, err, looks)
+	}
+	if err := s.EnsureDeleted(ctx, "/there"); err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := s.WaitEvent(ctx, w); err != nil || ev.Type != zkcoord.EventNodeDeleted {
+		t.Fatalf("watch = %+v, %v; want the deletion of /there", ev, err)
+	}
+
+	if pred, _, w, err := s.WatchPredecessor(ctx, func() (string, error) { return "", nil }); pred != "" || w != nil || err != nil {
+		t.Fatalf("with nothing to wait for = %q, %v, %v; want nothing", pred, w, err)
+	}
+	boom := errors.New("boom")
+	if _, _, _, err := s.WatchPredecessor(ctx, func() (string, error) { return "", boom }); !errors.Is(err, boom) {
+		t.Fatalf("with look failing = %v; want its error", err)
+	}
+}
+
 // WaitEvent returns the watch's event, ctx's error or the Session's error.
 func TestWaitEvent(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/wait-event"})

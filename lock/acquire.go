@@ -172,40 +172,39 @@ func (s *self) lease(sess *zkcoord.Session) *Lease {
 func (c contention) wait(ctx context.Context, node string, try bool, first []string) (*Lease, error) {
 	me := zkcoord.Base(node)
 	s := &self{node: node}
-	for {
+	look := func() (string, error) {
 		children, err := first, error(nil)
 		if first == nil {
 			children, _, err = c.sess.Children(ctx, c.dir)
 		}
 		first = nil
 		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+			return "", ErrNodeDeleted
 		}
 		if err != nil {
-			return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+			return "", err
 		}
 		pred, found := blocker(sortContenders(children, c.recognise), me)
-		if !found {
-			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
-		}
-		if pred == "" {
-			if err := c.sess.Err(); err != nil {
-				return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
-			}
-			return s.lease(c.sess), nil
-		}
-		if try {
-			return nil, fmt.Errorf("lock: %s: %w", c.dir, ErrLocked)
+		switch {
+		case !found:
+			return "", ErrNodeDeleted
+		case pred == "":
+			return "", c.sess.Err()
+		case try:
+			return "", ErrLocked
 		}
 		s.watchFrom(ctx, c.sess)
-		// Curator reads the predecessor's data rather than calling exists,
-		// so that a predecessor already gone leaves no watch behind.
-		_, _, pw, err := c.sess.GetW(ctx, zkcoord.Join(c.dir, pred))
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			continue
-		}
-		if err != nil {
+		return zkcoord.Join(c.dir, pred), nil
+	}
+	for {
+		pred, _, pw, err := c.sess.WatchPredecessor(ctx, look)
+		switch {
+		case errors.Is(err, ErrNodeDeleted):
+			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+		case err != nil:
 			return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+		case pred == "":
+			return s.lease(c.sess), nil
 		}
 		if err := c.block(ctx, pw, s, nil); err != nil {
 			return nil, err
