@@ -30,18 +30,25 @@ func TestEnsureDeleted(t *testing.T) {
 	}
 }
 
+// watchedNode creates the node at path and returns a watch on it.
+func watchedNode(t *testing.T, ctx context.Context, s *zkcoord.Session, path string) <-chan zkcoord.Event {
+	t.Helper()
+	if err := s.EnsurePath(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	ok, _, w, err := s.ExistsW(ctx, path)
+	if err != nil || !ok {
+		t.Fatalf("ExistsW(%s) = %v, %v", path, ok, err)
+	}
+	return w
+}
+
 // EnsureDeletedLater deletes the node in the background without making the
 // caller wait; another client sees it go.
 func TestEnsureDeletedLater(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/ensure-deleted-later"})
 	ctx := testCtx(t, 30*time.Second)
-	if err := s.EnsurePath(ctx, "/n"); err != nil {
-		t.Fatal(err)
-	}
-	ok, _, w, err := s.ExistsW(ctx, "/n")
-	if err != nil || !ok {
-		t.Fatalf("ExistsW = %v, %v", ok, err)
-	}
+	w := watchedNode(t, ctx, s, "/n")
 	s.EnsureDeletedLater("/n")
 	s.EnsureDeletedLater("/missing") // nothing to delete: no harm
 	ev, err := s.WaitEvent(ctx, w)
@@ -88,13 +95,7 @@ func TestWatchPredecessor(t *testing.T) {
 func TestWaitEvent(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/wait-event"})
 	ctx := testCtx(t, 30*time.Second)
-	if err := s.EnsurePath(ctx, "/n"); err != nil {
-		t.Fatal(err)
-	}
-	_, _, w, err := s.ExistsW(ctx, "/n")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watchedNode(t, ctx, s, "/n")
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	if _, err := s.WaitEvent(short, w); !errors.Is(err, context.DeadlineExceeded) {
