@@ -80,6 +80,15 @@ func (s *Session) EnsureDeleted(ctx context.Context, path string) error {
 	})
 }
 
+// EnsureDeletedLater deletes the node at path in the background, as
+// EnsureDeleted does, for as long as the Session lives; Close waits for it.
+// It is for a node whose creator gave up on it and must not wait: a
+// failure while the Session lives is logged, and an ephemeral node that
+// could not be deleted goes with the Session.
+func (s *Session) EnsureDeletedLater(path string) {
+	s.spawn(func() { s.deleteQuietly(s.ctx, path) })
+}
+
 // EnsureNode creates the node at path with data and flags unless a node is
 // already there (whatever its data: then nothing is written), creating
 // missing parents as containers, and retrying on connection loss: a create

@@ -30,17 +30,72 @@ func TestEnsureDeleted(t *testing.T) {
 	}
 }
 
+// watchedNode creates the node at path and returns a watch on it.
+func watchedNode(t *testing.T, ctx context.Context, s *zkcoord.Session, path string) <-chan zkcoord.Event {
+	t.Helper()
+	if err := s.EnsurePath(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	ok, _, w, err := s.ExistsW(ctx, path)
+	if err != nil || !ok {
+		t.Fatalf("ExistsW(%s) = %v, %v", path, ok, err)
+	}
+	return w
+}
+
+// EnsureDeletedLater deletes the node in the background without making the
+// caller wait; another client sees it go.
+func TestEnsureDeletedLater(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/ensure-deleted-later"})
+	ctx := testCtx(t, 30*time.Second)
+	w := watchedNode(t, ctx, s, "/n")
+	s.EnsureDeletedLater("/n")
+	s.EnsureDeletedLater("/missing") // nothing to delete: no harm
+	ev, err := s.WaitEvent(ctx, w)
+	if err != nil || ev.Type != zkcoord.EventNodeDeleted {
+		t.Fatalf("WaitEvent = %+v, %v; want the deletion of /n", ev, err)
+	}
+}
+
+// WatchPredecessor looks again when the node it was to watch is gone,
+// watches the one that is there, and passes on "nothing to wait for" and
+// look's failure.
+func TestWatchPredecessor(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/watch-predecessor"})
+	ctx := testCtx(t, 30*time.Second)
+	if err := s.EnsureNode(ctx, "/there", []byte("id-1"), zkcoord.FlagPersistent); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"/gone", "/there"}
+	looks := 0
+	pred, data, w, err := s.WatchPredecessor(ctx, func() (string, error) {
+		looks++
+		return names[looks-1], nil
+	})
+	if err != nil || pred != "/there" || string(data) != "id-1" || looks != 2 {
+		t.Fatalf("WatchPredecessor = %q, %q, %v after %d looks; want /there, id-1 after 2", pred, data, err, looks)
+	}
+	if err := s.EnsureDeleted(ctx, "/there"); err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := s.WaitEvent(ctx, w); err != nil || ev.Type != zkcoord.EventNodeDeleted {
+		t.Fatalf("watch = %+v, %v; want the deletion of /there", ev, err)
+	}
+
+	if pred, _, w, err := s.WatchPredecessor(ctx, func() (string, error) { return "", nil }); pred != "" || w != nil || err != nil {
+		t.Fatalf("with nothing to wait for = %q, %v, %v; want nothing", pred, w, err)
+	}
+	boom := errors.New("boom")
+	if _, _, _, err := s.WatchPredecessor(ctx, func() (string, error) { return "", boom }); !errors.Is(err, boom) {
+		t.Fatalf("with look failing = %v; want its error", err)
+	}
+}
+
 // WaitEvent returns the watch's event, ctx's error or the Session's error.
 func TestWaitEvent(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/wait-event"})
 	ctx := testCtx(t, 30*time.Second)
-	if err := s.EnsurePath(ctx, "/n"); err != nil {
-		t.Fatal(err)
-	}
-	_, _, w, err := s.ExistsW(ctx, "/n")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watchedNode(t, ctx, s, "/n")
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	if _, err := s.WaitEvent(short, w); !errors.Is(err, context.DeadlineExceeded) {

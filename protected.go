@@ -159,8 +159,10 @@ func (s *Session) abandon(parent, prefix string, pending func() (string, error))
 	})
 }
 
+// deleteQuietly deletes path as EnsureDeleted does and logs a failure
+// while the Session lives.
 func (s *Session) deleteQuietly(ctx context.Context, path string) {
-	if err := s.EnsureDeleted(ctx, path); err != nil {
+	if err := s.EnsureDeleted(ctx, path); err != nil && s.alive() == nil {
 		s.log.Warn("could not delete abandoned node", "path", path, "err", err)
 	}
 }

@@ -22,11 +22,6 @@ func WithEphemeral() Option {
 	return func(o *options) { o.flags = zkcoord.FlagEphemeral }
 }
 
-// Ephemeral is WithEphemeral.
-//
-// Deprecated: use WithEphemeral, named like every other option.
-func Ephemeral() Option { return WithEphemeral() }
-
 // Barrier is a node whose existence blocks waiters. It is safe for
 // concurrent use.
 type Barrier struct {

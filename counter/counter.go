@@ -44,11 +44,6 @@ func WithSeed(v int32) Option { return func(o *options) { o.seed = int64(v) } }
 // not fit in 32 bits.
 func WithSeed64(v int64) Option { return func(o *options) { o.seed = v } }
 
-// Seed is WithSeed.
-//
-// Deprecated: use WithSeed, named like every other option.
-func Seed(v int32) Option { return WithSeed(v) }
-
 // Of is a shared counter of integer type T stored at one node. It is safe
 // for concurrent use.
 type Of[T Int] struct {
@@ -127,28 +122,25 @@ func (c *Of[T]) decode(data []byte, st *zkcoord.Stat) (CountOf[T], error) {
 	return CountOf[T]{}, fmt.Errorf("counter: %s holds %d bytes, want %d: %w", c.path, len(data), n, zkcoord.ErrBadData)
 }
 
-// Get returns the current count.
+// Get returns the current count. It only reads: a counter whose node does
+// not exist yet reads as the seed at version 0, the count its node is
+// created with by the first write (Add, SetCount or TrySetCount).
 func (c *Of[T]) Get(ctx context.Context) (CountOf[T], error) {
 	cur, _, err := c.get(ctx)
 	return cur, err
 }
 
-// get is Get, also returning the node's czxid.
+// get is Get, also returning the node's czxid (0 when it is missing).
 func (c *Of[T]) get(ctx context.Context) (CountOf[T], int64, error) {
-	for {
-		data, st, err := c.sess.Get(ctx, c.path)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			if err := c.create(ctx); err != nil {
-				return CountOf[T]{}, 0, err
-			}
-			continue
-		}
-		if err != nil {
-			return CountOf[T]{}, 0, fmt.Errorf("counter: %w", err)
-		}
-		cur, err := c.decode(data, st)
-		return cur, st.Czxid, err
+	data, st, err := c.sess.Get(ctx, c.path)
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return CountOf[T]{Value: c.seed}, 0, nil
 	}
+	if err != nil {
+		return CountOf[T]{}, 0, fmt.Errorf("counter: %w", err)
+	}
+	cur, err := c.decode(data, st)
+	return cur, st.Czxid, err
 }
 
 // create creates the node with the seed value; a node that exists is fine.
@@ -183,7 +175,8 @@ func (c *Of[T]) SetCount(ctx context.Context, v T) (CountOf[T], error) {
 
 // TrySetCount sets the count to v only if the node is still at prev's
 // version. It reports whether it did; when it did not, the returned Count
-// is the current one, to retry from.
+// is the current one, to retry from. A missing node counts as the seed at
+// version 0 (see Get): it is created so before the write.
 //
 // A write whose reply is lost with the connection is settled by reading
 // the node again (see zkcoord.Session.Settle): if it did not happen it is
@@ -229,7 +222,12 @@ func (c *Of[T]) trySet(ctx context.Context, prev CountOf[T], czxid int64, v T) (
 		cur, czxid, err := c.get(ctx)
 		return cur, czxid, false, err
 	case errors.Is(err, zkcoord.ErrNoNode):
-		return CountOf[T]{}, 0, false, fmt.Errorf("counter: set %s: %w", c.path, err)
+		// A missing node reads as the seed at version 0 (see Get): create
+		// it so, and write again, conditionally as before.
+		if err := c.create(ctx); err != nil {
+			return CountOf[T]{}, 0, false, err
+		}
+		return c.trySet(ctx, prev, 0, v)
 	}
 	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
 		testHookOutcomeUnknown()

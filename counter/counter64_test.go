@@ -52,12 +52,8 @@ func TestCounterWidthsDoNotMix(t *testing.T) {
 	sess := connect(t)
 	c32, _ := New(sess, "/n32")
 	c64, _ := New64(sess, "/n64")
-	if _, err := c32.Get(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c64.Get(ctx); err != nil {
-		t.Fatal(err)
-	}
+	mustCreate(t, ctx, c32)
+	mustCreate(t, ctx, c64)
 	wrong64, _ := New64(sess, "/n32")
 	if _, err := wrong64.Add(ctx, 1); !errors.Is(err, zkcoord.ErrBadData) {
 		t.Fatalf("64-bit Add on a 4-byte node = %v; want ErrBadData", err)

@@ -12,10 +12,12 @@ import (
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
-func TestGetCreatesTheNodeWithTheSeed(t *testing.T) {
+// A counter whose node is missing reads as its seed at version 0, and the
+// read writes nothing: neither the node nor its parent appears.
+func TestGetOfAMissingCounterWritesNothing(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
-	c, err := New(sess, "/stats/visits", Seed(42))
+	c, err := New(sess, "/stats/visits", WithSeed(42))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,9 +25,44 @@ func TestGetCreatesTheNodeWithTheSeed(t *testing.T) {
 	if err != nil || got != (Count{Value: 42, Version: 0}) {
 		t.Fatalf("Get = %+v, %v; want 42 at version 0", got, err)
 	}
+	if ok, _, err := sess.Exists(ctx, "/stats"); err != nil || ok {
+		t.Fatalf("after Get, /stats exists = %v, %v; want a read to write nothing", ok, err)
+	}
+}
+
+// The first write creates the node with the seed, so that a count read
+// from the missing node is the one the conditional write starts from.
+func TestFirstWriteCreatesTheNodeWithTheSeed(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	sess := connect(t)
+	c, _ := New(sess, "/stats/visits", WithSeed(42))
+	other, _ := New(connect(t), "/stats/visits", WithSeed(42))
+	first, err := c.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok, err := c.TrySetCount(ctx, first, 43)
+	if err != nil || !ok || n != (Count{Value: 43, Version: 1}) {
+		t.Fatalf("TrySetCount from the missing node = %+v, %v, %v; want 43 at version 1", n, ok, err)
+	}
 	data, _, err := sess.Get(ctx, "/stats/visits")
-	if err != nil || !bytes.Equal(data, []byte{0, 0, 0, 42}) {
-		t.Fatalf("node data = %v, %v; want 4-byte big-endian 42", data, err)
+	if err != nil || !bytes.Equal(data, []byte{0, 0, 0, 43}) {
+		t.Fatalf("node data = %v, %v; want 4-byte big-endian 43", data, err)
+	}
+	// The other client still holds the missing node's count: its write
+	// must fail and tell it the current one.
+	cur, ok, err := other.TrySetCount(ctx, first, 99)
+	if err != nil || ok || cur != n {
+		t.Fatalf("stale TrySetCount = %+v, %v, %v; want false and %+v", cur, ok, err, n)
+	}
+
+	added, _ := New(sess, "/stats/added", WithSeed(42))
+	if got, err := added.Add(ctx, 1); err != nil || got != (Count{Value: 43, Version: 1}) {
+		t.Fatalf("Add on the missing node = %+v, %v; want 43 at version 1", got, err)
+	}
+	set, _ := New(sess, "/stats/set", WithSeed(42))
+	if got, err := set.SetCount(ctx, 7); err != nil || got.Value != 7 {
+		t.Fatalf("SetCount on the missing node = %+v, %v; want 7", got, err)
 	}
 }
 
@@ -116,7 +153,7 @@ func TestCorruptAndEmptyData(t *testing.T) {
 	if _, err := sess.Create(ctx, "/empty", nil, zkcoord.FlagPersistent); err != nil {
 		t.Fatal(err)
 	}
-	e, _ := New(sess, "/empty", Seed(5))
+	e, _ := New(sess, "/empty", WithSeed(5))
 	if got, err := e.Get(ctx); err != nil || got.Value != 5 {
 		t.Fatalf("Get of an empty node = %+v, %v; want the seed 5", got, err)
 	}
@@ -127,7 +164,7 @@ func TestCorruptAndEmptyData(t *testing.T) {
 
 func TestAddOverflow(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
-	c, _ := New(connect(t), "/big", Seed(math.MaxInt32))
+	c, _ := New(connect(t), "/big", WithSeed(math.MaxInt32))
 	if _, err := c.Add(ctx, 1); !errors.Is(err, ErrOverflow) {
 		t.Fatalf("Add past MaxInt32 = %v; want ErrOverflow", err)
 	}
@@ -145,9 +182,7 @@ func TestWatchNeverLosesTheNewestCount(t *testing.T) {
 	reader, _ := New(connect(t), "/watched")
 	w := reader.Watch(ctx) // the node does not exist yet
 	defer w.Stop()
-	if _, err := writer.Get(ctx); err != nil { // creates it with 0
-		t.Fatal(err)
-	}
+	mustCreate(t, ctx, writer) // with 0
 	if got := <-w.Changes(); got.Value != 0 {
 		t.Fatalf("first count = %+v; want 0", got)
 	}
@@ -184,10 +219,7 @@ func TestWatchNeverLosesTheNewestCount(t *testing.T) {
 func TestWatchEndsWithSession(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	sess := connect(t)
-	c, _ := New(sess, "/w")
-	if _, err := c.Get(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := mustCreate(t, ctx, mustCounter(t, sess, "/w"))
 	w := c.Watch(ctx)
 	if got := <-w.Changes(); got != (Count{}) {
 		t.Fatalf("first count = %+v; want 0 at version 0", got)

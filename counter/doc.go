@@ -11,9 +11,13 @@
 // does (Kazoo creates the node empty). Any other length (a 64-bit counter's node read as a 32-bit one, too) is
 // corrupt data:
 // reads fail with an error wrapping zkcoord.ErrBadData, and nothing is
-// overwritten. The node is created with the seed value (persistent, with
-// missing parents created as containers) the first time an operation
-// finds it missing, like Curator's SharedCount.start. (Curator itself
+// overwritten. A read never writes: [Counter.Get] of a missing node
+// returns the seed at version 0 and creates nothing. The first write
+// ([Counter.Add], [Counter.SetCount], [Counter.TrySetCount]) that finds
+// the node missing creates it with the seed value (persistent, with
+// missing parents created as containers), as Curator's SharedCount.start
+// does, and then writes, so a count read from the missing node is the one
+// a conditional write starts from. (Curator itself
 // cannot read an empty node: a counter shared with Curator should be created
 // by Curator or by this package, not by Kazoo.)
 //

@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -27,7 +28,7 @@ func TestTrySetCountWhoseReplyIsLost(t *testing.T) {
 	observer := connect(t)
 	testkit.UntilLost(t, func(delay time.Duration) bool {
 		path := fmt.Sprintf("/try-%v", delay)
-		first, err := mustCounter(t, observer, path).Get(ctx)
+		first, err := mustCreate(t, ctx, mustCounter(t, observer, path)).Get(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,11 +56,11 @@ func TestAddWhoseReplyIsLostCountsOnce(t *testing.T) {
 	observer := connect(t)
 	testkit.UntilLost(t, func(delay time.Duration) bool {
 		path := fmt.Sprintf("/add-%v", delay)
-		first, err := mustCounter(t, observer, path, Seed(5)).Get(ctx)
+		first, err := mustCreate(t, ctx, mustCounter(t, observer, path, WithSeed(5))).Get(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := mustCounter(t, sess, path, Seed(5))
+		c := mustCounter(t, sess, path, WithSeed(5))
 		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, testkit.Signal(t, &testHookOutcomeUnknown), func() (err error) {
 			_, err = c.Add(ctx, 1)
 			return err
@@ -83,7 +84,7 @@ func TestTrySetCountWhoseRequestIsLost(t *testing.T) {
 	observer := connect(t)
 	for attempt := 1; ; attempt++ {
 		path := fmt.Sprintf("/req-%d", attempt)
-		first, err := mustCounter(t, observer, path).Get(ctx)
+		first, err := mustCreate(t, ctx, mustCounter(t, observer, path)).Get(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,6 +125,16 @@ func mustCounter(t *testing.T, sess *zkcoord.Session, path string, opts ...Optio
 	return c
 }
 
+// mustCreate creates c's node with its seed, as its first write would, so
+// that a fault aimed at a later write meets that write.
+func mustCreate[T Int](t *testing.T, ctx context.Context, c *Of[T]) *Of[T] {
+	t.Helper()
+	if err := c.create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // throughFault connects a Session whose socket writes can be made to fail.
 func throughFault(t *testing.T) (*zkcoord.Session, *testkit.WriteFault) {
 	f := new(testkit.WriteFault)
@@ -140,10 +151,8 @@ func TestAddNeverTakesAnotherWritersEqualWriteForItsOwn(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	sess, f := throughFault(t)
 	other := connect(t)
-	a, b := mustCounter(t, sess, "/equal", Seed(5)), mustCounter(t, other, "/equal", Seed(5))
-	if _, err := a.Get(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a, b := mustCounter(t, sess, "/equal", WithSeed(5)), mustCounter(t, other, "/equal", WithSeed(5))
+	mustCreate(t, ctx, a)
 	var bErr error
 	testHookOutcomeUnknown = func() { _, bErr = b.Add(ctx, 1) }
 	t.Cleanup(func() { testHookOutcomeUnknown = nil })
@@ -179,10 +188,8 @@ func TestAddAfterLostWriteAndOtherChangeCountsOnce(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	sess, f := throughFault(t)
 	other := connect(t)
-	a, b := mustCounter(t, sess, "/other", Seed(5)), mustCounter(t, other, "/other", Seed(5))
-	if _, err := a.Get(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a, b := mustCounter(t, sess, "/other", WithSeed(5)), mustCounter(t, other, "/other", WithSeed(5))
+	mustCreate(t, ctx, a)
 	var bErr error
 	testHookOutcomeUnknown = func() { _, bErr = b.Add(ctx, 2) }
 	t.Cleanup(func() { testHookOutcomeUnknown = nil })

@@ -164,7 +164,7 @@ func (c *Candidate) Resign(ctx context.Context) error {
 			return nil
 		}
 		if c.el.sess.Err() == nil {
-			nodeErr = elect.DeleteNode(bg, c.el.sess, c.node)
+			nodeErr = c.el.sess.EnsureDeleted(bg, c.node)
 			c.mu.Lock()
 			c.nodeGone, c.nodeErr = nodeErr == nil, nodeErr
 			c.mu.Unlock()
@@ -276,7 +276,7 @@ func (c *Candidate) finish(cause error) {
 		if c.office != nil && !errors.Is(cause, ErrDeposed) && !errors.Is(cause, ErrEnded) {
 			nodeErr = c.eng.Leave(bg, *c.office)
 		} else {
-			nodeErr = elect.DeleteNode(bg, c.el.sess, c.node)
+			nodeErr = c.el.sess.EnsureDeleted(bg, c.node)
 		}
 	case errors.Is(serr, zkcoord.ErrSessionExpired):
 		// The server deleted it.

@@ -206,14 +206,7 @@ func (e *Election) end(ctx context.Context) error {
 		if n != "" {
 			p = zkcoord.Join(e.path, n)
 		}
-		err := e.sess.Retry(ctx, func(ctx context.Context) error {
-			err := e.sess.Delete(ctx, p, -1)
-			if errors.Is(err, zkcoord.ErrNoNode) {
-				return nil
-			}
-			return err
-		})
-		if err != nil {
+		if err := e.sess.EnsureDeleted(ctx, p); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -32,7 +32,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	node, children, err := c.sess.CreateProtectedAndList(ctx, c.dir, c.name, c.data, zkcoord.FlagEphemeralSequential)
 	if err != nil {
 		if node != "" {
-			deleteLater(c.sess, node)
+			c.sess.EnsureDeletedLater(node)
 		}
 		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
@@ -42,7 +42,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	}
 	l, err := c.wait(ctx, node, try, children)
 	if err != nil {
-		deleteLater(c.sess, node)
+		c.sess.EnsureDeletedLater(node)
 		return nil, err
 	}
 	return l, nil
@@ -76,7 +76,7 @@ func (c contention) refuseOtherKind(ctx context.Context, children []string) erro
 	// server removes a while after they empty.
 	for _, d := range semaphoreDirs {
 		dir := zkcoord.Join(c.dir, d.name)
-		kids, err := listChildren(ctx, c.sess, dir)
+		kids, _, err := c.sess.Children(ctx, dir)
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -101,8 +101,8 @@ func otherKindErr(dir, mine, other, node string) error {
 // deleteNow deletes a node its creator gives up on before returning, or in
 // the background if that fails (ctx ended, or the connection is down).
 func deleteNow(ctx context.Context, sess *zkcoord.Session, path string) {
-	if err := deleteNode(ctx, sess, path); err != nil {
-		deleteLater(sess, path)
+	if err := sess.EnsureDeleted(ctx, path); err != nil {
+		sess.EnsureDeletedLater(path)
 	}
 }
 
@@ -121,7 +121,7 @@ type ownWatch struct {
 func watchOwn(ctx context.Context, sess *zkcoord.Session, path string) <-chan ownWatch {
 	res := make(chan ownWatch, 1)
 	go func() {
-		data, st, w, err := dataWatch(context.WithoutCancel(ctx), sess, path)
+		data, st, w, err := sess.GetW(context.WithoutCancel(ctx), path)
 		res <- ownWatch{data, st, w, err}
 	}()
 	return res
@@ -172,40 +172,39 @@ func (s *self) lease(sess *zkcoord.Session) *Lease {
 func (c contention) wait(ctx context.Context, node string, try bool, first []string) (*Lease, error) {
 	me := zkcoord.Base(node)
 	s := &self{node: node}
-	for {
+	look := func() (string, error) {
 		children, err := first, error(nil)
 		if first == nil {
-			children, err = listChildren(ctx, c.sess, c.dir)
+			children, _, err = c.sess.Children(ctx, c.dir)
 		}
 		first = nil
 		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+			return "", ErrNodeDeleted
 		}
 		if err != nil {
-			return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+			return "", err
 		}
 		pred, found := blocker(sortContenders(children, c.recognise), me)
-		if !found {
-			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
-		}
-		if pred == "" {
-			if err := c.sess.Err(); err != nil {
-				return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
-			}
-			return s.lease(c.sess), nil
-		}
-		if try {
-			return nil, fmt.Errorf("lock: %s: %w", c.dir, ErrLocked)
+		switch {
+		case !found:
+			return "", ErrNodeDeleted
+		case pred == "":
+			return "", c.sess.Err()
+		case try:
+			return "", ErrLocked
 		}
 		s.watchFrom(ctx, c.sess)
-		// Curator reads the predecessor's data rather than calling exists,
-		// so that a predecessor already gone leaves no watch behind.
-		_, _, pw, err := dataWatch(ctx, c.sess, zkcoord.Join(c.dir, pred))
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			continue
-		}
-		if err != nil {
+		return zkcoord.Join(c.dir, pred), nil
+	}
+	for {
+		pred, _, pw, err := c.sess.WatchPredecessor(ctx, look)
+		switch {
+		case errors.Is(err, ErrNodeDeleted):
+			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+		case err != nil:
 			return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+		case pred == "":
+			return s.lease(c.sess), nil
 		}
 		if err := c.block(ctx, pw, s, nil); err != nil {
 			return nil, err
@@ -233,7 +232,7 @@ func (c contention) block(ctx context.Context, pw <-chan zkcoord.Event, s *self,
 			}
 			// Data changed, or the Session is ending (then GetW fails):
 			// watch again.
-			data, st, w, err := dataWatch(ctx, c.sess, s.node)
+			data, st, w, err := c.sess.GetW(ctx, s.node)
 			if err != nil {
 				return ownErr(s.node, err)
 			}

@@ -270,7 +270,7 @@ func (l *Lease) sessErr(err error) error {
 // that the Session ended or that the node can no longer be watched.
 func (l *Lease) rewatch() ([]byte, <-chan zkcoord.Event, error) {
 	// A ctx without Done: the call ends with the Session at the latest.
-	data, _, w, err := dataWatch(context.Background(), l.sess, l.path)
+	data, _, w, err := l.sess.GetW(context.Background(), l.path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -282,7 +282,7 @@ func (l *Lease) rewatch() ([]byte, <-chan zkcoord.Event, error) {
 func (l *Lease) releaseNode() {
 	// A ctx without Done runs the request on this goroutine; it still ends
 	// with the Session.
-	if err := deleteNode(context.Background(), l.sess, l.path); err != nil {
+	if err := l.sess.EnsureDeleted(context.Background(), l.path); err != nil {
 		l.end(lost(l.sessErr(err)))
 		return
 	}
@@ -307,27 +307,4 @@ func lost(cause error) error {
 		cause = zkcoord.ErrSessionClosed
 	}
 	return fmt.Errorf("%w: %w", ErrLost, cause)
-}
-
-// deleteNode deletes path, retrying over connection loss until ctx or the
-// Session ends. A node that is already gone counts as deleted.
-func deleteNode(ctx context.Context, sess *zkcoord.Session, path string) error {
-	return sess.Retry(ctx, func(ctx context.Context) error {
-		err := sess.Delete(ctx, path, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
-}
-
-// deleteLater deletes a node its creator gave up on, in the background, so
-// that it never blocks other contenders for long. It stops when the Session
-// ends, which deletes the (ephemeral) node anyway.
-func deleteLater(sess *zkcoord.Session, path string) {
-	go func() {
-		if err := deleteNode(sess.Context(), sess, path); err != nil && sess.Err() == nil {
-			sess.Logger().Warn("lock: could not delete abandoned node", "path", path, "err", err)
-		}
-	}()
 }

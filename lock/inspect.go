@@ -60,7 +60,7 @@ func (s *Semaphore) Holders(ctx context.Context) (holders, waiting []Contender, 
 
 // contenders reads the lock directory and every contender's node.
 func (c contention) contenders(ctx context.Context) ([]Contender, error) {
-	children, err := listChildren(ctx, c.sess, c.dir)
+	children, _, err := c.sess.Children(ctx, c.dir)
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		return nil, nil
 	}

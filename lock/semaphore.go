@@ -91,7 +91,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 func (s *Semaphore) Leases(ctx context.Context) (int, error) { return s.count(ctx) }
 
 func (s *Semaphore) count(ctx context.Context) (int, error) {
-	children, err := listChildren(ctx, s.sess, s.leases.dir)
+	children, _, err := s.sess.Children(ctx, s.leases.dir)
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		return 0, nil
 	}
@@ -117,7 +117,9 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 	// locks/, which is what a Mutex or an RWMutex created later finds.
 	checked := make(chan error, 1)
 	go func() { checked <- s.refuseOtherKind(ctx) }()
-	node, err := createNode(ctx, s.sess, s.leases.dir, leaseName, s.leases.data)
+	// If ctx ends before the outcome is known, CreateProtected deletes the
+	// node in the background once it turns out to exist.
+	node, err := s.sess.CreateProtected(ctx, s.leases.dir, leaseName, s.leases.data, zkcoord.FlagEphemeralSequential)
 	if kerr := <-checked; kerr != nil {
 		if err == nil {
 			deleteNow(ctx, s.sess, node)
@@ -128,11 +130,11 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 		return nil, kerr
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lock: %s: %w", s.leases.dir, err)
 	}
 	l, err := s.wait(ctx, node, guard, try)
 	if err != nil {
-		deleteLater(s.sess, node)
+		s.sess.EnsureDeletedLater(node)
 		return nil, err
 	}
 	return l, nil
@@ -141,7 +143,7 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 // refuseOtherKind returns ErrOtherKind if the semaphore's path holds the
 // contenders of a Mutex or an RWMutex (see contention.refuseOtherKind).
 func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
-	children, err := listChildren(ctx, s.sess, s.path)
+	children, _, err := s.sess.Children(ctx, s.path)
 	if err != nil {
 		return fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 	}
@@ -164,9 +166,9 @@ func (s *Semaphore) wait(ctx context.Context, node string, guard *Lease, try boo
 			err      error
 		)
 		if watch {
-			children, cw, err = listChildrenW(ctx, s.sess, s.leases.dir)
+			children, _, cw, err = s.sess.ChildrenW(ctx, s.leases.dir)
 		} else {
-			children, err = listChildren(ctx, s.sess, s.leases.dir)
+			children, _, err = s.sess.Children(ctx, s.leases.dir)
 		}
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)

@@ -70,7 +70,7 @@ func (q *Queue) create(ctx context.Context, item, receipt, prefix string, data [
 			zkcoord.CreateOp(receipt, nil, zkcoord.FlagEphemeral))
 		switch {
 		case err == nil:
-			go q.dropReceipt(receipt)
+			q.sess.EnsureDeletedLater(receipt)
 			return res[0].String, nil
 		case zkcoord.IsRetryable(err):
 			if testHookPutUnknown != nil {
@@ -83,7 +83,7 @@ func (q *Queue) create(ctx context.Context, item, receipt, prefix string, data [
 			if !committed {
 				continue // nothing happened: try again
 			}
-			go q.dropReceipt(receipt)
+			q.sess.EnsureDeletedLater(receipt)
 			return q.find(octx, prefix)
 		case len(res) == 2 && (errors.Is(res[0].Error, zkcoord.ErrNoNode) || errors.Is(res[1].Error, zkcoord.ErrNoNode)):
 			if err := q.sess.EnsureContainers(ctx, zkcoord.Parent(receipt)); err != nil {
@@ -129,19 +129,4 @@ func (q *Queue) find(ctx context.Context, prefix string) (string, error) {
 		return nil
 	})
 	return found, err
-}
-
-// dropReceipt deletes a receipt that has served its purpose. Failing that,
-// it goes with the Session.
-func (q *Queue) dropReceipt(receipt string) {
-	err := q.sess.Retry(q.sess.Context(), func(ctx context.Context) error {
-		err := q.sess.Delete(ctx, receipt, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
-	if err != nil && q.sess.Err() == nil {
-		q.sess.Logger().Debug("queue: could not delete put receipt", "path", receipt, "err", err)
-	}
 }

@@ -99,7 +99,7 @@ func (r *role) awaitCheckIns(ctx context.Context, ids []string, gen int64, all b
 		if (all && n == len(ids)) || (!all && n == 0) {
 			return nil
 		}
-		if err := waitEvent(ctx, r.sess, w); err != nil {
+		if _, err := r.sess.WaitEvent(ctx, w); err != nil {
 			return err
 		}
 	}
@@ -179,14 +179,7 @@ func (m *member) checkpoint() {
 
 func (m *member) deleteCheckIn(gen int64) {
 	path := m.lay.checkIn(checkInName(m.reg.id, gen))
-	err := m.sess.Retry(m.ctx, func(ctx context.Context) error {
-		err := m.sess.Delete(ctx, path, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
-	if err != nil {
+	if err := m.sess.EnsureDeleted(m.ctx, path); err != nil {
 		m.failWrite("check out", err)
 	}
 }

@@ -127,14 +127,7 @@ func (c *Client) runSession(sess *zkcoord.Session, reg registration) error {
 func (c *Client) deregister(sess *zkcoord.Session, reg registration) {
 	ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
 	defer cancel()
-	err := sess.Retry(ctx, func(ctx context.Context) error {
-		err := sess.Delete(ctx, reg.path, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
-	if err != nil {
+	if err := sess.EnsureDeleted(ctx, reg.path); err != nil {
 		c.log.Warn("rebalance: could not delete client node", "path", reg.path, "err", err)
 	}
 }

@@ -522,7 +522,7 @@ func (m *member) watchNode(ctx context.Context, path string,
 		if !m.send(ev) || err != nil {
 			return
 		}
-		if waitEvent(ctx, m.sess, w) != nil {
+		if _, err := m.sess.WaitEvent(ctx, w); err != nil {
 			return
 		}
 	}

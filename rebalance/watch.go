@@ -54,15 +54,3 @@ func watchLoop(ctx context.Context, wg *sync.WaitGroup, read func() (snapshot, <
 	}()
 	return out
 }
-
-// waitEvent waits for a watch to fire, ctx to end or the Session to end.
-func waitEvent(ctx context.Context, sess *zkcoord.Session, w <-chan zkcoord.Event) error {
-	select {
-	case <-w:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-sess.Done():
-		return sess.Err()
-	}
-}

@@ -27,11 +27,6 @@ func WithPayload(b []byte) Option { return func(o *options) { o.payload = b } }
 // itself, as in the basic recipe, instead of waiting for the coordinator.
 func WithSitesDecide() Option { return func(o *options) { o.sitesDecide = true } }
 
-// SitesDecide is WithSitesDecide.
-//
-// Deprecated: use WithSitesDecide, named like every other option.
-func SitesDecide() Option { return WithSitesDecide() }
-
 // Coordinator is the process that started a transaction.
 type Coordinator struct {
 	sess  *zkcoord.Session
@@ -105,7 +100,7 @@ func (c *Coordinator) Sites() []string { return slices.Clone(c.sites) }
 
 // Outcome watches the votes and the sites, writes the decision as soon as
 // it follows from them, and returns it. Unless every site decides for
-// itself (SitesDecide), the decision is made here: call Outcome. If ctx
+// itself (WithSitesDecide), the decision is made here: call Outcome. If ctx
 // ends first the transaction stays undecided; call Abort to end it.
 func (c *Coordinator) Outcome(ctx context.Context) (Outcome, error) {
 	return evaluate(ctx, c.sess, c.t, c.sites)

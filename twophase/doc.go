@@ -41,7 +41,7 @@
 // nodes, and decides, inside [Coordinator.Outcome] (so the coordinator
 // must call it); the sites watch only the decision and the coordinator's
 // ephemeral node, and abort if the coordinator vanishes undecided. A site
-// that joins with [SitesDecide] watches the votes itself and decides
+// that joins with [WithSitesDecide] watches the votes itself and decides
 // without the coordinator, as in the basic form; the two may be mixed.
 //
 // # Loss

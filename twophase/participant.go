@@ -131,7 +131,7 @@ func (p *Participant) Vote(ctx context.Context, commit bool) error {
 	}
 }
 
-// Outcome waits for the decision and returns it. With SitesDecide, this
+// Outcome waits for the decision and returns it. With WithSitesDecide, this
 // participant watches the votes and decides itself; otherwise it waits for
 // the coordinator's decision and aborts the transaction if the coordinator
 // vanishes first.

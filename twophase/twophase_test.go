@@ -274,7 +274,7 @@ func TestBadInput(t *testing.T) {
 }
 
 // In the default variant only the coordinator watches the votes; with
-// SitesDecide every site does.
+// WithSitesDecide every site does.
 func TestWhoWatchesTheVotes(t *testing.T) {
 	for _, tc := range []struct {
 		name        string

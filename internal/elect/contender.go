@@ -167,9 +167,10 @@ func bg(ctx context.Context) context.Context { return context.WithoutCancel(ctx)
 // change, so the read costs one request per change. It fails with
 // ErrMissing when the node is gone, and with the layout's Refuse error.
 func (c *Contender) Determine(ctx context.Context) (Place, error) {
-	for {
+	var p Place
+	pred, data, w, err := c.sess.WatchPredecessor(bg(ctx), func() (string, error) {
 		if cause := context.Cause(ctx); cause != nil {
-			return Place{}, cause
+			return "", cause
 		}
 		var (
 			children []string
@@ -186,33 +187,32 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 		Parallel(reads...)
 		switch {
 		case ownErr != nil:
-			return Place{}, ownErr
+			return "", ownErr
 		case listErr != nil && !errors.Is(listErr, zkcoord.ErrNoNode):
-			return Place{}, listErr
+			return "", listErr
 		}
 		sorted := c.lay.Order(children)
 		i := Position(sorted, c.name)
 		if i < 0 {
-			return Place{}, ErrMissing
+			return "", ErrMissing
 		}
 		if rd != nil && rd.termErr == nil {
 			if err := c.lay.refuse(rd.termData); err != nil {
-				return Place{}, err
+				return "", err
 			}
 		}
 		if i == 0 {
-			return Place{Index: 0, office: rd}, nil
+			p = Place{Index: 0, office: rd}
+			return "", nil
 		}
-		pred := zkcoord.Join(c.lay.Dir, sorted[i-1])
-		data, _, w, err := c.sess.GetW(bg(ctx), pred)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			continue // gone before we could watch it: look again
-		}
-		if err != nil {
-			return Place{}, err
-		}
-		return Place{Index: i, Pred: pred, PredData: data, predW: w}, nil
+		p = Place{Index: i}
+		return zkcoord.Join(c.lay.Dir, sorted[i-1]), nil
+	})
+	if err != nil {
+		return Place{}, err
 	}
+	p.Pred, p.PredData, p.predW = pred, data, w
+	return p, nil
 }
 
 // readOwn reads the contender's node, with a watch if watch is set.

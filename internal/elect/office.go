@@ -323,7 +323,7 @@ func (c *Contender) CheckOffice(ctx context.Context, off Office) ([]byte, error)
 // contender's.
 func (c *Contender) Leave(ctx context.Context, off Office) error {
 	if c.lay.LeaderPath == "" {
-		return c.DeleteNode(ctx)
+		return c.sess.EnsureDeleted(ctx, c.node)
 	}
 	leave := func(ops ...zkcoord.Op) error {
 		return c.sess.Retry(ctx, func(ctx context.Context) error {
@@ -341,22 +341,5 @@ func (c *Contender) Leave(ctx context.Context, off Office) error {
 	if err := leave(check, delAck); err != nil && c.sess.Err() == nil {
 		c.sess.Logger().Debug("elect: leader node not deleted", "path", c.lay.LeaderPath, "err", err)
 	}
-	return c.DeleteNode(ctx)
-}
-
-// DeleteNode deletes the contender's node; a node already gone is fine.
-func (c *Contender) DeleteNode(ctx context.Context) error {
-	return DeleteNode(ctx, c.sess, c.node)
-}
-
-// DeleteNode deletes a participant node at path; a node already gone is
-// fine.
-func DeleteNode(ctx context.Context, sess *zkcoord.Session, path string) error {
-	return sess.Retry(ctx, func(ctx context.Context) error {
-		err := sess.Delete(ctx, path, -1)
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil
-		}
-		return err
-	})
+	return c.sess.EnsureDeleted(ctx, c.node)
 }
