@@ -87,10 +87,8 @@ func runCounter(a *app, cmd *command, args []string) error {
 	return nil
 }
 
-// getCount reads the count of c without writing anything (Counter.Get
-// creates a missing counter): through the counter's watcher, whose first
-// value is the current count, once the node is known to exist. (If the
-// node is deleted in between, the watcher waits for it until ctx ends.)
+// getCount reads the count of c, which must exist: the CLI reports a
+// missing counter rather than its seed. Neither read writes anything.
 func getCount(ctx context.Context, sess *zkcoord.Session, c *counter.Counter) (counter.Count, error) {
 	ok, _, err := sess.Exists(ctx, c.Path())
 	switch {
@@ -99,11 +97,5 @@ func getCount(ctx context.Context, sess *zkcoord.Session, c *counter.Counter) (c
 	case !ok:
 		return counter.Count{}, errors.New("no such counter ('counter set' or 'counter add' creates one)")
 	}
-	w := c.Watch(ctx)
-	defer w.Stop()
-	cnt, ok := <-w.Changes()
-	if !ok {
-		return counter.Count{}, w.Err()
-	}
-	return cnt, nil
+	return c.Get(ctx)
 }
