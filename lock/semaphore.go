@@ -141,6 +141,9 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 // refuseOtherKind returns ErrOtherKind if the semaphore's path holds the
 // contenders of a Mutex or an RWMutex (see contention.refuseOtherKind).
 func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
+	if brokenMixedKinds() {
+		return nil
+	}
 	children, err := listChildren(ctx, s.sess, s.path)
 	if err != nil {
 		return fmt.Errorf("lock: semaphore %s: %w", s.path, err)
