@@ -84,7 +84,8 @@ func (o *Options) cliLinger() time.Duration { return o.SessionTimeout * 3 / 2 }
 // cliClient is one client name and the zkcoord processes run under it.
 type cliClient struct {
 	name    string
-	command string // "lock", "elect" or "rebalance"
+	command string   // "lock", "elect" or "rebalance"
+	flags   []string // given to the command after its PATH: the kind of lock
 	bug     string
 	proxies []*zktest.Proxy // one per server, so a partition can cut some and not others
 	log     string
@@ -223,10 +224,18 @@ func (r *cliRun) setup() error {
 		}
 	}
 	commands := []string{"lock", "elect", "rebalance"}
+	reader := o.Bug == BugMixedKinds // the first lock client still to be made a reader
 	for i := range o.Clients {
 		c := &cliClient{name: clientName(i + 1), command: commands[i%len(commands)], done: make(chan struct{})}
 		if len(r.byCmd[c.command]) == 0 {
 			c.command = "lock"
+		}
+		if c.command == "lock" && reader {
+			// Mixed kinds: one client takes the read side of a read/write
+			// lock, the others a mutex, on the same paths. It is the only
+			// reader, so two holders at once are always a reader and a
+			// writer, which a fixed zkcoord never lets happen.
+			c.flags, reader = []string{"--read"}, false
 		}
 		if slices.Contains(o.BugClients, c.name) {
 			c.bug = o.Bug
@@ -258,7 +267,7 @@ func (r *cliRun) setup() error {
 func (r *cliRun) commandsOf() string {
 	var s []string
 	for _, c := range r.clients {
-		s = append(s, c.name+"="+c.command)
+		s = append(s, c.name+"="+strings.Join(append([]string{c.command}, c.flags...), " "))
 	}
 	return strings.Join(s, " ")
 }
@@ -296,7 +305,8 @@ func (r *cliRun) args(c *cliClient, run int, rng *rand.Rand) []string {
 			"--", "/bin/sh", "-c", script(res, true)}
 	}
 	res := r.byCmd["lock"][rng.IntN(len(r.byCmd["lock"]))]
-	return []string{"lock", r.root + "/lock/" + res, "--grace", grace, "--", "/bin/sh", "-c", script(res, true)}
+	args := append([]string{"lock", r.root + "/lock/" + res}, c.flags...)
+	return append(args, "--grace", grace, "--", "/bin/sh", "-c", script(res, true))
 }
 
 // How a command's wrapper starts its worker (see cliWrapper).
