@@ -276,15 +276,22 @@ func TestCLICatchesBrokenZkcoord(t *testing.T) {
 		// between, if set, are the two clients an overlap must be
 		// reported between (any of their runs).
 		between [2]string
+		// on are resources each of which must show an overlap.
+		on []string
 	}{
-		// SIGTERM 1s into a partition of a lock holder, then of an
-		// elected leader, then of a rebalancing worker: each command
-		// lingers past the session timeout.
+		// SIGTERM into a partition of a rebalancing worker (1s in),
+		// then at once of the lock holder, then of the elected leader:
+		// with this bug no command ignores SIGTERM, and each lingers
+		// for half the grace, far past the session's expiry and its
+		// successor's start, so the lock and the leadership each show
+		// an overlap. (The rebalancing worker is stopped by the loss
+		// of the session, whose cut even the broken stop makes before
+		// the expiry.)
 		{bug: chaos.BugGrace, faults: []chaos.Fault{
 			{Kind: chaos.TermPartitioned, Pick: 2, Dur: 3 * T / 2},
 			{Kind: chaos.TermPartitioned, Pick: 0, Dur: 3 * T / 2},
-			{Kind: chaos.TermPartitioned, Pick: 1, Dur: 3 * T / 2},
-		}},
+			{Kind: chaos.TermPartitioned, Pick: 10, Dur: 3 * T / 2}, // c5's command, elect; 10%5: SIGTERM at once
+		}, on: []string{"l1", "e1"}},
 		// SIGKILL of a rebalancing worker, whose commands run until
 		// stopped.
 		{bug: chaos.BugPdeathsig, faults: []chaos.Fault{
@@ -320,15 +327,22 @@ func TestCLICatchesBrokenZkcoord(t *testing.T) {
 				dump(t, rep)
 				t.Fatal("the run with a broken zkcoord passed")
 			}
-			overlaps := 0
+			overlaps := map[string]int{}
 			for _, v := range rep.Violations {
 				if v.Kind == "overlap" && (c.between == [2]string{} || between(v.ClientA, v.ClientB, c.between)) {
-					overlaps++
+					overlaps[v.Resource]++
+					t.Log(v)
 				}
 			}
-			if overlaps == 0 {
+			if len(overlaps) == 0 {
 				dump(t, rep)
 				t.Fatalf("no overlap reported (between %v): %v", c.between, rep.Violations)
+			}
+			for _, res := range c.on {
+				if overlaps[res] == 0 {
+					dump(t, rep)
+					t.Fatalf("no overlap on %s reported: %v", res, rep.Violations)
+				}
 			}
 		})
 	}
