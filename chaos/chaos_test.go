@@ -284,9 +284,9 @@ func TestCLICatchesBrokenZkcoord(t *testing.T) {
 		// with this bug no command ignores SIGTERM, and each lingers
 		// for half the grace, far past the session's expiry and its
 		// successor's start, so the lock and the leadership each show
-		// an overlap. (The rebalancing worker is stopped by the loss
-		// of the session, whose cut even the broken stop makes before
-		// the expiry.)
+		// an overlap. (zkcoord rebalance stops its commands only once
+		// the session is lost, with the cut of a loss, which even the
+		// broken build makes before the expiry.)
 		{bug: chaos.BugGrace, faults: []chaos.Fault{
 			{Kind: chaos.TermPartitioned, Pick: 2, Dur: 3 * T / 2},
 			{Kind: chaos.TermPartitioned, Pick: 0, Dur: 3 * T / 2},
