@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkcoord/zkcoord/chaos"
 	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/lock"
 )
 
 // logWriter sends a run's progress lines to the test log.
@@ -262,36 +263,55 @@ func TestCounterCatchesValueSettle(t *testing.T) {
 // workload each known broken behaviour back and checks that the run fails
 // with double accesses: a stop during a partition that waits out a long
 // --grace, commands protected by the parent-death signal alone, whose
-// grandchildren outlive a killed zkcoord, and a shim that kills the
+// grandchildren outlive a killed zkcoord, a shim that kills the
 // command's process group alone, whose daemonized workers outlive a killed
-// zkcoord. Two clients run each command, so that someone is always waiting
-// to take over.
+// zkcoord, and a lock that ignores other kinds of lock on its path, so
+// that a reader holds beside a writer. Two clients run each command, so
+// that someone is always waiting to take over.
 func TestCLICatchesBrokenZkcoord(t *testing.T) {
 	zk := cluster(t)
 	for _, c := range []struct {
 		bug    string
 		faults []chaos.Fault
+		// between, if set, are the two clients an overlap must be
+		// reported between (any of their runs).
+		between [2]string
+		// on are resources each of which must show an overlap.
+		on []string
 	}{
-		// SIGTERM 1s into a partition of a lock holder, then of an
-		// elected leader, then of a rebalancing worker: each command
-		// lingers past the session timeout.
-		{chaos.BugGrace, []chaos.Fault{
+		// SIGTERM into a partition of a rebalancing worker (1s in),
+		// then at once of the lock holder, then of the elected leader:
+		// with this bug no command ignores SIGTERM, and each lingers
+		// for half the grace, far past the session's expiry and its
+		// successor's start, so the lock and the leadership each show
+		// an overlap. (zkcoord rebalance stops its commands only once
+		// the session is lost, with the cut of a loss, which even the
+		// broken build makes before the expiry.)
+		{bug: chaos.BugGrace, faults: []chaos.Fault{
 			{Kind: chaos.TermPartitioned, Pick: 2, Dur: 3 * T / 2},
 			{Kind: chaos.TermPartitioned, Pick: 0, Dur: 3 * T / 2},
-			{Kind: chaos.TermPartitioned, Pick: 1, Dur: 3 * T / 2},
-		}},
+			{Kind: chaos.TermPartitioned, Pick: 10, Dur: 3 * T / 2}, // c5's command, elect; 10%5: SIGTERM at once
+		}, on: []string{"l1", "e1"}},
 		// SIGKILL of a rebalancing worker, whose commands run until
 		// stopped.
-		{chaos.BugPdeathsig, []chaos.Fault{
+		{bug: chaos.BugPdeathsig, faults: []chaos.Fault{
 			{Kind: chaos.KillClient, Pick: 2},
 			{Kind: chaos.KillClient, Pick: 5},
 		}},
 		// The same, with every worker daemonized: out of the command's
 		// process group.
-		{chaos.BugGroupKill, []chaos.Fault{
+		{bug: chaos.BugGroupKill, faults: []chaos.Fault{
 			{Kind: chaos.KillClient, Pick: 2},
 			{Kind: chaos.KillClient, Pick: 5},
 		}},
+		// c1 takes the lock l1 with --read, c4 as a mutex: each run of
+		// either acquires at once and holds for at least T, and a run of
+		// the other starts at most a restart later, so the two hold at
+		// once from the start, whatever the faults. The SIGKILL of the
+		// lock holder only makes the run longer.
+		{bug: chaos.BugMixedKinds, faults: []chaos.Fault{
+			{Kind: chaos.KillClient, Pick: 0},
+		}, between: [2]string{"c1", "c4"}},
 	} {
 		t.Run(c.bug, func(t *testing.T) {
 			o := shortOptions(t, chaos.CLI, c.faults)
@@ -307,17 +327,76 @@ func TestCLICatchesBrokenZkcoord(t *testing.T) {
 				dump(t, rep)
 				t.Fatal("the run with a broken zkcoord passed")
 			}
-			overlaps := 0
+			overlaps := map[string]int{}
 			for _, v := range rep.Violations {
-				if v.Kind == "overlap" {
-					overlaps++
+				if v.Kind == "overlap" && (c.between == [2]string{} || between(v.ClientA, v.ClientB, c.between)) {
+					overlaps[v.Resource]++
+					t.Log(v)
 				}
 			}
-			if overlaps == 0 {
+			if len(overlaps) == 0 {
 				dump(t, rep)
-				t.Fatalf("no overlap reported: %v", rep.Violations)
+				t.Fatalf("no overlap reported (between %v): %v", c.between, rep.Violations)
+			}
+			for _, res := range c.on {
+				if overlaps[res] == 0 {
+					dump(t, rep)
+					t.Fatalf("no overlap on %s reported: %v", res, rep.Violations)
+				}
 			}
 		})
+	}
+}
+
+// between reports whether a and b are runs ("c1.3") of the two clients
+// named in pair, in either order.
+func between(a, b string, pair [2]string) bool {
+	a, _, _ = strings.Cut(a, ".")
+	b, _, _ = strings.Cut(b, ".")
+	return a == pair[0] && b == pair[1] || a == pair[1] && b == pair[0]
+}
+
+// TestCLIRefusesMixedKinds runs the mixed-kinds setup of
+// TestCLICatchesBrokenZkcoord (c1 takes the lock with --read, c4 as a
+// mutex) with zkcoord as shipped, built without the zkcoord_broken tag:
+// the run passes, no reader holds beside a writer, and the zkcoord that
+// comes second to a held lock exits 1 naming the other kind.
+func TestCLIRefusesMixedKinds(t *testing.T) {
+	zk := cluster(t)
+	exe := filepath.Join(t.TempDir(), "zkcoord")
+	build := exec.Command("go", "build", "-o", exe, "github.com/zkcoord/zkcoord/cmd/zkcoord")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building zkcoord: %v\n%s", err, out)
+	}
+	o := shortOptions(t, chaos.CLI, []chaos.Fault{{Kind: chaos.KillClient, Pick: 0}})
+	o.Clients, o.MaxClients, o.Resources, o.Bug, o.Zkcoord = 6, 6, 6, chaos.BugMixedKinds, exe
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, zk, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(rep.Verdict)
+	if !rep.Pass {
+		dump(t, rep)
+		t.Fatalf("verdict: %s\nviolations: %v\nproblems: %v", rep.Verdict, rep.Violations, rep.Problems)
+	}
+	refused := map[string]int{}
+	for _, name := range []string{"c1", "c4"} {
+		log, err := os.ReadFile(filepath.Join(o.Dir, "logs", name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range strings.Split(string(log), "=== zkcoord lock ")[1:] {
+			header, _, _ := strings.Cut(run, "\n")
+			if strings.HasSuffix(header, ": exit status 1") && strings.Contains(run, lock.ErrOtherKind.Error()) {
+				refused[name]++
+			}
+		}
+	}
+	t.Logf("runs refused for another kind of lock: %v", refused)
+	if len(refused) == 0 {
+		t.Fatalf("no zkcoord lock exited 1 with %q: see the logs in %s", lock.ErrOtherKind, o.Dir)
 	}
 }
 

@@ -33,8 +33,9 @@ import (
 // at once; see cliWrapper), so that only a supervisor that reaches every
 // descendant, not just the command's process group, stops it; and a third
 // of the lock and election workers ignore SIGTERM altogether (their hold
-// time or SIGKILL ends them). The service records that grandchild's holdings itself (acquire, release,
-// and the release implied when its connection closes, which is when the
+// time or SIGKILL ends them; not with BugGrace, see cliLinger). The
+// service records that grandchild's holdings itself (acquire, release, and
+// the release implied when its connection closes, which is when the
 // process is gone), so the checker sees what really ran, not what zkcoord
 // believes.
 //
@@ -77,14 +78,25 @@ const (
 // stop during a partition safe.
 func (o *Options) cliGrace() time.Duration { return 8 * o.SessionTimeout }
 
-// cliLinger is how long the command goes on after SIGTERM: longer than the
-// session timeout.
-func (o *Options) cliLinger() time.Duration { return o.SessionTimeout * 3 / 2 }
+// cliLinger is how long the command of a client with bug goes on after
+// SIGTERM: longer than the session timeout. With BugGrace, whose stop waits
+// for the command (up to the whole grace) while the session expires, half
+// the grace: long enough after the expiry for the next owner to start,
+// even a rebalancer that must first reassign the resource, on a loaded
+// machine too, so that each stop during a partition shows as a double
+// access.
+func (o *Options) cliLinger(bug string) time.Duration {
+	if bug == BugGrace {
+		return o.cliGrace() / 2
+	}
+	return o.SessionTimeout * 3 / 2
+}
 
 // cliClient is one client name and the zkcoord processes run under it.
 type cliClient struct {
 	name    string
-	command string // "lock", "elect" or "rebalance"
+	command string   // "lock", "elect" or "rebalance"
+	flags   []string // given to the command after its PATH: the kind of lock
 	bug     string
 	proxies []*zktest.Proxy // one per server, so a partition can cut some and not others
 	log     string
@@ -223,10 +235,18 @@ func (r *cliRun) setup() error {
 		}
 	}
 	commands := []string{"lock", "elect", "rebalance"}
+	reader := o.Bug == BugMixedKinds // the first lock client still to be made a reader
 	for i := range o.Clients {
 		c := &cliClient{name: clientName(i + 1), command: commands[i%len(commands)], done: make(chan struct{})}
 		if len(r.byCmd[c.command]) == 0 {
 			c.command = "lock"
+		}
+		if c.command == "lock" && reader {
+			// Mixed kinds: one client takes the read side of a read/write
+			// lock, the others a mutex, on the same paths. It is the only
+			// reader, so two holders at once are always a reader and a
+			// writer, which a fixed zkcoord never lets happen.
+			c.flags, reader = []string{"--read"}, false
 		}
 		if slices.Contains(o.BugClients, c.name) {
 			c.bug = o.Bug
@@ -258,7 +278,7 @@ func (r *cliRun) setup() error {
 func (r *cliRun) commandsOf() string {
 	var s []string
 	for _, c := range r.clients {
-		s = append(s, c.name+"="+c.command)
+		s = append(s, c.name+"="+strings.Join(append([]string{c.command}, c.flags...), " "))
 	}
 	return strings.Join(s, " ")
 }
@@ -271,15 +291,17 @@ func (r *cliRun) args(c *cliClient, run int, rng *rand.Rand) []string {
 	o := r.o
 	script := func(resource string, hold bool) string {
 		use := fmt.Sprintf("%s -socket %s -name %s.%d -every %v -linger %v", r.use, shellQuote(r.socket), c.name, run,
-			o.UseInterval, o.cliLinger())
+			o.UseInterval, o.cliLinger(c.bug))
 		if resource != "" {
 			use += " -resource " + resource
 		}
 		if hold {
 			use += fmt.Sprintf(" -hold-min %v -hold-max %v", o.SessionTimeout, 2*o.SessionTimeout)
 			// A worker with a hold time may ignore SIGTERM: its hold
-			// ends it, or SIGKILL.
-			if rng.IntN(3) == 0 {
+			// ends it, or SIGKILL. Not with BugGrace: a hold that ends
+			// soon after SIGTERM, before the session can expire, would
+			// hide the stop that waits out the grace.
+			if rng.IntN(3) == 0 && c.bug != BugGrace {
 				use += " -ignore-term"
 			}
 		}
@@ -296,7 +318,8 @@ func (r *cliRun) args(c *cliClient, run int, rng *rand.Rand) []string {
 			"--", "/bin/sh", "-c", script(res, true)}
 	}
 	res := r.byCmd["lock"][rng.IntN(len(r.byCmd["lock"]))]
-	return []string{"lock", r.root + "/lock/" + res, "--grace", grace, "--", "/bin/sh", "-c", script(res, true)}
+	args := append([]string{"lock", r.root + "/lock/" + res}, c.flags...)
+	return append(args, "--grace", grace, "--", "/bin/sh", "-c", script(res, true))
 }
 
 // How a command's wrapper starts its worker (see cliWrapper).
@@ -559,32 +582,40 @@ func (r *cliRun) episode(n int, f Fault) FaultRecord {
 
 // target picks the client a fault hits: of the clients running the command
 // of client number pick (modulo their count), the one that holds a
-// resource now, whichever won it; if none does, the next client that holds
-// one, so that faults hit supervisors at work.
+// resource now, whichever won it. Between two holders (a lock or a
+// leadership changing hands) it waits for the next, up to a session
+// timeout; if none comes, the next client that holds one, so that faults
+// hit supervisors at work, and the one a schedule names where it can.
 func (r *cliRun) target(pick int) *cliClient {
-	holding := map[string]bool{}
-	for _, iv := range r.hist.Intervals() {
-		if iv.Open {
-			name, _, _ := strings.Cut(iv.Client, ".")
-			holding[name] = true
-		}
-	}
 	n := len(r.clients)
 	picked := r.clients[pick%n]
-	holds := func(c *cliClient) bool { return holding[c.name] && c.current() != nil }
-	// The holder among the clients running the picked command, whichever
-	// of them won at the start; else any holder.
-	for i := range n {
-		if c := r.clients[(pick+i)%n]; c.command == picked.command && holds(c) {
-			return c
+	deadline := time.Now().Add(r.o.SessionTimeout)
+	for {
+		holding := map[string]bool{}
+		for _, iv := range r.hist.Intervals() {
+			if iv.Open {
+				name, _, _ := strings.Cut(iv.Client, ".")
+				holding[name] = true
+			}
 		}
-	}
-	for i := range n {
-		if c := r.clients[(pick+i)%n]; holds(c) {
-			return c
+		holds := func(c *cliClient) bool { return holding[c.name] && c.current() != nil }
+		// The holder among the clients running the picked command,
+		// whichever of them won at the start.
+		for i := range n {
+			if c := r.clients[(pick+i)%n]; c.command == picked.command && holds(c) {
+				return c
+			}
 		}
+		if time.Now().After(deadline) || r.ctx.Err() != nil {
+			for i := range n {
+				if c := r.clients[(pick+i)%n]; holds(c) {
+					return c
+				}
+			}
+			return picked
+		}
+		r.sleep(pollEvery)
 	}
-	return picked
 }
 
 // serverSet names the servers in mask: "zk0,zk2".

@@ -90,6 +90,15 @@
 //   - Liveness of the processes: a client that exits on its own is a
 //     problem (and is restarted so the run goes on).
 //
+// Options.Bug gives clients a known broken behaviour back (the Bug
+// constants), to show that the checkers catch it. Most are in the client;
+// those of the cli workload are in zkcoord itself, compiled in only with
+// the zkcoord_broken tag. With BugMixedKinds the first lock client of the
+// cli workload takes the read side of a read/write lock where the others
+// take a mutex, on the same paths: a zkcoord that ignores other kinds of
+// lock lets a reader hold beside a writer, a double access; a fixed one
+// refuses the kind that comes second.
+//
 // The Report holds a one-line verdict, the measurements, and the whole
 // history (WriteJSON); WriteTimeline draws it as an HTML page with one row
 // per resource, one color per client and every fault marked.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/launch"
@@ -90,6 +91,15 @@ const (
 	BugGrace     = "grace"
 	BugPdeathsig = "pdeathsig"
 	BugGroupKill = "group"
+	// BugMixedKinds (cli workload only) restores, in the zkcoord binary of
+	// the bug clients, a lock that ignores contenders of another kind on
+	// its path; and in the run the first lock client takes the read side
+	// of a read/write lock ("zkcoord lock --read") where the others take a
+	// mutex, so that a reader holds beside a writer. A zkcoord without the
+	// bug (Options.Zkcoord built without the zkcoord_broken tag) refuses
+	// the second kind on a path (exit 1, lock.ErrOtherKind), and the run
+	// passes.
+	BugMixedKinds = "mixed-kinds"
 	// BugAckFirst (queue workload only): the consumer acknowledges an item
 	// as soon as it has taken it and processes it afterwards, so an item
 	// whose consumer dies mid-item is lost.
@@ -221,7 +231,7 @@ func (o *Options) setDefaults() error {
 	case !(o.LostAfter > 0.3 && o.LostAfter < 0.9):
 		return fmt.Errorf("%w: LostAfter %v out of (0.3, 0.9)", ErrInvalidOptions, o.LostAfter)
 	case o.Bug != "" && o.Bug != BugLateStop && o.Workload != CLI && o.Workload != Queue && o.Workload != Counter,
-		o.Workload == CLI && o.Bug != "" && o.Bug != BugGrace && o.Bug != BugPdeathsig && o.Bug != BugGroupKill,
+		o.Workload == CLI && o.Bug != "" && !slices.Contains([]string{BugGrace, BugPdeathsig, BugGroupKill, BugMixedKinds}, o.Bug),
 		o.Workload == Queue && o.Bug != "" && o.Bug != BugAckFirst && o.Bug != BugClaimCallerCtx,
 		o.Workload == Counter && o.Bug != "" && o.Bug != BugValueSettle:
 		return fmt.Errorf("%w: unknown bug %q for workload %s", ErrInvalidOptions, o.Bug, o.Workload)

@@ -62,7 +62,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 // arrives later refuses by itself, and a waiter that refused because of it
 // would give up its place in the queue for nothing.
 func (c contention) refuseOtherKind(ctx context.Context, children []string) error {
-	if c.kind == "" {
+	if c.kind == "" || brokenMixedKinds() {
 		return nil
 	}
 	if node, kind := otherKind(children, c.kind); node != "" {

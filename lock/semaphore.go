@@ -143,6 +143,9 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 // refuseOtherKind returns ErrOtherKind if the semaphore's path holds the
 // contenders of a Mutex or an RWMutex (see contention.refuseOtherKind).
 func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
+	if brokenMixedKinds() {
+		return nil
+	}
 	children, _, err := s.sess.Children(ctx, s.path)
 	if err != nil {
 		return fmt.Errorf("lock: semaphore %s: %w", s.path, err)

@@ -49,7 +49,8 @@ func run() int {
 	timeout := flag.Duration("session-timeout", 4*time.Second, "the clients' session timeout")
 	out := flag.String("out", "chaos-out", "directory for reports, timelines and logs")
 	bug := flag.String("bug", "", "give client c1 a bug, to see the checkers catch it: "+chaos.BugLateStop+
-		"; for -workload cli, give every zkcoord a known broken behaviour back: "+chaos.BugGrace+", "+chaos.BugPdeathsig+" or "+chaos.BugGroupKill+
+		"; for -workload cli, give every zkcoord a known broken behaviour back: "+chaos.BugGrace+", "+chaos.BugPdeathsig+", "+chaos.BugGroupKill+
+		" or "+chaos.BugMixedKinds+" (c1 takes the lock with --read, the other lock clients as a mutex, and zkcoord lets both hold)"+
 		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them) or "+
 		chaos.BugClaimCallerCtx+" (c1's takes leave behind claims whose deadline expired in flight)"+
 		"; for -workload counter: "+chaos.BugValueSettle+" (every writer settles lost writes by equal data, as zkcoord once did)")
