@@ -252,8 +252,9 @@ func killBy(sess *zkcoord.Session) time.Time {
 // with only the kernel's parent-death signal, which reaches the child but
 // not its children, "group" makes the shim signal, kill and reap the
 // command's process group alone, so that a process that left it (setsid, a
-// double fork) outlives the command. A build without the tag (every
-// shipped one) never reads it.
+// double fork) outlives the command; "mixed-kinds" is read by the lock
+// package, whose locks then ignore contenders of another kind. A build
+// without the tag (every shipped one) never reads it.
 const brokenEnv = "ZKCOORD_TEST_BROKEN"
 
 func brokenStop() bool { return brokenMode() == "grace" }
