@@ -14,7 +14,8 @@ import (
 // in one global sequence, so a later owner of the same thing always has a
 // larger token: a resource that remembers the largest token it has seen can
 // reject a stale owner, such as a process that paused past the end of its
-// session. Pass Token to the resource along with each use.
+// session. Pass Token to the resource along with each use. For lock and
+// election nodes, see also docs/protocol.md#sequence-numbers-and-their-wrap.
 type Fence struct {
 	Path    string
 	Token   int64

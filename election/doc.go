@@ -10,8 +10,7 @@
 // text after the last "latch-", compared as Java strings, exactly as
 // Curator compares them; the lowest leads. This is the Curator order of
 // zkcoord's sequence-node module, kept even after the sequence counter
-// wraps (see Fencing), because Java and Go candidates must agree on who
-// leads. Every other candidate watches only its predecessor, so a leader
+// wraps, because Java and Go candidates must agree on who leads. Every other candidate watches only its predecessor, so a leader
 // change wakes one candidate, not all of them. On every notification a
 // candidate reads all children again rather than trusting a cached view:
 // any number of candidates before it may have gone at once. A follower
@@ -75,12 +74,10 @@
 // Leadership.Token is the creation zxid of the leader's node. A leader that
 // paused (GC, SIGSTOP, a VM migration) can outlive its session; a resource
 // that remembers the largest token it has accepted rejects it. Token grows
-// with every new leader, with one exception inherited from ZooKeeper and
-// Curator: once a directory has seen 2^31 sequential creates, the counter
-// wraps and names end in "-2147483648", which sort (as text, as Curator
-// sorts them) before every older name. A new candidate then leads at once;
-// the old zkcoord leader is deposed by the term bump. Leadership.Fence
-// gives guarded writes that succeed only while the leader's node exists.
+// with every new leader until the election's sequence counter wraps; what
+// happens then is in docs/protocol.md#sequence-numbers-and-their-wrap.
+// Leadership.Fence gives guarded writes that succeed only while the
+// leader's node exists.
 //
 // # Revocation
 //

@@ -87,8 +87,8 @@ func (l *Leadership) Context() context.Context { return l.ctx }
 
 // Token returns the fencing token: the creation zxid of the leader's node.
 // ZooKeeper orders all writes, so a later leader of this election has a
-// larger token (see the package documentation for the exception after the
-// sequence counter wraps).
+// larger token, until the sequence counter wraps (see
+// docs/protocol.md#sequence-numbers-and-their-wrap).
 func (l *Leadership) Token() int64 { return l.token }
 
 // Term returns the term number: the version of the term node after this

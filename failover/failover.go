@@ -41,7 +41,8 @@ type Activation struct {
 	ID string
 	// Token is the fencing token: the creation zxid of this instance's
 	// election node, larger than every earlier active's token. Pass it to
-	// the shared resource with every write.
+	// the shared resource with every write. After the election's sequence
+	// counter wraps, see docs/protocol.md#sequence-numbers-and-their-wrap.
 	Token int64
 	// Term is the election term.
 	Term int64

@@ -16,17 +16,9 @@
 // of zkcoord's sequence-node module), because a lock is only safe when
 // every client of it, Java or Go, agrees on who is first: by comparing, as
 // Java strings, the text after the last occurrence of the lock name
-// ("lock-", "__READ__"/"__WRIT__"). ZooKeeper numbers children with the
-// directory's signed 32-bit child version, which every create and every
-// delete of a child advances, printed with %010d; after 2^31 changes it
-// wraps to "-2147483648", which compares before "0000000000".
-// From then on the order is no longer creation order, in Curator or here,
-// and at the wrap itself a new contender sorts before the current holder
-// and is let in beside it. This package keeps Curator's order anyway, so
-// that a mixed fleet agrees on one order. A lock directory is a container
-// node, which the server deletes once it is empty, resetting the count: a
-// wrap needs some billion acquisitions (a create and a delete each) of a
-// lock that is never idle.
+// ("lock-", "__READ__"/"__WRIT__"). That order is kept after ZooKeeper's
+// sequence counter wraps, where it stops being creation order: see
+// docs/protocol.md#sequence-numbers-and-their-wrap.
 //
 // A Mutex also recognises the nodes of Kazoo's Lock
 // (<hex>__lock__<seq>), and Kazoo recognises a Mutex's nodes when created
@@ -34,10 +26,9 @@
 // a Mutex. Kazoo orders the sequence suffixes it recognises as Python
 // strings, which for these ASCII suffixes is the same order. Its pattern
 // (an optional "-" and ten digits) misses the suffixes "-999999999" to
-// "-000000001", the last billion numbers before a wrapped counter reaches
-// zero again: other Kazoo clients do not see such a node, while a Mutex
-// does and waits for it. Curator orders Kazoo's nodes by their whole name,
-// which is wrong: do not let Curator and Kazoo clients share a lock.
+// "-000000001" of a wrapped counter, which a Mutex sees. Curator orders
+// Kazoo's nodes by their whole name, which is wrong: do not let Curator and
+// Kazoo clients share a lock.
 //
 // An RWMutex likewise recognises Kazoo's ReadLock (<hex>__rlock__<seq>)
 // and WriteLock (<hex>__lock__<seq>) nodes; Kazoo recognises an RWMutex's

@@ -26,18 +26,10 @@
 //
 // # Sequence numbers that wrap
 //
-// ZooKeeper takes a sequence number from the parent's child version, a
-// signed 32-bit counter printed with %010d, so after 2^31 child changes the
-// numbers continue from "-2147483648". Sorting names as text would then
-// serve the newest items first. No other library shares this layout, so
-// nothing ties it to Curator's text order: this package reads the number as
-// a signed 32-bit integer and orders items with the wrap-aware serial order
-// of zkcoord's sequence-node module (serial-number arithmetic in the manner
-// of RFC 1982): the items present are placed on the 2^32 circle and read
-// starting after the largest gap. Ordering is exact as long as the items in the queue at one time span
-// fewer than 2^31 sequence numbers (every create and delete of a child
-// advances the counter), which holds for any queue that is not billions of
-// items deep.
+// Items of a Queue or PriorityQueue are ordered by the serial order of
+// their sequence numbers, which keeps serving them oldest first after
+// ZooKeeper's sequence counter wraps; the argument and its one condition
+// are in docs/protocol.md#sequence-numbers-and-their-wrap.
 //
 // # Take: exactly one taker
 //

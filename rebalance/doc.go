@@ -65,12 +65,10 @@
 // and every other client watches only its predecessor and re-lists
 // clients/ periodically (WithRecheck) in case a notification is lost. The
 // coordinator is elected by the same engine as package election, on this
-// package's own layout. Clients are ordered
-// by the wrap-aware serial order of zkcoord's sequence-node module, not by
-// Curator's text order: no other library shares this layout, so a client
-// that joins after ZooKeeper's sequence counter wrapped to -2147483648
-// still sorts after the running coordinator; before the wrap the order is
-// numeric. The coordinator bumps the term node, watches clients/,
+// package's own layout. Clients are ordered by the serial order of their
+// sequence numbers, so the running coordinator keeps office after the
+// sequence counter wraps (see
+// docs/protocol.md#sequence-numbers-and-their-wrap). The coordinator bumps the term node, watches clients/,
 // resources/ and term, and after every change writes an allocation into the
 // data of resources/, conditional on its term and on the version it read, so
 // that a deposed coordinator can never write. Each client takes a resource

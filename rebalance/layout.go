@@ -132,8 +132,8 @@ func parseClient(node string) (memberNode, bool) {
 
 // parseClients returns the recognised client nodes in election order,
 // ignoring foreign names and duplicate ids. The order is the serial order
-// of the sequence numbers present: numeric order until the counter of
-// clients/ wraps past 2147483647, creation order after it too.
+// of the sequence numbers present (see
+// docs/protocol.md#sequence-numbers-and-their-wrap).
 func parseClients(children []string) []memberNode {
 	out := make([]memberNode, 0, len(children))
 	seen := make(map[string]bool, len(children))
