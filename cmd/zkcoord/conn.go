@@ -238,19 +238,6 @@ func (a *app) opContext(sess *zkcoord.Session) (context.Context, context.CancelF
 	return context.WithTimeout(a.ctx, a.conn.connectTimeout+sess.Timeout())
 }
 
-// passOn returns the flags that give another zkcoord process the same
-// credentials, ACL, TLS and chroot (not the servers or timeouts).
-func (o *connOptions) passOn() []string {
-	args := []string{"--chroot", o.chroot, "--auth", o.auth, "--acl", o.acl,
-		"--tls-ca", o.tlsCA, "--tls-cert", o.tlsCert, "--tls-key", o.tlsKey}
-	if o.tls {
-		args = append(args, "--tls")
-	} else {
-		args = append(args, "--tls=false")
-	}
-	return args
-}
-
 // open applies the common flags (logging, metrics) and connects: how every
 // command that talks to ZooKeeper starts.
 func (a *app) open() (*zkcoord.Session, error) {

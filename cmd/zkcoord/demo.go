@@ -442,3 +442,16 @@ func lastLines(s string, n int) string {
 func fmtDur(d time.Duration) string {
 	return fmt.Sprintf("%.2fs", d.Seconds())
 }
+
+// passOn returns the flags that give another zkcoord process the same
+// credentials, ACL, TLS and chroot (not the servers or timeouts).
+func (o *connOptions) passOn() []string {
+	args := []string{"--chroot", o.chroot, "--auth", o.auth, "--acl", o.acl,
+		"--tls-ca", o.tlsCA, "--tls-cert", o.tlsCert, "--tls-key", o.tlsKey}
+	if o.tls {
+		args = append(args, "--tls")
+	} else {
+		args = append(args, "--tls=false")
+	}
+	return args
+}

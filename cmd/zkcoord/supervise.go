@@ -244,18 +244,8 @@ func killBy(sess *zkcoord.Session) time.Time {
 	return d.Add(-max(sess.Timeout()/10, 250*time.Millisecond))
 }
 
-// brokenEnv names a variable that, in a build with the zkcoord_broken tag
-// only (broken_on.go), restores a known broken behaviour so that the chaos
-// harness can show it catches it: "grace" makes a stop wait out the whole
-// grace whatever happens meanwhile (and cuts it after a loss by a constant
-// fraction of the session timeout), "pdeathsig" starts the command directly
-// with only the kernel's parent-death signal, which reaches the child but
-// not its children, "group" makes the shim signal, kill and reap the
-// command's process group alone, so that a process that left it (setsid, a
-// double fork) outlives the command; "mixed-kinds" is read by the lock
-// package, whose locks then ignore contenders of another kind. A build
-// without the tag (every shipped one) never reads it.
-const brokenEnv = "ZKCOORD_TEST_BROKEN"
+// brokenStop, brokenPdeathsig and brokenGroupKill are false in every
+// shipped build: see brokenEnv (broken_on.go) for the test builds.
 
 func brokenStop() bool { return brokenMode() == "grace" }
 
