@@ -7,7 +7,7 @@ PKGS    ?= ./...
 # protocol models (it compiles its verifiers with gcc).
 DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java chromium spin gcc
 
-.PHONY: all deps test vet fmt chaos randomized cross model
+.PHONY: all deps test vet fmt lint chaos randomized cross model
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -22,8 +22,17 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-test: deps cross
+test: deps cross lint
 	$(GO) test -race -timeout 20m $(PKGS)
+
+# lint runs staticcheck (a pinned version, fetched by the go command) over
+# the tree as shipped and in the builds with the demo and the test switches.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags demo ./cmd/zkcoord
+	$(STATICCHECK) -tags zkcoord_broken ./cmd/zkcoord ./lock ./chaos
+	$(STATICCHECK) -tags zkcoord_broken_claim ./queue ./chaos
 
 # cross builds and vets the whole tree (tests included) for the other
 # platforms zkcoord supports, so that it keeps building there. It tries
