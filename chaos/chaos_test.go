@@ -13,6 +13,7 @@ import (
 	"github.com/zkcoord/zkcoord/chaos"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/lock"
+	"github.com/zkcoord/zkcoord/zktest"
 )
 
 // logWriter sends a run's progress lines to the test log.
@@ -158,17 +159,7 @@ func TestCheckerCatchesBrokenClient(t *testing.T) {
 				o.Resources, o.MinResources, o.MaxResources = 1, 1, 1
 			}
 			o.Bug = chaos.BugLateStop
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			rep, err := chaos.Run(ctx, zk, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Log(rep.Verdict)
-			if rep.Pass {
-				dump(t, rep)
-				t.Fatal("the run with a broken client passed")
-			}
+			rep := runBroken(t, zk, o, "a broken client")
 			overlaps := 0
 			for _, v := range rep.Violations {
 				if v.Kind == "overlap" && v.ClientA == "c1" {
@@ -199,17 +190,7 @@ func TestQueueCatchesAckFirst(t *testing.T) {
 	zk := cluster(t)
 	o := shortOptions(t, chaos.Queue, []chaos.Fault{{Kind: chaos.KillClient, Pick: 0, Wait: 2 * time.Second}})
 	o.Bug = chaos.BugAckFirst
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	rep, err := chaos.Run(ctx, zk, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(rep.Verdict)
-	if rep.Pass {
-		dump(t, rep)
-		t.Fatal("the run with a broken consumer passed")
-	}
+	rep := runBroken(t, zk, o, "a broken consumer")
 	early := 0
 	for _, v := range rep.Violations {
 		if v.Kind == "ack before processed" && v.ClientA == "c1" {
@@ -236,17 +217,7 @@ func TestCounterCatchesValueSettle(t *testing.T) {
 		{Kind: chaos.PartitionShort, Pick: 2, Dur: T / 6},
 	})
 	o.Bug = chaos.BugValueSettle
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	rep, err := chaos.Run(ctx, zk, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(rep.Verdict)
-	if rep.Pass {
-		dump(t, rep)
-		t.Fatal("the run with the value settle passed")
-	}
+	rep := runBroken(t, zk, o, "the value settle")
 	twice := 0
 	for _, v := range rep.Violations {
 		if v.Kind == "created twice" {
@@ -316,17 +287,7 @@ func TestCLICatchesBrokenZkcoord(t *testing.T) {
 		t.Run(c.bug, func(t *testing.T) {
 			o := shortOptions(t, chaos.CLI, c.faults)
 			o.Clients, o.MaxClients, o.Resources, o.Bug = 6, 6, 6, c.bug
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			rep, err := chaos.Run(ctx, zk, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Log(rep.Verdict)
-			if rep.Pass {
-				dump(t, rep)
-				t.Fatal("the run with a broken zkcoord passed")
-			}
+			rep := runBroken(t, zk, o, "a broken zkcoord")
 			overlaps := map[string]int{}
 			for _, v := range rep.Violations {
 				if v.Kind == "overlap" && (c.between == [2]string{} || between(v.ClientA, v.ClientB, c.between)) {
@@ -439,6 +400,17 @@ func TestQueueCatchesClaimCallerCtx(t *testing.T) {
 		return launch.Spec{Path: exe, Args: append([]string{role}, args...), Name: name}
 	}
 	o.ConvergeTimeout = 20 * time.Second
+	rep := runBroken(t, zk, o, "consumers that strand their claims")
+	if !strings.Contains(rep.Final.Why, "not acknowledged yet") && !strings.Contains(rep.Final.Why, "left in the queue") {
+		dump(t, rep)
+		t.Fatalf("the final state does not name the stranded items: %q", rep.Final.Why)
+	}
+}
+
+// runBroken runs o, whose clients have a known bug, and fails the test if
+// the run passes: what names the broken clients in the message.
+func runBroken(t *testing.T, zk *zktest.Cluster, o chaos.Options, what string) *chaos.Report {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := chaos.Run(ctx, zk, o)
@@ -448,10 +420,7 @@ func TestQueueCatchesClaimCallerCtx(t *testing.T) {
 	t.Log(rep.Verdict)
 	if rep.Pass {
 		dump(t, rep)
-		t.Fatal("the run with consumers that strand their claims passed")
+		t.Fatalf("the run with %s passed", what)
 	}
-	if !strings.Contains(rep.Final.Why, "not acknowledged yet") && !strings.Contains(rep.Final.Why, "left in the queue") {
-		dump(t, rep)
-		t.Fatalf("the final state does not name the stranded items: %q", rep.Final.Why)
-	}
+	return rep
 }
