@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/interop"
 	"github.com/zkcoord/zkcoord/lock"
 )
@@ -15,26 +16,7 @@ import (
 // them.
 func TestInteropKazooRWMutex(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	sess := connect(t)
-	dir := testDir(t)
-	if err := sess.EnsurePath(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	py := interop.StartPython(t, "testdata/kazoo_rw.py", cluster.ConnectString(), sess.Config().Chroot+dir)
-	expect := func(want string) {
-		t.Helper()
-		line, err := py.Expect(ctx, want)
-		if err != nil || line != want {
-			t.Fatalf("got %q, %v; want %q\n%s", line, err, want, py.Stderr())
-		}
-	}
-	send := func(cmd string) {
-		t.Helper()
-		if err := py.Send(cmd); err != nil {
-			t.Fatal(err)
-		}
-	}
-	expect("ready")
+	sess, dir, py, expect, send := startKazooRW(t, ctx)
 	rw, err := lock.NewRWMutex(sess, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -87,26 +69,7 @@ func TestInteropKazooRWMutex(t *testing.T) {
 // queues behind Kazoo's WriteLock, whose nodes are also Kazoo's Lock's.
 func TestInteropKazooOtherKind(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
-	sess := connect(t)
-	dir := testDir(t)
-	if err := sess.EnsurePath(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	py := interop.StartPython(t, "testdata/kazoo_rw.py", cluster.ConnectString(), sess.Config().Chroot+dir)
-	expect := func(want string) {
-		t.Helper()
-		line, err := py.Expect(ctx, want)
-		if err != nil || line != want {
-			t.Fatalf("got %q, %v; want %q\n%s", line, err, want, py.Stderr())
-		}
-	}
-	send := func(cmd string) {
-		t.Helper()
-		if err := py.Send(cmd); err != nil {
-			t.Fatal(err)
-		}
-	}
-	expect("ready")
+	sess, dir, _, expect, send := startKazooRW(t, ctx)
 	m := newMutex(t, sess, dir)
 
 	send("read")
@@ -127,4 +90,32 @@ func TestInteropKazooOtherKind(t *testing.T) {
 	}
 	send("release")
 	expect("released")
+}
+
+// startKazooRW starts the Kazoo peer of testdata/kazoo_rw.py on a new
+// directory and waits for it: expect waits for its next line, send gives it
+// a command; py is the peer itself.
+func startKazooRW(t *testing.T, ctx context.Context) (sess *zkcoord.Session, dir string, py *interop.Proc, expect, send func(string)) {
+	t.Helper()
+	sess = connect(t)
+	dir = testDir(t)
+	if err := sess.EnsurePath(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	py = interop.StartPython(t, "testdata/kazoo_rw.py", cluster.ConnectString(), sess.Config().Chroot+dir)
+	expect = func(want string) {
+		t.Helper()
+		line, err := py.Expect(ctx, want)
+		if err != nil || line != want {
+			t.Fatalf("got %q, %v; want %q\n%s", line, err, want, py.Stderr())
+		}
+	}
+	send = func(cmd string) {
+		t.Helper()
+		if err := py.Send(cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect("ready")
+	return sess, dir, py, expect, send
 }
