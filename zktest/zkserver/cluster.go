@@ -180,7 +180,7 @@ func (c *Cluster) startAttempt(java, classpath string, o options, attempt int) e
 		// A server that cannot bind its quorum port may keep running
 		// without ever serving; its log tells.
 		for _, s := range servers {
-			if s.logShowsBindFailure() {
+			if s.logShowsPortConflict() {
 				err = fmt.Errorf("%w: %w", errPortInUse, err)
 				break
 			}

@@ -298,21 +298,28 @@ func (s *Server) waitAnswering(ctx context.Context) error {
 }
 
 // exitError describes why the last process exited, wrapping errPortInUse
-// when its log shows a bind failure.
+// when its log shows a port conflict.
 func (s *Server) exitError() error {
 	s.mu.Lock()
 	exitErr := s.exitErr
 	s.mu.Unlock()
 	err := fmt.Errorf("zkserver: server %d (%s) exited: %v", s.index, s.Addr(), exitErr)
-	if s.logShowsBindFailure() {
+	if s.logShowsPortConflict() {
 		err = fmt.Errorf("%w: %w", errPortInUse, err)
 	}
 	return err
 }
 
-func (s *Server) logShowsBindFailure() bool {
+// logShowsPortConflict tells whether the server failed on a port another
+// process took: a bind failure, or two of the ports picked for the cluster
+// (free when picked, bound only later) coming out the same, which
+// ZooKeeper refuses in its configuration ("Client and election port must
+// be different"): a port peer links' proxies were given after it was
+// picked for a server, say.
+func (s *Server) logShowsPortConflict() bool {
 	b, err := os.ReadFile(s.logPath())
-	return err == nil && strings.Contains(string(b), "Address already in use")
+	return err == nil && (strings.Contains(string(b), "Address already in use") ||
+		strings.Contains(string(b), "port must be different"))
 }
 
 // writeConfig creates the server directory with zoo.cfg and myid.
