@@ -7,7 +7,7 @@ PKGS    ?= ./...
 # protocol models (it compiles its verifiers with gcc).
 DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java chromium spin gcc
 
-.PHONY: all deps test vet fmt lint chaos randomized cross model
+.PHONY: all deps test vet fmt lint chaos randomized cross model fuzz fuzz-brief
 all: test
 
 # deps installs what is missing, quietly when everything is there.
@@ -22,8 +22,26 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-test: deps cross lint
+test: deps cross lint fuzz-brief
 	$(GO) test -race -timeout 20m $(PKGS)
+
+# fuzz runs every fuzzer of FUZZ_PKGS for FUZZTIME each, one after another
+# (go test -fuzz takes one at a time). make test runs the decoders of the
+# ZooKeeper wire briefly (fuzz-brief); the seed corpora of all of them run
+# with the ordinary tests. A failure leaves its input in the package's
+# testdata/fuzz, which the ordinary tests then replay.
+FUZZTIME  ?= 1m
+FUZZ_PKGS ?= ./internal/wire ./internal/seq ./lock ./queue ./rebalance/alloc
+fuzz:
+	@for p in $(FUZZ_PKGS); do \
+		for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \
+			echo "fuzz: $$p $$f for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+		done; \
+	done
+
+fuzz-brief:
+	@$(MAKE) --no-print-directory fuzz FUZZ_PKGS=./internal/wire FUZZTIME=3s
 
 # lint runs staticcheck (a pinned version, fetched by the go command) over
 # the tree as shipped and in the builds with the demo and the test switches.

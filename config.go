@@ -7,8 +7,6 @@ import (
 	"net"
 	"strings"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // Defaults applied by Config for fields left at their zero value.
@@ -48,7 +46,7 @@ type Config struct {
 	Auth []Auth
 	// ACL applies to every node created through the Session.
 	// Default: world:anyone with all permissions.
-	ACL []zk.ACL
+	ACL []ACL
 	// TLS, if set, wraps every connection in TLS with this configuration.
 	TLS *tls.Config
 	// Dialer, if set, opens the TCP connections (before TLS).
@@ -107,7 +105,7 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if len(c.ACL) == 0 {
-		c.ACL = zk.WorldACL(zk.PermAll)
+		c.ACL = WorldACL(PermAll)
 	}
 	if c.MaxDataSize == 0 {
 		c.MaxDataSize = DefaultMaxDataSize

@@ -1,9 +1,9 @@
 // Package zkcoord coordinates distributed processes through Apache ZooKeeper.
 //
-// A [Session] owns exactly one ZooKeeper session. It wraps
-// github.com/go-zookeeper/zk for the wire protocol and adds what that
-// library leaves out: contexts on every call, a chroot, retries of
-// idempotent reads, protected sequential creates that never leave an orphan
+// A [Session] owns exactly one ZooKeeper session, spoken over zkcoord's own
+// implementation of ZooKeeper's client protocol: contexts on every call, a
+// chroot, retries of idempotent reads, requests written in the order they
+// are issued, protected sequential creates that never leave an orphan
 // node, fencing tokens with guarded writes, and, most importantly, a
 // connection-state stream that declares the session Lost from the time of the
 // last server response, before the server can expire it.
@@ -25,8 +25,7 @@
 //
 // After Lost, Expired or Close a Session is finished for good: its connection
 // is closed and nothing more is sent, not even on a new ZooKeeper session.
-// (go-zookeeper/zk, left alone, would open a new session and send queued
-// requests on it.) To carry on, a caller starts a fresh Session with
+// To carry on, a caller starts a fresh Session with
 // [Connect] and re-establishes what it owned:
 //
 //	for {

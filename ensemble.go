@@ -40,8 +40,8 @@ func ensembleRisk(tick time.Duration, syncLimit int, timeout time.Duration, lost
 // expired it. Servers often refuse four-letter words; that is logged at
 // debug level and otherwise ignored.
 func (s *Session) checkEnsemble(addr string) {
-	if s.gate.Load() {
-		return // the Session has ended
+	if s.alive() != nil {
+		return
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 	defer cancel()
@@ -71,13 +71,12 @@ func (s *Session) checkEnsemble(addr string) {
 // fourLetter sends a four-letter word through the Session's dialer (and
 // TLS) and returns the reply.
 func (s *Session) fourLetter(ctx context.Context, addr, cmd string) (string, error) {
-	deadline, _ := ctx.Deadline()
-	c, raw, err := s.open("tcp", addr, time.Until(deadline))
+	c, err := s.dial(ctx, "tcp", addr)
 	if err != nil {
 		return "", err
 	}
-	defer raw.Close()
-	stop := context.AfterFunc(ctx, func() { _ = raw.SetDeadline(time.Unix(1, 0)) })
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	if _, err := io.WriteString(c, cmd); err != nil {
 		return "", err

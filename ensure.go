@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zkcoord/zkcoord/internal/wire"
 )
 
 // EnsurePath creates path and any missing ancestors as persistent nodes with
@@ -28,8 +28,11 @@ func (s *Session) EnsureContainers(ctx context.Context, path string) error {
 	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	return s.ensure(ctx, s.root, path, zk.FlagContainer)
+	return s.ensure(ctx, s.root, path, flagContainer)
 }
+
+// flagContainer creates a container (createContainer).
+const flagContainer int32 = 4
 
 // ensure creates each missing node of path under root, top-down, after
 // first checking whether path already exists (the common case: one read).
@@ -38,10 +41,14 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 		return nil
 	}
 	exists := func(p string) (bool, error) {
-		return retryCall(s, ctx, func() (bool, error) {
-			ok, _, err := s.conn.Exists(root.add(p))
-			return ok, err
+		_, err := retryCall(s, ctx, func(ctx context.Context) (wire.Stat, error) {
+			st, _, _, err := s.conn.Exists(ctx, root.add(p), false)
+			return st, err
 		})
+		if errors.Is(err, ErrNoNode) {
+			return false, nil
+		}
+		return err == nil, err
 	}
 	if ok, err := exists(path); err != nil || ok {
 		return wrapPath(err, "ensure", path)
@@ -50,16 +57,15 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 	cur := ""
 	for _, part := range parts {
 		cur += "/" + part
-		_, err := retryCall(s, ctx, none(func() error {
-			var err error
-			if flag == zk.FlagContainer {
-				_, err = s.conn.CreateContainer(root.add(cur), nil, flag, s.cfg.ACL)
-			} else {
-				_, err = s.conn.Create(root.add(cur), nil, flag, s.cfg.ACL)
+		_, err := retryCall(s, ctx, func(ctx context.Context) (wire.Create2Response, error) {
+			if flag == flagContainer {
+				r, _, err := s.conn.CreateContainer(ctx, root.add(cur), nil, s.acl)
+				return r, err
 			}
-			return err
-		}))
-		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			r, _, err := s.conn.Create(ctx, root.add(cur), nil, s.acl, wire.CreateMode(flag))
+			return r, err
+		})
+		if err != nil && !errors.Is(err, ErrNodeExists) {
 			return wrapPath(err, "ensure", cur)
 		}
 	}
@@ -73,7 +79,7 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 func (s *Session) EnsureDeleted(ctx context.Context, path string) error {
 	return s.Retry(ctx, func(ctx context.Context) error {
 		err := s.Delete(ctx, path, -1)
-		if errors.Is(err, zk.ErrNoNode) {
+		if errors.Is(err, ErrNoNode) {
 			return nil
 		}
 		return err
@@ -102,13 +108,13 @@ func (s *Session) EnsureNode(ctx context.Context, path string, data []byte, flag
 	return s.Retry(ctx, func(ctx context.Context) error {
 		for {
 			_, err := s.Create(ctx, path, data, flags)
-			if errors.Is(err, zk.ErrNoNode) {
+			if errors.Is(err, ErrNoNode) {
 				if err := s.EnsureContainers(ctx, Parent(path)); err != nil {
 					return err
 				}
 				continue
 			}
-			if errors.Is(err, zk.ErrNodeExists) {
+			if errors.Is(err, ErrNodeExists) {
 				return nil
 			}
 			return err

@@ -3,7 +3,7 @@ package zkcoord
 import (
 	"errors"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zkcoord/zkcoord/internal/wire"
 )
 
 // Errors that describe how a Session ended. Session.Err wraps exactly one of
@@ -45,22 +45,25 @@ var (
 	ErrOutcomeUnknown = errors.New("zkcoord: outcome unknown")
 )
 
-// ZooKeeper errors, re-exported so callers need not import go-zookeeper.
+// ZooKeeper's errors, as the server names them (KeeperException.Code).
+// Operations return them wrapped; check with errors.Is.
 var (
-	ErrNoNode           = zk.ErrNoNode
-	ErrNodeExists       = zk.ErrNodeExists
-	ErrBadVersion       = zk.ErrBadVersion
-	ErrNotEmpty         = zk.ErrNotEmpty
-	ErrNoAuth           = zk.ErrNoAuth
-	ErrConnectionClosed = zk.ErrConnectionClosed
+	ErrNoNode                  error = wire.ErrNoNode
+	ErrNodeExists              error = wire.ErrNodeExists
+	ErrBadVersion              error = wire.ErrBadVersion
+	ErrNotEmpty                error = wire.ErrNotEmpty
+	ErrNoAuth                  error = wire.ErrNoAuth
+	ErrInvalidACL              error = wire.ErrInvalidACL
+	ErrBadArguments            error = wire.ErrBadArguments
+	ErrNoChildrenForEphemerals error = wire.ErrNoChildrenForEphemerals
+	ErrUnimplemented           error = wire.ErrUnimplemented
+	// ErrConnectionClosed: the connection was lost; a request in flight
+	// may or may not have taken effect (ZooKeeper's ConnectionLoss).
+	ErrConnectionClosed error = wire.ErrConnectionLoss
 )
 
 // IsRetryable reports whether err is a connection loss after which an
-// idempotent operation may safely be sent again on the same session. A
-// request whose write to the socket failed is reported as
-// ErrConnectionClosed, wrapping the network error.
+// idempotent operation may safely be sent again on the same session.
 func IsRetryable(err error) bool {
-	return errors.Is(err, zk.ErrConnectionClosed) ||
-		errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionMoved)
+	return errors.Is(err, wire.ErrConnectionLoss) || errors.Is(err, wire.ErrSessionMoved)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // Fence proves ownership of a node, such as a lock's or a leader's node.
@@ -86,7 +84,7 @@ func (s *Session) GuardedMulti(ctx context.Context, f Fence, ops ...Op) ([]Multi
 	all := append([]Op{f.Check()}, ops...)
 	res, err := s.Multi(ctx, all...)
 	if err != nil && len(res) > 0 && res[0].Error != nil &&
-		(errors.Is(res[0].Error, zk.ErrNoNode) || errors.Is(res[0].Error, zk.ErrBadVersion)) {
+		(errors.Is(res[0].Error, ErrNoNode) || errors.Is(res[0].Error, ErrBadVersion)) {
 		return nil, fmt.Errorf("%w: %s is gone or changed: %v", ErrNotOwner, f.Path, res[0].Error)
 	}
 	if err != nil {

@@ -10,9 +10,8 @@ import (
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
-// go-zookeeper hands the error of a failed socket write to the request as
-// it is, a raw net error. The Session reports it as the connection loss it
-// is: idempotent requests are retried, the others fail with an error that
+// A failed socket write is a connection loss, never a raw net error:
+// idempotent requests are retried, the others fail with an error that
 // IsRetryable accepts and that wraps ErrConnectionClosed.
 func TestRawWriteErrorIsConnectionLoss(t *testing.T) {
 	c := zktest.Start(t)

@@ -7,32 +7,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/go-zookeeper/zk"
-)
-
-// Types re-exported from go-zookeeper so that callers rarely need it.
-type (
-	Stat          = zk.Stat
-	Event         = zk.Event
-	ACL           = zk.ACL
-	MultiResponse = zk.MultiResponse
-)
-
-// Create flags.
-const (
-	FlagPersistent          int32 = 0
-	FlagEphemeral                 = zk.FlagEphemeral
-	FlagSequence                  = zk.FlagSequence
-	FlagEphemeralSequential       = zk.FlagEphemeralSequential
-)
-
-// Watch event types.
-const (
-	EventNodeCreated         = zk.EventNodeCreated
-	EventNodeDeleted         = zk.EventNodeDeleted
-	EventNodeDataChanged     = zk.EventNodeDataChanged
-	EventNodeChildrenChanged = zk.EventNodeChildrenChanged
-	EventNotWatching         = zk.EventNotWatching
+	"github.com/zkcoord/zkcoord/internal/wire"
+	"github.com/zkcoord/zkcoord/internal/zkconn"
 )
 
 // Reads are idempotent: they are retried on connection loss until ctx ends
@@ -40,86 +16,134 @@ const (
 
 // Get returns a node's data and stat.
 func (s *Session) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
-	if err := ValidatePath(path); err != nil {
-		return nil, nil, err
-	}
-	r, err := retryCall(s, ctx, func() (got, error) {
-		d, st, err := s.conn.Get(s.root.add(path))
-		return got{data: d, stat: st}, err
-	})
-	return r.data, r.stat, wrapPath(err, "get", path)
+	data, st, _, err := s.get(ctx, path, false)
+	return data, st, err
 }
 
 // GetW is Get plus a one-shot watch on the node's data. The watch channel
 // receives one event, then closes; it receives nothing while disconnected
 // and EventNotWatching when the Session ends.
 func (s *Session) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan Event, error) {
+	return s.get(ctx, path, true)
+}
+
+func (s *Session) get(ctx context.Context, path string, watch bool) ([]byte, *Stat, <-chan Event, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := retryCall(s, ctx, func() (got, error) {
-		d, st, ch, err := s.conn.GetW(s.root.add(path))
-		return got{data: d, stat: st, w: ch}, err
+	var w *zkconn.Watch
+	resp, err := retryCall(s, ctx, func(ctx context.Context) (wire.GetDataResponse, error) {
+		r, _, ww, err := s.conn.GetData(ctx, s.root.add(path), watch)
+		w = ww
+		return r, err
 	})
 	if err != nil {
 		return nil, nil, nil, wrapPath(err, "get", path)
 	}
-	return r.data, r.stat, s.strip(r.w), nil
+	return resp.Data, statOf(resp.Stat), s.oneShot(w), nil
 }
 
 // Children returns the names of a node's children, unsorted.
 func (s *Session) Children(ctx context.Context, path string) ([]string, *Stat, error) {
-	if err := ValidatePath(path); err != nil {
-		return nil, nil, err
-	}
-	r, err := retryCall(s, ctx, func() (got, error) {
-		c, st, err := s.conn.Children(s.root.add(path))
-		return got{children: c, stat: st}, err
-	})
-	return r.children, r.stat, wrapPath(err, "children", path)
+	c, st, _, err := s.children(ctx, path, false)
+	return c, st, err
 }
 
 // ChildrenW is Children plus a one-shot watch on the node's children.
 func (s *Session) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <-chan Event, error) {
+	return s.children(ctx, path, true)
+}
+
+func (s *Session) children(ctx context.Context, path string, watch bool) ([]string, *Stat, <-chan Event, error) {
 	if err := ValidatePath(path); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := retryCall(s, ctx, func() (got, error) {
-		c, st, ch, err := s.conn.ChildrenW(s.root.add(path))
-		return got{children: c, stat: st, w: ch}, err
+	var w *zkconn.Watch
+	resp, err := retryCall(s, ctx, func(ctx context.Context) (wire.GetChildren2Response, error) {
+		r, _, ww, err := s.conn.GetChildren(ctx, s.root.add(path), watch)
+		w = ww
+		return r, err
 	})
 	if err != nil {
 		return nil, nil, nil, wrapPath(err, "children", path)
 	}
-	return r.children, r.stat, s.strip(r.w), nil
+	return resp.Children, statOf(resp.Stat), s.oneShot(w), nil
 }
 
-// Exists reports whether a node exists, with its stat if it does.
+// Exists reports whether a node exists, with its stat if it does (a zero
+// Stat if it does not).
 func (s *Session) Exists(ctx context.Context, path string) (bool, *Stat, error) {
-	if err := ValidatePath(path); err != nil {
-		return false, nil, err
-	}
-	r, err := retryCall(s, ctx, func() (got, error) {
-		e, st, err := s.conn.Exists(s.root.add(path))
-		return got{ok: e, stat: st}, err
-	})
-	return r.ok, r.stat, wrapPath(err, "exists", path)
+	ok, st, _, err := s.exists(ctx, path, false)
+	return ok, st, err
 }
 
 // ExistsW is Exists plus a one-shot watch for the node's creation, deletion
 // or data change.
 func (s *Session) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan Event, error) {
+	return s.exists(ctx, path, true)
+}
+
+func (s *Session) exists(ctx context.Context, path string, watch bool) (bool, *Stat, <-chan Event, error) {
 	if err := ValidatePath(path); err != nil {
 		return false, nil, nil, err
 	}
-	r, err := retryCall(s, ctx, func() (got, error) {
-		e, st, ch, err := s.conn.ExistsW(s.root.add(path))
-		return got{ok: e, stat: st, w: ch}, err
+	var w *zkconn.Watch
+	st, err := retryCall(s, ctx, func(ctx context.Context) (wire.Stat, error) {
+		st, _, ww, err := s.conn.Exists(ctx, s.root.add(path), watch)
+		w = ww
+		if errors.Is(err, wire.ErrNoNode) {
+			return st, errMissing
+		}
+		return st, err
 	})
-	if err != nil {
+	switch {
+	case err == errMissing:
+		return false, &Stat{}, s.oneShot(w), nil
+	case err != nil:
 		return false, nil, nil, wrapPath(err, "exists", path)
 	}
-	return r.ok, r.stat, s.strip(r.w), nil
+	return true, statOf(st), s.oneShot(w), nil
+}
+
+// errMissing is exists' answer for a node that is not there.
+var errMissing = errors.New("zkcoord: no node")
+
+// oneShot turns a watch of the connection into the channel the Session's
+// reads return: it receives the watch's one event (the chroot removed from
+// its path), or EventNotWatching when the Session ends, then closes. The
+// connection's own news (disconnected, connected again) is the Session's
+// state, not the watch's. A nil watch gives a nil channel.
+func (s *Session) oneShot(w *zkconn.Watch) <-chan Event {
+	if w == nil {
+		return nil
+	}
+	ch := make(chan Event, 1)
+	fired := false
+	w.Notify(func(e zkconn.Event) { // on the connection's dispatcher: never blocks
+		if fired {
+			return
+		}
+		var out Event
+		switch {
+		case e.Type != wire.EventNone:
+			out = Event{Type: EventType(e.Type), Path: s.root.strip(e.Path)}
+		case e.State == wire.StateExpired:
+			out = Event{Type: EventNotWatching, Err: ErrSessionExpired}
+		case e.State == wire.StateAuthFailed:
+			out = Event{Type: EventNotWatching, Err: ErrAuthFailed}
+		case e.State == wire.StateClosed:
+			out = Event{Type: EventNotWatching, Err: ErrSessionClosed}
+			if err := s.Err(); err != nil {
+				out.Err = err
+			}
+		default:
+			return
+		}
+		fired = true
+		ch <- out
+		close(ch)
+	})
+	return ch
 }
 
 // DataW is GetW for a node that may not exist yet: when it does not, DataW
@@ -144,10 +168,9 @@ func (s *Session) Sync(ctx context.Context, path string) error {
 	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	_, err := retryCall(s, ctx, none(func() error {
-		_, err := s.conn.Sync(s.root.add(path))
-		return err
-	}))
+	_, err := retryCall(s, ctx, func(ctx context.Context) (zkconn.Reply, error) {
+		return s.conn.Sync(ctx, s.root.add(path))
+	})
 	return wrapPath(err, "sync", path)
 }
 
@@ -160,13 +183,20 @@ func (s *Session) Create(ctx context.Context, path string, data []byte, flags in
 	if err := s.checkCreate(path, data, flags); err != nil {
 		return "", err
 	}
-	created, err := call(s, ctx, func() (string, error) {
-		return s.conn.Create(s.root.add(path), data, flags, s.cfg.ACL)
+	created, err := s.create(ctx, path, data, flags)
+	return created, wrapPath(err, "create", path)
+}
+
+// create sends one create, the path and data checked.
+func (s *Session) create(ctx context.Context, path string, data []byte, flags int32) (string, error) {
+	resp, err := call(s, ctx, func(ctx context.Context) (wire.Create2Response, error) {
+		r, _, err := s.conn.Create(ctx, s.root.add(path), data, s.acl, wire.CreateMode(flags))
+		return r, err
 	})
 	if err != nil {
-		return "", wrapPath(err, "create", path)
+		return "", err
 	}
-	return s.root.strip(created), nil
+	return s.root.strip(resp.Path), nil
 }
 
 func (s *Session) checkCreate(path string, data []byte, flags int32) error {
@@ -197,10 +227,14 @@ func (s *Session) Set(ctx context.Context, path string, data []byte, version int
 	if err := s.checkSize(path, data); err != nil {
 		return nil, err
 	}
-	stat, err := call(s, ctx, func() (*Stat, error) {
-		return s.conn.Set(s.root.add(path), data, version)
+	st, err := call(s, ctx, func(ctx context.Context) (wire.Stat, error) {
+		st, _, err := s.conn.SetData(ctx, s.root.add(path), data, version)
+		return st, err
 	})
-	return stat, wrapPath(err, "set", path)
+	if err != nil {
+		return nil, wrapPath(err, "set", path)
+	}
+	return statOf(st), nil
 }
 
 // Delete deletes a node if its version matches (-1 matches any).
@@ -208,7 +242,9 @@ func (s *Session) Delete(ctx context.Context, path string, version int32) error 
 	if err := ValidatePath(path); err != nil {
 		return err
 	}
-	_, err := call(s, ctx, none(func() error { return s.conn.Delete(s.root.add(path), version) }))
+	_, err := call(s, ctx, func(ctx context.Context) (zkconn.Reply, error) {
+		return s.conn.Delete(ctx, s.root.add(path), version)
+	})
 	return wrapPath(err, "delete", path)
 }
 
@@ -296,11 +332,11 @@ func (s *Session) Settle(ctx context.Context, w Write, err error) (Settled, erro
 	case !IsRetryable(err):
 		return Settled{}, err
 	}
-	if serr := s.Sync(ctx, w.Path); serr != nil && !errors.Is(serr, zk.ErrNoNode) {
+	if serr := s.Sync(ctx, w.Path); serr != nil && !errors.Is(serr, ErrNoNode) {
 		return Settled{}, fmt.Errorf("%w: %s: reply lost (%v), then: %w", ErrOutcomeUnknown, what, err, serr)
 	}
 	data, st, gerr := s.Get(ctx, w.Path)
-	if gerr != nil && !errors.Is(gerr, zk.ErrNoNode) {
+	if gerr != nil && !errors.Is(gerr, ErrNoNode) {
 		return Settled{}, fmt.Errorf("%w: %s: reply lost (%v), then: %w", ErrOutcomeUnknown, what, err, gerr)
 	}
 	if gerr != nil {
@@ -389,117 +425,60 @@ func (k WriteKind) String() string {
 // CreateOp, SetOp, DeleteOp or CheckOp, or take a fence's Check; the zero Op
 // is refused. Paths are relative to the chroot.
 type Op struct {
-	req any // *zk.CreateRequest, *zk.SetDataRequest, *zk.DeleteRequest or *zk.CheckVersionRequest
+	op wire.MultiOp
 }
 
 // Multi runs operations atomically. Paths in the responses are relative to
-// the chroot.
+// the chroot. If the transaction fails, the error is the failed
+// operation's, and the responses say which one it was.
 func (s *Session) Multi(ctx context.Context, ops ...Op) ([]MultiResponse, error) {
 	return s.MultiThen(ctx, ops)
 }
 
 // MultiThen runs the transaction ops like Multi and, as soon as it is
-// written to the connection, each of then on a goroutine of its own, to
-// send reads: ZooKeeper executes them after the transaction, so they see
-// what it wrote (or, if it failed, what stood before it), and transaction
-// and reads together usually take one round trip. If the moment of writing
-// cannot be observed, the reads start once the transaction's reply is in.
-// MultiThen returns when the transaction and every function of then have
-// returned; those get ctx, and learn the transaction's outcome only from
-// what MultiThen returns. A watch a read sets stays set whatever the
-// outcome.
+// issued, each of then on a goroutine of its own, to send reads: the
+// connection writes requests in the order they were issued and ZooKeeper
+// executes them in that order, so the reads see what the transaction
+// wrote (or, if it failed, what stood before it), and transaction and
+// reads together usually take one round trip. MultiThen returns when the
+// transaction and every function of then have returned; those get ctx,
+// and learn the transaction's outcome only from what MultiThen returns. A
+// watch a read sets stays set whatever the outcome.
 func (s *Session) MultiThen(ctx context.Context, ops []Op, then ...func(ctx context.Context)) ([]MultiResponse, error) {
-	rooted, first, err := s.rootOps(ops)
+	rooted, err := s.rootOps(ops)
 	if err != nil {
 		return nil, err
 	}
-	if len(then) == 0 {
-		return s.multi(ctx, rooted)
+	if err := s.alive(); err != nil {
+		return nil, fmt.Errorf("zkcoord: multi: %w", err)
 	}
-	key := writeKey{multi: true, path: first}
-	sent := s.written.add(key)
-	defer s.written.remove(key, sent)
-	finished, readsDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(readsDone)
-		select {
-		case <-sent:
-		case <-finished:
-		}
-		var wg sync.WaitGroup
-		wg.Add(len(then))
-		for _, f := range then {
-			go func() {
-				defer wg.Done()
-				f(ctx)
-			}()
-		}
-		wg.Wait()
-	}()
-	res, err := s.multi(ctx, rooted)
-	close(finished)
-	<-readsDone
-	return res, err
-}
-
-// rootOps validates ops and returns them as go-zookeeper takes them, under
-// the Session's root, with the first operation's rooted path.
-func (s *Session) rootOps(ops []Op) ([]any, string, error) {
-	rooted := make([]any, len(ops))
-	first := ""
-	for i, op := range ops {
-		var path string
-		switch o := op.req.(type) {
-		case *zk.CreateRequest:
-			if err := s.checkCreate(o.Path, o.Data, o.Flags); err != nil {
-				return nil, "", err
-			}
-			c := *o
-			c.Path = s.root.add(o.Path)
-			if c.Acl == nil {
-				c.Acl = s.cfg.ACL
-			}
-			rooted[i] = &c
-			if i == 0 {
-				first = c.Path
-			}
-			continue
-		case *zk.SetDataRequest:
-			if err := s.checkSize(o.Path, o.Data); err != nil {
-				return nil, "", err
-			}
-			c := *o
-			path, c.Path = o.Path, s.root.add(o.Path)
-			rooted[i] = &c
-		case *zk.DeleteRequest:
-			c := *o
-			path, c.Path = o.Path, s.root.add(o.Path)
-			rooted[i] = &c
-		case *zk.CheckVersionRequest:
-			c := *o
-			path, c.Path = o.Path, s.root.add(o.Path)
-			rooted[i] = &c
-		default:
-			return nil, "", fmt.Errorf("zkcoord: multi: operation %d is empty; build it with CreateOp, SetOp, DeleteOp or CheckOp", i)
-		}
-		if err := ValidatePath(path); err != nil {
-			return nil, "", err
-		}
-		if i == 0 {
-			first = s.root.add(path)
-		}
+	var resp wire.MultiResponse
+	pending := s.conn.Start(ctx, wire.OpMulti, &wire.MultiRequest{Ops: rooted}, &resp)
+	var wg sync.WaitGroup
+	for _, f := range then {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(ctx)
+		}()
 	}
-	return rooted, first, nil
-}
-
-// multi sends a rooted transaction.
-func (s *Session) multi(ctx context.Context, rooted []any) ([]MultiResponse, error) {
-	res, err := call(s, ctx, func() ([]MultiResponse, error) {
-		return s.conn.Multi(rooted...)
-	})
-	for i := range res {
-		if res[i].String != "" {
-			res[i].String = s.root.strip(res[i].String)
+	_, err = pending.Wait()
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("zkcoord: multi: %w", s.callErr(err))
+	}
+	res := make([]MultiResponse, len(resp.Results))
+	for i, r := range resp.Results {
+		switch r.Type {
+		case wire.OpError:
+			res[i].Error = r.Err.Err()
+			if err == nil && r.Err != wire.OK && r.Err != wire.ErrRuntimeInconsistency {
+				err = r.Err
+			}
+		case wire.OpCreate, wire.OpCreate2:
+			res[i].String = s.root.strip(r.Path)
+		case wire.OpSetData:
+			res[i].Stat = statOf(r.Stat)
 		}
 	}
 	if err != nil {
@@ -508,53 +487,53 @@ func (s *Session) multi(ctx context.Context, rooted []any) ([]MultiResponse, err
 	return res, nil
 }
 
+// rootOps validates ops and returns them as the wire sends them, under the
+// Session's root.
+func (s *Session) rootOps(ops []Op) ([]wire.MultiOp, error) {
+	rooted := make([]wire.MultiOp, len(ops))
+	for i, op := range ops {
+		o := op.op
+		switch o.Type {
+		case wire.OpCreate:
+			if err := s.checkCreate(o.Path, o.Data, int32(o.Flags)); err != nil {
+				return nil, err
+			}
+			o.ACL = s.acl
+		case wire.OpSetData:
+			if err := s.checkSize(o.Path, o.Data); err != nil {
+				return nil, err
+			}
+		case wire.OpDelete, wire.OpCheck:
+		default:
+			return nil, fmt.Errorf("zkcoord: multi: operation %d is empty; build it with CreateOp, SetOp, DeleteOp or CheckOp", i)
+		}
+		if err := ValidatePath(o.Path); err != nil {
+			return nil, err
+		}
+		o.Path = s.root.add(o.Path)
+		rooted[i] = o
+	}
+	return rooted, nil
+}
+
 // CreateOp builds a create operation for Multi (with the Session's ACL).
 func CreateOp(path string, data []byte, flags int32) Op {
-	return Op{&zk.CreateRequest{Path: path, Data: data, Flags: flags}}
+	return Op{wire.MultiOp{Type: wire.OpCreate, Path: path, Data: data, Flags: wire.CreateMode(flags)}}
 }
 
 // SetOp builds a set-data operation for Multi.
 func SetOp(path string, data []byte, version int32) Op {
-	return Op{&zk.SetDataRequest{Path: path, Data: data, Version: version}}
+	return Op{wire.MultiOp{Type: wire.OpSetData, Path: path, Data: data, Version: version}}
 }
 
 // DeleteOp builds a delete operation for Multi.
 func DeleteOp(path string, version int32) Op {
-	return Op{&zk.DeleteRequest{Path: path, Version: version}}
+	return Op{wire.MultiOp{Type: wire.OpDelete, Path: path, Version: version}}
 }
 
 // CheckOp builds a version check for Multi (-1: the node must exist).
 func CheckOp(path string, version int32) Op {
-	return Op{&zk.CheckVersionRequest{Path: path, Version: version}}
-}
-
-// got carries a read's results out of call.
-type got struct {
-	data     []byte
-	children []string
-	ok       bool
-	stat     *Stat
-	w        <-chan zk.Event
-}
-
-// strip forwards a watch channel with the chroot removed from event paths.
-func (s *Session) strip(w <-chan zk.Event) <-chan zk.Event {
-	if s.root == "" || w == nil {
-		return w
-	}
-	out := make(chan zk.Event, 1)
-	// The goroutine ends when go-zookeeper fires or invalidates the watch,
-	// which it does for every watch when the Session ends.
-	if !s.spawn(func() {
-		defer close(out)
-		if ev, ok := <-w; ok {
-			ev.Path = s.root.strip(ev.Path)
-			out <- ev
-		}
-	}) {
-		close(out)
-	}
-	return out
+	return Op{wire.MultiOp{Type: wire.OpCheck, Path: path, Version: version}}
 }
 
 func wrapPath(err error, op, path string) error {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/google/uuid"
+	"github.com/zkcoord/zkcoord/internal/wire"
+	"github.com/zkcoord/zkcoord/internal/zkconn"
 )
 
 // ProtectedPrefix starts the name of every protected node, followed by a
@@ -66,7 +68,7 @@ func (s *Session) createProtected(ctx context.Context, parent, prefix, path stri
 		if ambiguous {
 			found, err := s.findProtected(ctx, parent, prefix)
 			if err != nil {
-				s.abandon(parent, prefix, nil)
+				s.abandon(parent, prefix)
 				return "", fmt.Errorf("zkcoord: create %s: %w", path, err)
 			}
 			if found != "" {
@@ -77,72 +79,41 @@ func (s *Session) createProtected(ctx context.Context, parent, prefix, path stri
 		switch {
 		case err == nil:
 			return created, nil
-		case errors.Is(err, zk.ErrNoNode):
+		case errors.Is(err, ErrNoNode):
 			if err := s.EnsureContainers(ctx, parent); err != nil {
 				return "", err
 			}
 			ambiguous = false
 			continue
 		case IsRetryable(err):
-			ambiguous = true
+			ambiguous = !errors.Is(err, zkconn.ErrNotSent)
 		default:
 			return "", err
 		}
 		if err := b.wait(ctx, s); err != nil {
-			s.abandon(parent, prefix, nil)
+			s.abandon(parent, prefix)
 			return "", fmt.Errorf("zkcoord: create %s: %w", path, err)
 		}
 	}
 }
 
-// createOnce sends one create. If ctx ends first, the outcome is handed to
-// abandon, which deletes the node should it exist.
+// createOnce sends one create. If ctx ends after the request was written,
+// the node, should it exist, is deleted in the background (abandon).
 func (s *Session) createOnce(ctx context.Context, path string, data []byte, flags int32, parent, prefix string) (string, error) {
-	if err := s.alive(); err != nil {
-		return "", err
+	created, err := s.create(ctx, path, data, flags)
+	if errors.Is(err, ErrOutcomeUnknown) && s.alive() == nil {
+		s.abandon(parent, prefix)
 	}
-	type result struct {
-		path string
-		err  error
-	}
-	res := make(chan result, 1)
-	if !s.spawn(func() {
-		p, err := s.conn.Create(s.root.add(path), data, flags, s.cfg.ACL)
-		res <- result{s.root.strip(p), err}
-	}) {
-		return "", s.Err()
-	}
-	select {
-	case r := <-res:
-		if r.err != nil && s.alive() != nil {
-			return "", s.Err()
-		}
-		return r.path, wrapPath(r.err, "create", path)
-	case <-ctx.Done():
-		s.abandon(parent, prefix, func() (string, error) {
-			r := <-res
-			return r.path, r.err
-		})
-		return "", fmt.Errorf("zkcoord: create %s: %w", path, ctx.Err())
-	}
+	return created, wrapPath(err, "create", path)
 }
 
 // abandon makes sure a protected node whose creator gave up does not
-// survive: it waits for the pending create (if any), then deletes the node
-// if it exists, searching by prefix while the Session lives.
-func (s *Session) abandon(parent, prefix string, pending func() (string, error)) {
+// survive: it deletes the node if it exists, searching by prefix while the
+// Session lives. The search starts with a sync issued after the create, so
+// it sees the create if the server applied it.
+func (s *Session) abandon(parent, prefix string) {
 	s.spawn(func() {
 		ctx := s.ctx
-		if pending != nil {
-			p, err := pending()
-			switch {
-			case err == nil:
-				s.deleteQuietly(ctx, p)
-				return
-			case !IsRetryable(err):
-				return // definitely not created
-			}
-		}
 		var b backoff
 		for {
 			found, err := s.findProtected(ctx, parent, prefix)
@@ -170,11 +141,11 @@ func (s *Session) deleteQuietly(ctx context.Context, path string) {
 // findProtected lists parent after a sync and returns the child with the
 // given prefix, or "" if there is none.
 func (s *Session) findProtected(ctx context.Context, parent, prefix string) (string, error) {
-	if err := s.Sync(ctx, parent); err != nil && !errors.Is(err, zk.ErrNoNode) {
+	if err := s.Sync(ctx, parent); err != nil && !errors.Is(err, ErrNoNode) {
 		return "", err
 	}
 	children, _, err := s.Children(ctx, parent)
-	if errors.Is(err, zk.ErrNoNode) {
+	if errors.Is(err, ErrNoNode) {
 		return "", nil
 	}
 	if err != nil {
@@ -186,4 +157,70 @@ func (s *Session) findProtected(ctx context.Context, parent, prefix string) (str
 		}
 	}
 	return "", nil
+}
+
+// CreateProtectedAndList is CreateProtected followed by a listing of
+// parent's children that is certain to include the new node. The listing
+// is issued right behind the create, and the connection writes requests in
+// the order they were issued, so both usually take a single round trip:
+// this is how a lock contender learns its place at the cost of one
+// request. Children are returned unsorted.
+func (s *Session) CreateProtectedAndList(ctx context.Context, parent, name string, data []byte, flags int32) (string, []string, error) {
+	if err := ValidateName(name); err != nil {
+		return "", nil, err
+	}
+	prefix := ProtectedPrefix + newUUID() + "-"
+	path := Join(parent, prefix+name)
+	if err := s.checkCreate(path, data, flags); err != nil {
+		return "", nil, err
+	}
+	node, kids, err := s.createThenList(ctx, path, data, flags, parent, prefix)
+	switch {
+	case err == nil && kids != nil:
+		return node, kids, nil
+	case err == nil: // created, but the listing has to be taken again
+	case IsRetryable(err), errors.Is(err, ErrNoNode):
+		// A lost reply, or a missing parent: the careful path, which finds
+		// a node that was created after all.
+		ambiguous := IsRetryable(err) && !errors.Is(err, zkconn.ErrNotSent)
+		node, err = s.createProtected(ctx, parent, prefix, path, data, flags, ambiguous)
+		if err != nil {
+			return "", nil, err
+		}
+	default:
+		return "", nil, err
+	}
+	kids, _, err = s.Children(ctx, parent)
+	if err != nil {
+		return node, nil, err
+	}
+	return node, kids, nil
+}
+
+// createThenList issues the create and the listing one behind the other.
+// It returns the node and the listing; a nil listing with a nil error
+// means the node exists but the listing must be taken again.
+func (s *Session) createThenList(ctx context.Context, path string, data []byte, flags int32, parent, prefix string) (string, []string, error) {
+	if err := s.alive(); err != nil {
+		return "", nil, err
+	}
+	var created wire.Create2Response
+	var listed wire.GetChildren2Response
+	create := s.conn.Start(ctx, wire.OpCreate2,
+		&wire.CreateRequest{Path: s.root.add(path), Data: data, ACL: s.acl, Flags: wire.CreateMode(flags)}, &created)
+	list := s.conn.Start(ctx, wire.OpGetChildren2, &wire.GetChildren2Request{Path: s.root.add(parent)}, &listed)
+	_, cerr := create.Wait()
+	_, lerr := list.Wait()
+	if cerr != nil {
+		cerr = s.callErr(cerr)
+		if errors.Is(cerr, ErrOutcomeUnknown) && s.alive() == nil {
+			s.abandon(parent, prefix)
+		}
+		return "", nil, wrapPath(cerr, "create", path)
+	}
+	node := s.root.strip(created.Path)
+	if lerr != nil || !slices.Contains(listed.Children, Base(node)) {
+		return node, nil, nil
+	}
+	return node, listed.Children, nil
 }

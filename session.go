@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord/internal/fifo"
+	"github.com/zkcoord/zkcoord/internal/wire"
+	"github.com/zkcoord/zkcoord/internal/zkconn"
 )
 
 // Session owns one ZooKeeper session. Create it with Connect; it is safe for
@@ -19,19 +19,9 @@ type Session struct {
 	cfg  Config
 	root chroot
 	log  *slog.Logger
-	conn *zk.Conn
+	conn *zkconn.Client
+	acl  []wire.ACL // Config.ACL as sent
 
-	epoch    time.Time    // monotonic reference for lastRecv
-	lastRecv atomic.Int64 // ns since epoch: send time of the last request answered
-	gate     atomic.Bool  // set once no new connection may be opened
-
-	linkMu sync.Mutex
-	link   *link
-	hs     handshake // of the most recent connection
-
-	written writeWatch // requests someone waits to see written
-
-	inbox     *fifo.Queue[zk.Event]
 	closeReq  chan struct{}
 	closeOnce sync.Once
 
@@ -43,16 +33,14 @@ type Session struct {
 	id      int64
 	timeout time.Duration
 	passwd  []byte
-	// expiredAt is when the server was heard to report the session gone
-	// (on the Session's clock), 0 before.
-	expiredAt time.Duration
+	// expiredAt is when the server was heard to report the session gone,
+	// zero before.
+	expiredAt time.Time
 
-	ready     chan struct{} // closed once the first session is established
-	done      chan struct{} // closed when the Session ends
-	ctx       context.Context
-	cancel    context.CancelFunc
-	finished  chan struct{} // closed when every goroutine of the Session ended
-	zkStopped chan struct{} // closed when go-zookeeper's goroutines ended
+	done     chan struct{} // closed when the Session ends
+	ctx      context.Context
+	cancel   context.CancelFunc
+	finished chan struct{} // closed when every goroutine of the Session ended
 
 	spawnMu  sync.Mutex
 	stopping bool
@@ -60,8 +48,8 @@ type Session struct {
 }
 
 // Connect opens a ZooKeeper session and waits until it is established, the
-// credentials in cfg.Auth are added and cfg.Chroot exists. If ctx ends first,
-// everything is torn down and ctx's error returned.
+// credentials in cfg.Auth are accepted and cfg.Chroot exists. If ctx ends
+// first, everything is torn down and ctx's error returned.
 //
 // In the background it then reads the server's tickTime and syncLimit (the
 // conf four-letter word) and logs a warning if a follower cut off from the
@@ -73,66 +61,63 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{
-		cfg:       cfg,
-		root:      chroot(cfg.Chroot),
-		log:       cfg.Logger,
-		epoch:     time.Now(),
-		inbox:     fifo.New[zk.Event](),
-		closeReq:  make(chan struct{}),
-		subs:      make(map[*fifo.Queue[StateChange]]struct{}),
-		ready:     make(chan struct{}),
-		done:      make(chan struct{}),
-		finished:  make(chan struct{}),
-		zkStopped: make(chan struct{}),
+		cfg:      cfg,
+		root:     chroot(cfg.Chroot),
+		acl:      wireACL(cfg.ACL),
+		log:      cfg.Logger,
+		closeReq: make(chan struct{}),
+		subs:     make(map[*fifo.Queue[StateChange]]struct{}),
+		done:     make(chan struct{}),
+		finished: make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	conn, events, err := zk.Connect(cfg.Servers, cfg.SessionTimeout,
-		zk.WithDialer(s.dial),
-		zk.WithEventCallback(s.onEvent),
-		zk.WithLogger(zkLogger{s.log}),
-		zk.WithLogInfo(false),
-		zk.WithMaxBufferSize(16<<20),
-	)
+	auth := make([]wire.AuthPacket, len(cfg.Auth))
+	for i, a := range cfg.Auth {
+		auth[i] = wire.AuthPacket{Scheme: a.Scheme, Auth: []byte(a.Credential)}
+	}
+	conn, err := zkconn.Dial(ctx, zkconn.Config{
+		Servers:        cfg.Servers,
+		SessionTimeout: cfg.SessionTimeout,
+		Auth:           auth,
+		Dial:           s.dial,
+		PingEvery:      func(t time.Duration) time.Duration { return heartbeatEvery(t, cfg.LostAfter) },
+	})
 	if err != nil {
-		return nil, fmt.Errorf("zkcoord: connect: %w", err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("zkcoord: connect to %v: %w", cfg.Servers, ctx.Err())
+		}
+		return nil, fmt.Errorf("zkcoord: connect to %v: %w", cfg.Servers, err)
 	}
 	s.conn = conn
-	go func() { // go-zookeeper drops events when this channel is full; drain it
-		for range events {
-		}
-		close(s.zkStopped)
-	}()
+	s.id, s.timeout, s.passwd = conn.SessionID(), conn.SessionTimeout(), conn.Password()
+	s.server, _ = conn.Connected()
+	s.state = Connected
+	s.log.Info("zookeeper session "+Connected.String(), "session", fmt.Sprintf("0x%x", s.id), "why", "session established")
 	go s.run()
 
-	select {
-	case <-s.ready:
-	case <-s.done:
-		<-s.finished
-		return nil, s.Err()
-	case <-ctx.Done():
-		s.Close(context.Background())
-		return nil, fmt.Errorf("zkcoord: connect to %v: %w", cfg.Servers, ctx.Err())
-	}
 	if err := s.setup(ctx); err != nil {
 		s.Close(context.Background())
-		return nil, err
+		if errors.Is(err, ErrAuthFailed) || ctx.Err() == nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("zkcoord: connect to %v: %w", cfg.Servers, ctx.Err())
 	}
 	server := s.Server()
 	s.spawn(func() { s.checkEnsemble(server) })
 	return s, nil
 }
 
-// setup adds credentials and creates the chroot.
+// setup waits until the server has answered a request after the
+// credentials (a server that refuses them closes the connection first),
+// and creates the chroot.
 func (s *Session) setup(ctx context.Context) error {
-	for _, a := range s.cfg.Auth {
-		a := a
-		_, err := retryCall(s, ctx, none(func() error { return s.conn.AddAuth(a.Scheme, []byte(a.Credential)) }))
-		if err != nil {
-			return fmt.Errorf("zkcoord: add %s auth: %w", a.Scheme, err)
+	if len(s.cfg.Auth) > 0 {
+		if _, _, err := s.Exists(ctx, "/"); err != nil {
+			return err
 		}
 	}
 	if s.cfg.Chroot != "" {
-		if err := s.ensure(ctx, chroot(""), s.cfg.Chroot, 0); err != nil {
+		if err := s.ensure(ctx, chroot(""), s.cfg.Chroot, FlagPersistent); err != nil {
 			return fmt.Errorf("zkcoord: create chroot %s: %w", s.cfg.Chroot, err)
 		}
 	}
@@ -177,18 +162,13 @@ func (s *Session) LostAfter() time.Duration {
 // later than that report. Before the session is established it returns the
 // zero Time.
 func (s *Session) ExpiryDeadline() time.Time {
-	select {
-	case <-s.ready:
-	default:
-		return time.Time{}
-	}
+	at := s.conn.LastRenewal().Add(s.Timeout())
 	s.mu.Lock()
-	at := time.Duration(s.lastRecv.Load()) + s.timeout
-	if s.expiredAt > 0 {
-		at = min(at, s.expiredAt)
+	defer s.mu.Unlock()
+	if !s.expiredAt.IsZero() && s.expiredAt.Before(at) {
+		return s.expiredAt
 	}
-	s.mu.Unlock()
-	return s.epoch.Add(at)
+	return at
 }
 
 // Server returns the address of the server the session last used.
@@ -262,53 +242,23 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 }
 
-// now is the Session's monotonic clock.
-func (s *Session) now() time.Duration { return time.Since(s.epoch) }
-
-// heard records server contact: a reply to a request sent at the given
-// time, so the server renewed the session no earlier than that.
-func (s *Session) heard(sentAt time.Duration) {
-	for {
-		old := s.lastRecv.Load()
-		if int64(sentAt) <= old || s.lastRecv.CompareAndSwap(old, int64(sentAt)) {
-			return
-		}
-	}
-}
-
+// silence is the time since the last server response that proves the
+// session renewed: the write time of the last request answered.
 func (s *Session) silence() time.Duration {
-	return time.Since(s.epoch) - time.Duration(s.lastRecv.Load())
+	return time.Since(s.conn.LastRenewal())
 }
 
-// handshook records a connect response read by the current link.
-func (s *Session) handshook(h handshake) {
-	s.linkMu.Lock()
-	s.hs = h
-	s.linkMu.Unlock()
-}
-
-// onEvent runs on go-zookeeper's connection goroutine: it must not block
-// and must not call back into the Conn.
-func (s *Session) onEvent(ev zk.Event) {
-	if ev.Type != zk.EventSession {
-		return
-	}
-	if ev.State == zk.StateExpired || ev.State == zk.StateAuthFailed {
-		// Close the gate before go-zookeeper redials for a new session.
-		s.gate.Store(true)
-	}
-	s.inbox.Push(ev)
-}
-
-// run is the single goroutine that owns the Session's state machine.
+// run is the single goroutine that owns the Session's state machine. It
+// follows the connection's events and the silence since the last reply.
 func (s *Session) run() {
 	defer close(s.finished)
+	events := s.conn.Session()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		select {
-		case <-s.inbox.Ready():
-			for _, ev := range s.inbox.PopAll() {
+		case <-events.Ready():
+			for ev, ok := events.TryNext(); ok; ev, ok = events.TryNext() {
 				s.handle(ev)
 			}
 		case <-timer.C:
@@ -328,30 +278,11 @@ func (s *Session) run() {
 	}
 }
 
-// heartbeat keeps the record of server contact fresh. go-zookeeper pings
-// only after T/3 without a request, so a single late ping reply would bring
-// the Session close to Lost; a cheap read every T/6 of quiet halves that,
-// and one every quarter of the Lost threshold keeps a small LostAfter from
-// ending a healthy Session.
-func (s *Session) heartbeat() {
-	every := heartbeatEvery(s.Timeout(), s.cfg.LostAfter)
-	t := time.NewTimer(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-t.C:
-		}
-		if st := s.State(); s.silence() >= every && (st == Connected || st == Reconnected) {
-			_, _, _ = s.conn.Exists("/") // returns on reply, disconnect or close
-		}
-		t.Reset(every)
-	}
-}
-
-// heartbeatEvery returns how much quiet makes the Session ask the server
-// for a reply, for negotiated timeout t.
+// heartbeatEvery returns how much quiet on the connection makes it ping
+// the server, for negotiated timeout t: a sixth of the timeout, so that a
+// single late reply does not bring the Session close to Lost, or a quarter
+// of the Lost threshold when that is shorter, so that a small LostAfter
+// does not end a healthy Session.
 func heartbeatEvery(t time.Duration, lostAfter float64) time.Duration {
 	lost := time.Duration(float64(t) * lostAfter)
 	return max(min(t/6, lost/4), minHeartbeat)
@@ -377,11 +308,6 @@ func (s *Session) thresholds() (suspend, lost, redial time.Duration) {
 // checkSilence declares Suspended or Lost from the time since the last
 // server response, and returns when to look again.
 func (s *Session) checkSilence() time.Duration {
-	select {
-	case <-s.ready:
-	default:
-		return time.Hour // no session yet: nothing to measure
-	}
 	suspend, lost, redial := s.thresholds()
 	quiet := s.silence()
 	if quiet >= lost {
@@ -394,44 +320,33 @@ func (s *Session) checkSilence() time.Duration {
 	if st := s.State(); st == Connected || st == Reconnected {
 		s.transition(Suspended, nil, "no server response for "+quiet.Round(time.Millisecond).String())
 	}
-	// A connection that says nothing (or a handshake that never completes)
-	// is dropped, so go-zookeeper tries again before we give up.
-	next := min(lost-quiet, s.dropSilentLink(redial))
-	return max(next, time.Millisecond)
+	// A connection that says nothing is dropped, so that the next server is
+	// tried before the Session gives up. A handshake in progress is bounded
+	// by the connection itself.
+	s.conn.Reconnect(redial)
+	return max(min(lost-quiet, redial), time.Millisecond)
 }
 
-func (s *Session) handle(ev zk.Event) {
+func (s *Session) handle(ev zkconn.Event) {
+	server, _ := s.conn.Connected()
 	switch ev.State {
-	case zk.StateHasSession:
-		s.linkMu.Lock()
-		h := s.hs
-		s.linkMu.Unlock()
+	case wire.StateSyncConnected:
 		s.mu.Lock()
-		s.server = ev.Server
-		first := s.id == 0
-		if first {
-			s.id, s.timeout, s.passwd = h.sessionID, h.timeout, h.passwd
-		}
-		same := h.sessionID == s.id
+		s.server = server
 		s.mu.Unlock()
-		switch {
-		case !same:
-			s.end(Expired, ErrSessionExpired, "server gave a different session")
-		case first:
-			s.transition(Connected, nil, "session established")
-			close(s.ready)
-			s.spawn(s.heartbeat)
-		case s.State() == Suspended:
-			s.transition(Reconnected, nil, "same session on "+ev.Server)
+		if s.State() == Suspended {
+			s.transition(Reconnected, nil, "same session on "+server)
 		}
-	case zk.StateDisconnected:
+	case wire.StateDisconnected:
 		if st := s.State(); st == Connected || st == Reconnected {
-			s.transition(Suspended, nil, "disconnected from "+ev.Server)
+			s.transition(Suspended, nil, "disconnected from "+server)
 		}
-	case zk.StateExpired:
+	case wire.StateExpired:
 		s.end(Expired, ErrSessionExpired, "server reported expiry")
-	case zk.StateAuthFailed:
+	case wire.StateAuthFailed:
 		s.end(Closed, ErrAuthFailed, "server rejected credentials")
+	case wire.StateClosed:
+		s.end(Closed, ErrSessionClosed, "connection closed")
 	}
 }
 
@@ -459,12 +374,11 @@ func (s *Session) end(st State, cause error, why string) {
 	if s.State().Terminal() {
 		return
 	}
-	s.gate.Store(true)
 	err := fmt.Errorf("%w: %s", cause, why)
 	s.mu.Lock()
 	s.err = err
 	if st == Expired {
-		s.expiredAt = s.now()
+		s.expiredAt = time.Now()
 	}
 	s.mu.Unlock()
 	s.transition(st, err, why)
@@ -472,27 +386,23 @@ func (s *Session) end(st State, cause error, why string) {
 	s.cancel()
 }
 
-// teardown stops go-zookeeper and every goroutine the Session started.
-// closeSession is sent only when the owner closed the Session.
+// teardown ends the connection and every goroutine the Session started.
+// closeSession is sent only when the owner closed the Session: the server
+// then deletes our ephemeral nodes at once, as the owner asked. Lost or
+// Expired, the owners of our ephemeral nodes have just been told to stop,
+// and they may use the time the server still holds the session, so the
+// connection is abandoned without a word.
 func (s *Session) teardown() {
 	s.spawnMu.Lock()
 	s.stopping = true
 	s.spawnMu.Unlock()
-	if s.State() == Closed {
-		// Close sends closeSession if a connection is up; the server then
-		// deletes our ephemeral nodes at once, as the owner asked.
-		s.conn.Close()
-		s.dropLink()
+	if s.State() == Closed && !errors.Is(s.Err(), ErrAuthFailed) {
+		ctx, cancel := context.WithTimeout(context.Background(), s.LostAfter())
+		_ = s.conn.Close(ctx)
+		cancel()
 	} else {
-		// Lost or Expired: the owners of our ephemeral nodes have just been
-		// told to stop, and they may use the time the server still holds
-		// the session. Drop the link first (the gate is already closed, so
-		// no other opens), so that no closeSession can reach a server, not
-		// even through a handshake that completes meanwhile.
-		s.dropLink()
-		s.conn.Close()
+		s.conn.Abandon()
 	}
-	<-s.zkStopped
 	s.tasks.Wait()
 }
 
@@ -522,52 +432,38 @@ func (s *Session) alive() error {
 	}
 }
 
-// call runs one go-zookeeper request, returning early if ctx ends. If the
-// Session has ended, the error says why. The result travels through a
-// channel, so a request abandoned by its caller cannot race with it.
-func call[T any](s *Session, ctx context.Context, f func() (T, error)) (T, error) {
-	var zero T
+// call runs one request, unless the Session has ended, and says in its
+// error what is known of the outcome: an error wrapping ErrOutcomeUnknown
+// (and ctx's error) when ctx ended after the request was written, the
+// Session's error once the Session has ended.
+func call[T any](s *Session, ctx context.Context, f func(ctx context.Context) (T, error)) (T, error) {
 	if err := s.alive(); err != nil {
+		var zero T
 		return zero, err
 	}
-	if err := ctx.Err(); err != nil {
-		return zero, err
-	}
-	var (
-		v   T
-		err error
-	)
-	if ctx.Done() == nil {
-		v, err = f()
-	} else {
-		type result struct {
-			v   T
-			err error
-		}
-		res := make(chan result, 1)
-		if !s.spawn(func() {
-			v, err := f()
-			res <- result{v, err}
-		}) {
-			return zero, s.Err()
-		}
-		select {
-		case r := <-res:
-			v, err = r.v, r.err
-		case <-ctx.Done():
-			return zero, ctx.Err()
-		}
-	}
-	if err != nil && (errors.Is(err, zk.ErrClosing) || IsRetryable(err)) {
-		if serr := s.alive(); serr != nil {
-			return zero, serr
-		}
+	v, err := f(ctx)
+	if err != nil {
+		err = s.callErr(err)
 	}
 	return v, err
 }
 
+// callErr is call's error mapping.
+func (s *Session) callErr(err error) error {
+	switch {
+	case s.conn.Err() != nil:
+		// The connection has ended: the Session ends with it, if it has
+		// not ended it itself.
+		<-s.done
+		return s.Err()
+	case errors.Is(err, zkconn.ErrOutcomeUnknown):
+		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+	}
+	return err
+}
+
 // retryCall is call, retried on connection loss (for idempotent requests).
-func retryCall[T any](s *Session, ctx context.Context, f func() (T, error)) (T, error) {
+func retryCall[T any](s *Session, ctx context.Context, f func(ctx context.Context) (T, error)) (T, error) {
 	var out T
 	err := s.Retry(ctx, func(ctx context.Context) error {
 		v, err := call(s, ctx, f)
@@ -575,16 +471,4 @@ func retryCall[T any](s *Session, ctx context.Context, f func() (T, error)) (T, 
 		return err
 	})
 	return out, err
-}
-
-// none adapts a request without a result for call.
-func none(f func() error) func() (struct{}, error) {
-	return func() (struct{}, error) { return struct{}{}, f() }
-}
-
-// zkLogger sends go-zookeeper's logs to slog at debug level.
-type zkLogger struct{ l *slog.Logger }
-
-func (z zkLogger) Printf(format string, args ...any) {
-	z.l.Debug(fmt.Sprintf(format, args...), "source", "go-zookeeper")
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -131,7 +130,7 @@ func TestChroot(t *testing.T) {
 func TestDigestACL(t *testing.T) {
 	c := zktest.Start(t)
 	ctx := testCtx(t, 30*time.Second)
-	acl := zk.DigestACL(zk.PermAll, "alice", "secret")
+	acl := zkcoord.DigestACL(zkcoord.PermAll, "alice", "secret")
 	alice := connect(t, zkcoord.Config{
 		Servers: c.Servers(),
 		Auth:    []zkcoord.Auth{{Scheme: "digest", Credential: "alice:secret"}},

@@ -1,6 +1,7 @@
 package zkcoord
 
 import (
+	"context"
 	"net"
 	"os"
 	"sync"
@@ -11,7 +12,7 @@ import (
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
-// Dropping a TLS link returns at once. Closing the tls.Conn would first
+// Closing a TLS connection returns at once. Closing the tls.Conn would first
 // write a close_notify alert, which on a connection whose send buffer is
 // full (a server that stopped reading) waits five seconds, on the
 // goroutine that declares the Session Lost.
@@ -30,20 +31,21 @@ func TestDropTLSLinkDoesNotWaitForTheServer(t *testing.T) {
 		under = &fullConn{Conn: conn, closed: make(chan struct{})}
 		return under, nil
 	}
-	s := &Session{cfg: cfg, epoch: time.Now()}
+	s := &Session{cfg: cfg}
 	var l net.Conn
 	// The secure port may open a moment after the plain one answers.
 	wait.For(t, 30*time.Second, "the secure port", func() error {
 		var err error
-		l, err = s.dial("tcp", c.SecureServers()[0], 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		l, err = s.dial(ctx, "tcp", c.SecureServers()[0])
 		return err
 	})
-	defer l.Close()
 	under.fill()
 	start := time.Now()
-	s.dropLink()
+	l.Close()
 	if d := time.Since(start); d > time.Second {
-		t.Fatalf("dropping a TLS link to a server that does not read took %v", d)
+		t.Fatalf("closing a TLS connection to a server that does not read took %v", d)
 	}
 }
 

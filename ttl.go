@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"time"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zkcoord/zkcoord/internal/wire"
 )
 
 // ErrTTLDisabled: the server does not accept TTL nodes. ZooKeeper 3.5.3 and
@@ -29,47 +27,28 @@ func (s *Session) CreateTTL(ctx context.Context, path string, data []byte, flags
 	if err := s.checkCreate(path, data, flags); err != nil {
 		return "", err
 	}
-	var mode int32
+	var mode wire.CreateMode
 	switch flags {
 	case FlagPersistent:
-		mode = zk.FlagTTL
+		mode = wire.ModePersistentWithTTL
 	case FlagSequence:
-		mode = zk.FlagPersistentSequentialWithTTL
+		mode = wire.ModePersistentSequentialWithTTL
 	default:
 		return "", fmt.Errorf("zkcoord: create %s: a TTL node is persistent; flags %d", path, flags)
 	}
 	if ttl < time.Millisecond || ttl > MaxTTL {
 		return "", fmt.Errorf("%w: TTL %v for %s is outside [1ms, %v]", ErrInvalidConfig, ttl, path, MaxTTL)
 	}
-	created, err := call(s, ctx, func() (string, error) {
-		return s.conn.CreateTTL(s.root.add(path), data, mode, s.cfg.ACL, ttl)
+	resp, err := call(s, ctx, func(ctx context.Context) (wire.Create2Response, error) {
+		r, _, err := s.conn.CreateTTL(ctx, s.root.add(path), data, s.acl, mode, ttl)
+		return r, err
 	})
-	if err != nil && unnamed(ctx, err) {
+	if errors.Is(err, wire.ErrUnimplemented) {
+		// How a server without extended types refuses a TTL node.
 		err = fmt.Errorf("%w (%v)", ErrTTLDisabled, err)
 	}
 	if err != nil {
 		return "", wrapPath(err, "create", path)
 	}
-	return s.root.strip(created), nil
-}
-
-// unnamed reports whether err is a server reply go-zookeeper has no name
-// for. For a well-formed TTL create the one such reply is "unimplemented"
-// (code -6), which is how a server without extended types refuses it;
-// go-zookeeper returns it as an anonymous error, so it is recognised by
-// being none of the errors a create can otherwise end with.
-func unnamed(ctx context.Context, err error) bool {
-	known := []error{
-		zk.ErrNodeExists, zk.ErrNoNode, zk.ErrNoAuth, zk.ErrBadArguments, zk.ErrInvalidACL,
-		zk.ErrNoChildrenForEphemerals, zk.ErrClosing, zk.ErrConnectionClosed, zk.ErrNoServer,
-		zk.ErrSessionExpired, zk.ErrSessionMoved, zk.ErrAuthFailed, zk.ErrUnknown,
-		ErrSessionLost, ErrSessionExpired, ErrSessionClosed, ErrAuthFailed,
-	}
-	for _, k := range known {
-		if errors.Is(err, k) {
-			return false
-		}
-	}
-	var netErr net.Error
-	return ctx.Err() == nil && !IsRetryable(err) && !errors.As(err, &netErr) && !errors.Is(err, io.EOF)
+	return s.root.strip(resp.Path), nil
 }

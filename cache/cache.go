@@ -197,8 +197,7 @@ func (c *Cache) setErr(err error) {
 
 // Close stops the cache and waits, bounded by ctx, until its goroutines
 // have ended; Events is then closed. Watches already set on the server stay
-// there until they fire or the Session ends (go-zookeeper cannot remove
-// them), but nothing re-arms them: each costs the server one notification
+// there until they fire or the Session ends, but nothing re-arms them: each costs the server one notification
 // at most.
 func (c *Cache) Close(ctx context.Context) error {
 	c.cancel()

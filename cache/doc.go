@@ -30,7 +30,7 @@
 // # Reconnection and resync
 //
 // While the Session is Suspended the copy may fall behind. When the
-// Session is Reconnected (same ZooKeeper session; go-zookeeper sets the
+// Session is Reconnected (same ZooKeeper session; the connection sets the
 // existing watches again), the cache reads the whole subtree again,
 // compares it with its copy and reports exactly the differences: nodes
 // created, changed, deleted, or deleted and created again (Removed then
@@ -53,8 +53,7 @@
 // Removed then Added and follows from then on. A resync costs as much as a load, with no new
 // watches where one is set.
 //
-// Close stops every goroutine of the cache. ZooKeeper 3.8 can remove
-// watches, but go-zookeeper cannot ask it to: the watches already set stay
+// Close stops every goroutine of the cache. The watches already set stay
 // on the server until they fire (then nothing sets them again) or the
 // Session ends.
 //

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
@@ -152,7 +151,7 @@ func TestUnreadableChildIsNotListed(t *testing.T) {
 	mk(t, writer, "/n", "/n/open=o")
 	secret := connect(t, func(cfg *zkcoord.Config) {
 		cfg.Auth = []zkcoord.Auth{{Scheme: "digest", Credential: "alice:pw"}}
-		cfg.ACL = zk.DigestACL(zk.PermAll, "alice", "pw")
+		cfg.ACL = zkcoord.DigestACL(zkcoord.PermAll, "alice", "pw")
 	})
 	mk(t, secret, "/n/closed=c")
 	sess := connect(t)

@@ -100,7 +100,7 @@
 //
 // # Limits
 //
-// go-zookeeper cannot remove a watch, so a candidate that resigns leaves its
+// A candidate that resigns leaves its
 // one-shot watch registered on the server until the watched node changes or
 // the Session ends. Children of the election node whose names do not contain
 // "latch-" are ignored here but would be counted by Curator.

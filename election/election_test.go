@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/testkit"
@@ -542,7 +541,7 @@ func TestFailedEndLeavesElectionUsable(t *testing.T) {
 	path := uniquePath(t)
 	sess := connect(t, shared.Servers())
 	readOnly := connect(t, shared.Servers(), func(c *zkcoord.Config) {
-		c.ACL = []zkcoord.ACL{{Perms: zk.PermRead, Scheme: "world", ID: "anyone"}}
+		c.ACL = []zkcoord.ACL{{Perms: zkcoord.PermRead, Scheme: "world", ID: "anyone"}}
 	})
 	e := newElection(t, sess, path)
 	if err := sess.EnsurePath(ctx, zkcoord.Parent(e.TermPath())); err != nil {

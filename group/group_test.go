@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
@@ -240,7 +239,7 @@ func TestMembershipEndsOnUnexpectedError(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeOnly := connect(t, func(c *zkcoord.Config) {
-		c.ACL = zk.WorldACL(zk.PermAll &^ zk.PermRead)
+		c.ACL = zkcoord.WorldACL(zkcoord.PermAll &^ zkcoord.PermRead)
 	})
 	m, err := Join(ctx, writeOnly, "/noread", "member", nil)
 	if err != nil {

@@ -1,11 +1,11 @@
 package lock_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
@@ -65,18 +65,16 @@ func TestLeaseUnwatchableNodeIsLost(t *testing.T) {
 	if err := p.Delay(300 * time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	admin, _, err := zk.Connect(servers, 6*time.Second, zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	admin, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers, SessionTimeout: 6 * time.Second,
+		Auth: []zkcoord.Auth{{Scheme: "digest", Credential: "admin:pw"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
-	if err := admin.AddAuth("digest", []byte("admin:pw")); err != nil {
+	defer admin.Close(context.Background())
+	if _, err := admin.Set(ctx, l.Path(), []byte("poke"), -1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.Set(l.Path(), []byte("poke"), -1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.SetACL(l.Path(), zk.DigestACL(zk.PermAll, "admin", "pw"), -1); err != nil {
+	if _, err := admin.SetACL(ctx, l.Path(), zkcoord.DigestACL(zkcoord.PermAll, "admin", "pw"), -1); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -88,7 +86,3 @@ func TestLeaseUnwatchableNodeIsLost(t *testing.T) {
 		t.Errorf("Err %v, want ErrLost and ErrNoAuth", l.Err())
 	}
 }
-
-type quiet struct{}
-
-func (quiet) Printf(string, ...any) {}

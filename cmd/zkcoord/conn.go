@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
 )
@@ -147,7 +146,7 @@ func (o *connOptions) config() (zkcoord.Config, error) {
 		if o.auth == "" {
 			return cfg, usagef("--acl creator needs --auth (the creator is the authenticated user)")
 		}
-		cfg.ACL = zk.AuthACL(zk.PermAll)
+		cfg.ACL = zkcoord.AuthACL(zkcoord.PermAll)
 	default:
 		return cfg, usagef("--acl: want open or creator, not %q", o.acl)
 	}

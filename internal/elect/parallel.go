@@ -5,9 +5,9 @@ import (
 	"sync"
 )
 
-// Parallel runs fs concurrently and waits for all of them. Requests that
-// go-zookeeper receives from several goroutines at once share one round
-// trip on the connection.
+// Parallel runs fs concurrently and waits for all of them. Requests issued
+// from several goroutines at once share one round trip on the Session's
+// connection.
 func Parallel(fs ...func()) {
 	var wg sync.WaitGroup
 	wg.Add(len(fs) - 1)

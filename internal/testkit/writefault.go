@@ -10,7 +10,7 @@ import (
 
 // ZooKeeper request opcodes, for WriteFault.FailNext.
 const (
-	OpCreate  int32 = 1
+	OpCreate  int32 = 1 // also matches create2, the create that returns a Stat
 	OpDelete  int32 = 2
 	OpExists  int32 = 3
 	OpGetData int32 = 4
@@ -18,11 +18,12 @@ const (
 	OpMulti   int32 = 14
 )
 
+const opCreate2 int32 = 15
+
 // WriteFault is a Config.Dialer whose connections can make one chosen
 // request fail as a write to a broken socket does: the connection's write
 // side is shut down under the request, so the kernel refuses it and the
-// raw error (EPIPE in a *net.OpError) reaches go-zookeeper, which passes it
-// on to the caller as it is. The zero value is ready to use.
+// raw error (EPIPE in a *net.OpError) reaches the client's writer. The zero value is ready to use.
 type WriteFault struct {
 	mu   sync.Mutex
 	op   int32
@@ -53,7 +54,14 @@ func (f *WriteFault) Dial(network, addr string, timeout time.Duration) (net.Conn
 func (f *WriteFault) matches(p []byte) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.hit == nil || len(p) < 16 || int32(binary.BigEndian.Uint32(p[8:])) != f.op {
+	if f.hit == nil || len(p) < 16 {
+		return false
+	}
+	op := int32(binary.BigEndian.Uint32(p[8:]))
+	if op == opCreate2 {
+		op = OpCreate
+	}
+	if op != f.op {
 		return false
 	}
 	n := int(int32(binary.BigEndian.Uint32(p[12:])))

@@ -39,6 +39,10 @@ type Config struct {
 	// MaxReply is the largest reply frame accepted (default
 	// wire.DefaultMaxFrame).
 	MaxReply int
+	// PingEvery, if set, gives the ping interval for a negotiated session
+	// timeout: a ping is written when nothing else was written for that
+	// long. Default: a third of the read timeout, as ClientCnxn.
+	PingEvery func(timeout time.Duration) time.Duration
 }
 
 // Client is one ZooKeeper session, over a succession of connections to
@@ -74,6 +78,7 @@ type Client struct {
 	renewal   time.Time
 	connected bool
 	server    string
+	cn        *conn // the connection up, nil between connections
 }
 
 // Dial opens a new session on one of the servers, trying them in a
@@ -217,7 +222,7 @@ func (c *Client) run(cn *conn) {
 		authFail := cn.authFail
 		cn.errMu.Unlock()
 		c.mu.Lock()
-		c.connected = false
+		c.connected, c.cn = false, nil
 		c.mu.Unlock()
 		ack := make(chan struct{})
 		c.events.Push(item{change: true, state: wire.StateDisconnected, err: loss,
@@ -267,7 +272,7 @@ func (c *Client) drain() []*request {
 // client stops.
 func (c *Client) serve(cn *conn, rearm bool) {
 	c.mu.Lock()
-	c.connected = true
+	c.connected, c.cn = true, cn
 	lastZxid := c.lastZxid
 	c.mu.Unlock()
 	var prime []*request
@@ -307,4 +312,45 @@ func (c *Client) Close(ctx context.Context) error {
 	c.stop()
 	c.wg.Wait()
 	return err
+}
+
+// Abandon ends the client without closeSession: the connection is closed
+// and the server keeps the session until it expires it, so ephemeral nodes
+// outlive the client by up to the session timeout. Calls fail with
+// ErrClosed, every watch receives a last Closed event, and every goroutine
+// has ended when Abandon returns. After Close or Abandon it only waits.
+func (c *Client) Abandon() {
+	if c.closing.Swap(true) {
+		<-c.done
+		return
+	}
+	c.stop()
+	c.wg.Wait()
+}
+
+// Reconnect drops the current connection if nothing was heard on it for
+// quiet: no reply since it was established or since the last request it
+// answered. The client then tries the next server. It reports whether it
+// dropped a connection; with none up it does nothing.
+func (c *Client) Reconnect(quiet time.Duration) bool {
+	c.mu.Lock()
+	cn, renewal := c.cn, c.renewal
+	c.mu.Unlock()
+	if cn == nil {
+		return false
+	}
+	if time.Since(later(cn.opened, renewal)) < quiet {
+		return false
+	}
+	cn.shutdown(errQuiet)
+	return true
+}
+
+var errQuiet = errors.New("zkconn: no reply on the connection")
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

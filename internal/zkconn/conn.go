@@ -20,6 +20,7 @@ type conn struct {
 	c           *Client
 	nc          net.Conn
 	fr          *wire.FrameReader
+	opened      time.Time // when the handshake completed
 	readTimeout time.Duration
 	pingEvery   time.Duration
 

@@ -132,12 +132,17 @@ func (c *Client) handshake(ctx context.Context, addr string) (*conn, error) {
 	c.mu.Unlock()
 	c.renewed(sent) // the server touched the session when it answered
 	readTimeout := negotiated * 2 / 3
+	pingEvery := readTimeout / 3
+	if c.cfg.PingEvery != nil {
+		pingEvery = c.cfg.PingEvery(negotiated)
+	}
 	return &conn{
 		c:           c,
 		nc:          nc,
 		fr:          fr,
+		opened:      time.Now(),
 		readTimeout: readTimeout,
-		pingEvery:   readTimeout / 3,
+		pingEvery:   pingEvery,
 		stop:        make(chan struct{}),
 	}, nil
 }

@@ -49,7 +49,7 @@ func (c *Client) dispatch() {
 				}
 			default:
 				for _, w := range c.watches.materialize(it.event) {
-					w.q.Push(it.event)
+					w.deliver(it.event)
 				}
 			}
 		}
@@ -92,7 +92,7 @@ func (c *Client) answer(it item) {
 	}
 	if rm := r.removes; rm != nil && it.hdr.Err == wire.OK {
 		for w, ev := range c.watches.remove(rm.Path, rm.Type) {
-			w.q.Push(Event{Type: ev, State: wire.StateSyncConnected, Path: rm.Path})
+			w.deliver(Event{Type: ev, State: wire.StateSyncConnected, Path: rm.Path})
 		}
 	}
 	r.done <- res
@@ -116,7 +116,7 @@ func (c *Client) changed(it item) {
 		ws = c.watches.all()
 	}
 	for _, w := range ws {
-		w.q.Push(Event{Type: wire.EventNone, State: it.state})
+		w.deliver(Event{Type: wire.EventNone, State: it.state})
 	}
 	if it.ack != nil {
 		close(it.ack)

@@ -115,18 +115,13 @@
 // connection is up, waits for its reply until its context ends, and then
 // stops every goroutine; it never waits a fixed time.
 //
-// # What the Session still needs to move onto it
+// # Its user
 //
-// zkcoord's Session still runs on go-zookeeper. To move it here: map the
-// Session's states onto the Session watch's events (SyncConnected on the
-// first connection is Connected, later ones Reconnected; Disconnected is
-// Suspended; Expired; Closed); run the Lost clock from LastRenewal and
-// SessionTimeout instead of parsing go-zookeeper's stream; do the chroot
-// (prefix paths, strip them from replies and events) in the Session; map
-// ErrNotSent, ErrOutcomeUnknown and wire.ErrConnectionLoss onto its retry
-// layer and its settle of unknown outcomes; turn Watch events into the
-// Session's watcher type; and add the calls the Session uses that have
-// only the raw Do here (multiRead, getACL/setACL, createTTL and
-// createContainer, getEphemerals, whoAmI, reconfig). TLS is a
+// zkcoord's Session is this package's one user. It drives its state
+// machine from the Session watch's events and LastRenewal, sets the ping
+// interval its Lost clock needs (Config.PingEvery), drops a connection that
+// has gone quiet (Reconnect), ends without closeSession when it declares
+// itself lost (Abandon), hands one-shot watch events to channels through
+// Notify, pipelines with Start, and does the chroot. TLS is a
 // Config.Dial. SASL and read-only servers are not supported.
 package zkconn

@@ -3,6 +3,7 @@ package zkconn
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/zkcoord/zkcoord/internal/wire"
 )
@@ -35,6 +36,24 @@ func ownOp(op wire.OpCode) error {
 func (c *Client) Create(ctx context.Context, path string, data []byte, acl []wire.ACL, mode wire.CreateMode) (wire.Create2Response, Reply, error) {
 	var resp wire.Create2Response
 	reply, err := c.do(ctx, newRequest(wire.OpCreate2, &wire.CreateRequest{Path: path, Data: data, ACL: acl, Flags: mode}, &resp))
+	return resp, reply, err
+}
+
+// CreateContainer creates a container node (createContainer, ZooKeeper
+// 3.5.3 and later), which the server deletes once its last child is gone.
+func (c *Client) CreateContainer(ctx context.Context, path string, data []byte, acl []wire.ACL) (wire.Create2Response, Reply, error) {
+	var resp wire.Create2Response
+	reply, err := c.do(ctx, newRequest(wire.OpCreateContainer, &wire.CreateRequest{Path: path, Data: data, ACL: acl, Flags: wire.ModeContainer}, &resp))
+	return resp, reply, err
+}
+
+// CreateTTL creates a persistent node with a TTL (createTTL, on servers
+// with extended types enabled); mode is ModePersistentWithTTL or
+// ModePersistentSequentialWithTTL.
+func (c *Client) CreateTTL(ctx context.Context, path string, data []byte, acl []wire.ACL, mode wire.CreateMode, ttl time.Duration) (wire.Create2Response, Reply, error) {
+	var resp wire.Create2Response
+	req := &wire.CreateTTLRequest{Path: path, Data: data, ACL: acl, Flags: mode, TTL: ttl.Milliseconds()}
+	reply, err := c.do(ctx, newRequest(wire.OpCreateTTL, req, &resp))
 	return resp, reply, err
 }
 

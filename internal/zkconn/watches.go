@@ -65,6 +65,7 @@ type Watch struct {
 
 	mu      sync.Mutex
 	pending []Event
+	fn      func(Event) // set by Notify
 }
 
 func newWatch(kind WatchKind, path string) *Watch {
@@ -77,6 +78,33 @@ func (w *Watch) Kind() WatchKind { return w.kind }
 
 // Path returns the watched path ("" for the session's watch).
 func (w *Watch) Path() string { return w.path }
+
+// Notify hands the watch's events to fn from now on, in order: the events
+// queued so far at once, on the caller's goroutine, and every later one on
+// the client's dispatcher goroutine as it arrives, so fn must not block
+// and must not call the client or the watch. Next and TryNext then find
+// nothing.
+func (w *Watch) Notify(fn func(Event)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range append(w.pending, w.q.PopAll()...) {
+		fn(e)
+	}
+	w.pending = nil
+	w.fn = fn
+}
+
+// deliver queues e for the watch's reader, or hands it to its Notify
+// function.
+func (w *Watch) deliver(e Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fn != nil {
+		w.fn(e)
+		return
+	}
+	w.q.Push(e)
+}
 
 // Ready receives a value when events were queued since it last did. Take
 // events with TryNext until it reports none before waiting on Ready again.
