@@ -43,6 +43,17 @@ var (
 	// request in flight) may still. It is never retryable. See
 	// Session.Settle.
 	ErrOutcomeUnknown = errors.New("zkcoord: outcome unknown")
+	// ErrSequenceWrapped: a lock or election directory holds a contender
+	// whose sequence number is negative, because the directory's
+	// sequence counter wrapped past 2147483647; its contenders no longer
+	// sort in creation order, so no lock or leadership is taken there.
+	// The contender that finds it deletes its own node; an owner that
+	// already holds keeps its ownership. See
+	// docs/protocol.md#sequence-numbers-and-their-wrap.
+	ErrSequenceWrapped = errors.New("zkcoord: sequence counter wrapped: " +
+		"contenders in this directory no longer sort in creation order, so none takes ownership here " +
+		"until the directory is made anew with its counter at 0: the server deletes it (a container) " +
+		"once every contender has left it, or delete it yourself once it is empty")
 )
 
 // ZooKeeper's errors, as the server names them (KeeperException.Code).

@@ -9,9 +9,19 @@
 // a lost reply) holding its participant id. Candidates are ordered by the
 // text after the last "latch-", compared as Java strings, exactly as
 // Curator compares them; the lowest leads. This is the Curator order of
-// zkcoord's sequence-node module, kept even after the sequence counter
-// wraps, because Java and Go candidates must agree on who leads. Every other candidate watches only its predecessor, so a leader
-// change wakes one candidate, not all of them. On every notification a
+// zkcoord's sequence-node module, because Java and Go candidates must
+// agree on who leads. It is creation order only until the directory's
+// sequence counter wraps past 2147483647: a node created after the wrap
+// gets a negative number and sorts before the leader's. So a candidate
+// that finds a participant with a negative number, whoever created it,
+// neither leads nor follows: it deletes its node and finishes with an
+// error wrapping zkcoord.ErrSequenceWrapped that names the election
+// (Campaign and Nominate return it). A leader keeps leading. The
+// directory is a container: once every participant has left it, the
+// server deletes it and the next candidate starts its counter at 0 again
+// (docs/protocol.md#sequence-numbers-and-their-wrap). Every other
+// candidate watches only its predecessor, so a leader change wakes one
+// candidate, not all of them. On every notification a
 // candidate reads all children again rather than trusting a cached view:
 // any number of candidates before it may have gone at once. A follower
 // also re-reads the children periodically (WithRecheck), so a lost

@@ -63,7 +63,10 @@ func (e *Election) LeaderPath() string { return e.opts.ackPath }
 // returns its Leadership. If ctx ends first, the candidate withdraws (its
 // node is deleted) and ctx's error is returned; ctx has no effect after
 // Campaign returns. Leadership ends when the Session ends, or on Resign,
-// deposition or deletion of the node: watch Leadership.Done.
+// deposition or deletion of the node: watch Leadership.Done. A candidate
+// that finds a participant whose sequence number wrapped negative, before
+// it leads, deletes its node and fails with an error wrapping
+// zkcoord.ErrSequenceWrapped (see the package documentation).
 func (e *Election) Campaign(ctx context.Context) (*Leadership, error) {
 	c, err := e.Nominate(ctx)
 	if err != nil {
@@ -91,7 +94,10 @@ func (e *Election) Campaign(ctx context.Context) (*Leadership, error) {
 // candidate's node, determines its place and returns the Candidate, whose
 // Role is then Following or Leading. Watch reports every later change.
 // If ctx ends first, the node is deleted and ctx's error returned; ctx has
-// no effect after Nominate returns.
+// no effect after Nominate returns. If its first look finds the election
+// ended (ErrEnded) or a participant whose sequence number wrapped negative
+// (zkcoord.ErrSequenceWrapped), its node is deleted and that error
+// returned.
 func (e *Election) Nominate(ctx context.Context) (*Candidate, error) {
 	if err := e.sess.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLost, err)
@@ -108,8 +114,8 @@ func (e *Election) Nominate(ctx context.Context) (*Candidate, error) {
 	go c.run()
 	select {
 	case <-c.placed:
-		if err := c.Err(); errors.Is(err, ErrEnded) {
-			return nil, err // its first look saw the election ended
+		if err := c.Err(); errors.Is(err, ErrEnded) || errors.Is(err, zkcoord.ErrSequenceWrapped) {
+			return nil, err // its first look saw the election ended, or wrapped
 		}
 		return c, nil
 	case <-c.done:

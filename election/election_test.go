@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -336,9 +337,9 @@ func TestHundredCandidates(t *testing.T) {
 // TestNotificationRereadsChildren: a follower that is notified must read
 // every participant again. Here a node with a wrapped sequence number
 // appears while A leads (A does not watch for it, it watches its term);
-// when A resigns, B must see that the wrapped node now sorts first and
-// follow it, as Curator would, instead of concluding from a cached list
-// that it leads.
+// when A resigns, B must see the wrapped node, which now sorts first, and
+// refuse to lead (ErrSequenceWrapped), instead of concluding from a cached
+// list that it leads.
 func TestNotificationRereadsChildren(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
@@ -359,19 +360,16 @@ func TestNotificationRereadsChildren(t *testing.T) {
 	if err := a.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, long, "b follows the wrapped node", func() bool { return b.State().Following == wrapped })
-	if b.Role() != election.Following || b.State().FollowingID != "wrapped" {
-		t.Fatalf("b: %+v", b.State())
+	waitClosed(t, b.Done(), long, "b finished")
+	if b.Leadership() != nil {
+		t.Fatal("b led beside the wrapped node")
 	}
+	checkWrapped(t, b.Err(), path, wrapped)
+	checkParticipants(t, other, path, wrapped)
 	who, err := newElection(t, other, path).Leader(ctx)
 	if err != nil || who.ID != "wrapped" || who.Acting {
 		t.Fatalf("Leader = %+v, %v", who, err)
 	}
-	if err := other.Delete(ctx, wrapped, -1); err != nil {
-		t.Fatal(err)
-	}
-	waitClosed(t, b.Elected(), long, "b elected after the wrapped node went")
-	b.Resign(ctx)
 }
 
 // TestSessionCloseRemovesSeveralAtOnce: three candidates go in one
@@ -752,37 +750,128 @@ func TestLowestNodeOfAnotherSession(t *testing.T) {
 	}
 }
 
-// TestWrappedCandidateDeposesLeader: after the sequence counter wraps, a
-// new zkcoord candidate sorts first and takes office at once; the term
-// bump makes the old leader step down, and the new token is larger.
-func TestWrappedCandidateDeposesLeader(t *testing.T) {
+// wrappedNode is the path of a participant node in the election at
+// path, named as ZooKeeper names the first one created after the
+// directory's sequence counter wrapped past 2147483647. Tests create such
+// nodes by name: getting the real counter there takes 2^31 creates and
+// deletes.
+func wrappedNode(path string) string {
+	return path + "/_c_6f1d2e3c-4b5a-4968-8776-5a4b3c2d1e0f-latch--2147483648"
+}
+
+// checkWrapped checks that err is the refusal of a wrapped election,
+// naming the election and the participant with the negative number.
+func checkWrapped(t *testing.T, err error, path, node string) {
+	t.Helper()
+	if !errors.Is(err, zkcoord.ErrSequenceWrapped) {
+		t.Fatalf("err = %v, want zkcoord.ErrSequenceWrapped", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, zkcoord.Base(node)) {
+		t.Errorf("error %q does not name the election %s and the node %s", msg, path, zkcoord.Base(node))
+	}
+}
+
+// checkParticipants checks that the election at path holds exactly the
+// participant nodes want.
+func checkParticipants(t *testing.T, sess *zkcoord.Session, path string, want ...string) {
+	t.Helper()
+	children, _, err := sess.Children(testCtx(t, long), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range children {
+		got = append(got, path+"/"+c)
+	}
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Errorf("participants %v, want %v", got, want)
+	}
+}
+
+// TestWrappedCandidateRefuses: after the sequence counter wraps, the next
+// candidate's node is named "…-latch--2147483648", which sorts before the
+// leader's. It must not lead beside the leader (nor depose it by bumping
+// the term): it finishes with ErrSequenceWrapped and deletes its node, and
+// the leader keeps its term.
+func TestWrappedCandidateRefuses(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
 	s1 := connect(t, shared.Servers())
 	s2 := connect(t, shared.Servers())
-	old, err := newElection(t, s1, path, election.WithID("old")).Campaign(ctx)
+	e1 := newElection(t, s1, path, election.WithID("old"))
+	old, err := e1.Campaign(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped := path + "/_c_6f1d2e3c-4b5a-4968-8776-5a4b3c2d1e0f-latch--2147483648"
+	// What the new candidate's sequential create would have made.
+	wrapped := wrappedNode(path)
 	if _, err := s2.Create(ctx, wrapped, []byte("new"), zkcoord.FlagEphemeral); err != nil {
 		t.Fatal(err)
 	}
-	e2 := newElection(t, s2, path, election.WithID("new"))
-	c, err := election.AdoptForTest(ctx, e2, wrapped)
+	c, err := election.AdoptForTest(ctx, newElection(t, s2, path, election.WithID("new")), wrapped)
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitClosed(t, c.Elected(), long, "wrapped candidate elected")
-	waitClosed(t, old.Done(), long, "old leader deposed")
-	if !errors.Is(old.Err(), election.ErrDeposed) {
-		t.Fatalf("old leader: %v", old.Err())
+	waitClosed(t, c.Done(), long, "the wrapped candidate finished")
+	if c.Leadership() != nil {
+		t.Fatalf("the candidate created after the wrap led beside %s", old.Node())
 	}
-	if c.Leadership().Token() <= old.Token() || c.Leadership().Term() <= old.Term() {
-		t.Fatalf("token %d term %d after token %d term %d", c.Leadership().Token(), c.Leadership().Term(), old.Token(), old.Term())
+	checkWrapped(t, c.Err(), path, wrapped)
+	checkParticipants(t, s1, path, old.Node())
+	if closed(old.Done()) {
+		t.Fatalf("the leader lost its leadership: %v", old.Err())
 	}
-	if who, err := e2.Leader(ctx); err != nil || who.ID != "new" || !who.Acting {
+	_, st, err := s1.Get(ctx, e1.TermPath())
+	if err != nil || int64(st.Version) != old.Term() {
+		t.Fatalf("term node at version %v (%v), want the leader's term %d", st, err, old.Term())
+	}
+	if who, err := e1.Leader(ctx); err != nil || who.ID != "old" || !who.Acting {
 		t.Fatalf("Leader: %+v, %v", who, err)
 	}
-	c.Resign(ctx)
+	if err := old.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWrappedParticipantStopsCandidates: a participant with a negative
+// number left by another client (a Curator LeaderLatch after the wrap)
+// makes Campaign and Nominate fail with ErrSequenceWrapped, leaving no
+// node behind; once it is gone, candidates lead again.
+func TestWrappedParticipantStopsCandidates(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	other := connect(t, shared.Servers())
+	sess := connect(t, shared.Servers())
+	if err := other.EnsurePath(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	wrapped := wrappedNode(path)
+	if _, err := other.Create(ctx, wrapped, []byte("curator"), zkcoord.FlagEphemeral); err != nil {
+		t.Fatal(err)
+	}
+	e := newElection(t, sess, path, election.WithID("go"))
+	l, err := e.Campaign(ctx)
+	if err == nil {
+		t.Fatalf("Campaign led (%s) beside the wrapped participant", l.Node())
+	}
+	checkWrapped(t, err, path, wrapped)
+	c, err := e.Nominate(ctx)
+	if err == nil {
+		t.Fatalf("Nominate gave a candidate (%+v) beside the wrapped participant", c.State())
+	}
+	checkWrapped(t, err, path, wrapped)
+	checkParticipants(t, sess, path, wrapped)
+
+	if err := other.Delete(ctx, wrapped, -1); err != nil {
+		t.Fatal(err)
+	}
+	l, err = e.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

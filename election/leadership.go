@@ -87,7 +87,8 @@ func (l *Leadership) Context() context.Context { return l.ctx }
 
 // Token returns the fencing token: the creation zxid of the leader's node.
 // ZooKeeper orders all writes, so a later leader of this election has a
-// larger token, until the sequence counter wraps (see
+// larger token. No zkcoord candidate leads once the election's sequence
+// counter wrapped; a Curator participant may, with a smaller token (see
 // docs/protocol.md#sequence-numbers-and-their-wrap).
 func (l *Leadership) Token() int64 { return l.token }
 

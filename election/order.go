@@ -47,5 +47,17 @@ func participants(children []string) (sorted, ignored []string) {
 	return sorted, ignored
 }
 
+// wrappedParticipant returns the first of the participants sorted whose
+// sequence number is negative, "" if none is: the election's sequence
+// counter wrapped, and its order is no longer creation order.
+func wrappedParticipant(sorted []string) string {
+	for _, name := range sorted {
+		if seq.Wrapped(seq.After(name, latchName)) {
+			return name
+		}
+	}
+	return ""
+}
+
 // position returns the index of name in sorted, or -1.
 var position = elect.Position

@@ -66,7 +66,9 @@ func (e *Election) isEnded(ctx context.Context) (bool, error) {
 
 // layout is the election's layout for the engine: Curator's LeaderLatch
 // participants, ordered as Curator orders them, a term node holding a
-// termRecord and a leader node holding an ackRecord.
+// termRecord and a leader node holding an ackRecord. A candidate that
+// finds a participant with a negative sequence number neither leads nor
+// follows: that order is no longer creation order.
 func (e *Election) layout() elect.Layout {
 	return elect.Layout{
 		Dir: e.path,
@@ -90,6 +92,12 @@ func (e *Election) layout() elect.Layout {
 		Refuse: func(data []byte) error {
 			if r, err := decodeTerm(data); err == nil && r.Ended {
 				return ErrEnded
+			}
+			return nil
+		},
+		RefuseOrder: func(sorted []string) error {
+			if w := wrappedParticipant(sorted); w != "" {
+				return fmt.Errorf("participant %s has a negative sequence number: %w", w, zkcoord.ErrSequenceWrapped)
 			}
 			return nil
 		},

@@ -25,6 +25,11 @@
 // nothing to fence. Any other exit leaves it: a crash, a lost session, an
 // error from the active function.
 //
+// Once the election's sequence counter has wrapped, its order is no longer
+// creation order and no candidate may lead (see package election): an
+// instance that competes then deletes its node and Run returns an error
+// wrapping zkcoord.ErrSequenceWrapped; the active instance stays active.
+//
 // # Health
 //
 // With WithHealthCheck an instance stands only while it is healthy: once

@@ -40,9 +40,10 @@ type Activation struct {
 	// ID is this instance's participant id.
 	ID string
 	// Token is the fencing token: the creation zxid of this instance's
-	// election node, larger than every earlier active's token. Pass it to
-	// the shared resource with every write. After the election's sequence
-	// counter wraps, see docs/protocol.md#sequence-numbers-and-their-wrap.
+	// election node, larger than every earlier active's token (no instance
+	// becomes active once the election's sequence counter wrapped: see
+	// docs/protocol.md#sequence-numbers-and-their-wrap). Pass it to the
+	// shared resource with every write.
 	Token int64
 	// Term is the election term.
 	Term int64
@@ -174,7 +175,9 @@ func (f *Failover) Election() *election.Election { return f.el }
 // the breadcrumb is then deleted so the next active has nothing to fence.
 // It returns active's error after an unclean stop (the breadcrumb stays),
 // and the cause when the Session ends (start a new Session and a new
-// Failover to carry on).
+// Failover to carry on). It also returns, without becoming active, when
+// the election was ended (election.ErrEnded) or its sequence counter
+// wrapped (zkcoord.ErrSequenceWrapped, see the election package).
 func (f *Failover) Run(ctx context.Context, active ActiveFunc) error {
 	if !f.running.CompareAndSwap(false, true) {
 		return ErrRunning
@@ -205,7 +208,9 @@ func (f *Failover) Run(ctx context.Context, active ActiveFunc) error {
 			case ctx.Err() != nil:
 				f.emit(Event{Type: EventStopped})
 				return nil
-			case f.sess.Err() != nil, errors.Is(err, election.ErrEnded):
+			case f.sess.Err() != nil, errors.Is(err, election.ErrEnded), errors.Is(err, zkcoord.ErrSequenceWrapped):
+				// After a wrap no candidate may lead until the election's
+				// directory is made anew: say so rather than try again.
 				f.emit(Event{Type: EventStopped, Err: err})
 				return fmt.Errorf("failover: %w", err)
 			}

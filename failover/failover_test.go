@@ -587,3 +587,39 @@ func TestRepeatedFailovers(t *testing.T) {
 		t.Errorf("fenced cleanly stopped instances: %+v", w.fenceCalls)
 	}
 }
+
+// TestWrappedElectionStopsStandby: once the election's sequence counter
+// wrapped (here: a participant named with the first number after the
+// wrap, as another client would have it), a standby that joins must not
+// become active beside the active one, nor keep trying: Run returns an
+// error wrapping zkcoord.ErrSequenceWrapped and leaves no node behind,
+// and the active instance stays active.
+func TestWrappedElectionStopsStandby(t *testing.T) {
+	ctx := testCtx(t, long)
+	path := uniquePath(t)
+	w := newWorld()
+	a := start(t, w, connect(t, shared.Servers()), path, "a")
+	testkit.Eventually(t, long, "a active", func() bool { return w.current() == "a" })
+	other := connect(t, shared.Servers())
+	dir := a.f.Election().Path()
+	wrapped := dir + "/_c_3c9e1f0a-7b2d-4e5f-9a8b-1c2d3e4f5a6b-latch--2147483648"
+	if _, err := other.Create(ctx, wrapped, []byte("wrapped"), zkcoord.FlagEphemeral); err != nil {
+		t.Fatal(err)
+	}
+	b := start(t, w, connect(t, shared.Servers()), path, "b")
+	if err := b.wait(t); !errors.Is(err, zkcoord.ErrSequenceWrapped) {
+		t.Fatalf("b: Run = %v, want zkcoord.ErrSequenceWrapped", err)
+	}
+	children, _, err := other.Children(ctx, dir)
+	if err != nil || len(children) != 2 {
+		t.Fatalf("participants after b stopped: %v (%v), want a's and the wrapped one", children, err)
+	}
+	if w.current() != "a" || w.count() != 1 {
+		t.Fatalf("active %q after %d activations, want a alone", w.current(), w.count())
+	}
+	a.cancel()
+	if err := a.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	w.checkNoOverlap(t)
+}

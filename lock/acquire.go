@@ -36,12 +36,25 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 		}
 		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
+	return c.contend(ctx, node, children, try)
+}
+
+// contend waits until node, the contender's node just created, holds the
+// lock; children is the directory's listing taken right after the create.
+// On any failure node is deleted (in the background if need be).
+func (c contention) contend(ctx context.Context, node string, children []string, try bool) (*Lease, error) {
 	if err := c.refuseOtherKind(ctx, children); err != nil {
 		deleteNow(ctx, c.sess, node)
 		return nil, err
 	}
 	l, err := c.wait(ctx, node, try, children)
-	if err != nil {
+	switch {
+	case errors.Is(err, zkcoord.ErrSequenceWrapped):
+		// Gone before the refusal is reported, so that the directory
+		// empties as soon as its other contenders leave it.
+		deleteNow(ctx, c.sess, node)
+		return nil, err
+	case err != nil:
 		c.sess.EnsureDeletedLater(node)
 		return nil, err
 	}
@@ -163,7 +176,11 @@ func (s *self) lease(sess *zkcoord.Session) *Lease {
 }
 
 // wait lists the contenders until node holds the lock, watching only the
-// one contender it waits for.
+// one contender it waits for. It fails with zkcoord.ErrSequenceWrapped as
+// soon as a listing holds a contender whose sequence number is negative:
+// the directory's counter wrapped, and its order is no longer creation
+// order, so that a newer contender may sort before the holder (see
+// docs/protocol.md#sequence-numbers-and-their-wrap).
 //
 // The first listing came with the create (Session.CreateProtectedAndList
 // sends it right behind the create, so ZooKeeper processes it after); later
@@ -184,7 +201,11 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		if err != nil {
 			return "", err
 		}
-		pred, found := blocker(sortContenders(children, c.recognise), me)
+		sorted := sortContenders(children, c.recognise)
+		if w := wrapped(sorted); w != "" {
+			return "", fmt.Errorf("contender %s has a negative sequence number: %w", w, zkcoord.ErrSequenceWrapped)
+		}
+		pred, found := blocker(sorted, me)
 		switch {
 		case !found:
 			return "", ErrNodeDeleted

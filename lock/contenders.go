@@ -153,6 +153,18 @@ func sortContenders(children []string, recognise func(string) (contender, bool))
 	return out
 }
 
+// wrapped returns the first of contenders whose sequence number is
+// negative, "" if none is: a directory whose counter wrapped, where the
+// order of the contenders is no longer creation order.
+func wrapped(contenders []contender) string {
+	for _, c := range contenders {
+		if seq.Wrapped(c.Key) {
+			return c.Name
+		}
+	}
+	return ""
+}
+
 // blocker returns the contender that the node "me" must wait for, or ""
 // when me holds the lock. found is false when me is not among children.
 //

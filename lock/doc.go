@@ -16,9 +16,16 @@
 // of zkcoord's sequence-node module), because a lock is only safe when
 // every client of it, Java or Go, agrees on who is first: by comparing, as
 // Java strings, the text after the last occurrence of the lock name
-// ("lock-", "__READ__"/"__WRIT__"). That order is kept after ZooKeeper's
-// sequence counter wraps, where it stops being creation order: see
-// docs/protocol.md#sequence-numbers-and-their-wrap.
+// ("lock-", "__READ__"/"__WRIT__"). That order stops being creation order
+// once the directory's sequence counter wraps past 2147483647: a contender
+// created after the wrap gets a negative number, which sorts before the
+// holder's. So Lock, RLock and Acquire (and their Try forms) take no lock
+// in a directory that holds a contender with a negative number, whoever
+// created it: they delete their own node and fail with an error wrapping
+// zkcoord.ErrSequenceWrapped that names the directory. A holder keeps its
+// lock. The directory is a container: once every contender has left it,
+// the server deletes it and the next contender starts its counter at 0
+// again. See docs/protocol.md#sequence-numbers-and-their-wrap.
 //
 // A Mutex also recognises the nodes of Kazoo's Lock
 // (<hex>__lock__<seq>), and Kazoo recognises a Mutex's nodes when created

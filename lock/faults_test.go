@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -289,95 +290,204 @@ func TestFaultNoOrphanWhenCreateOutlivesCtx(t *testing.T) {
 	queued(t, admin, dir, 0)
 }
 
-// TestFaultWrappedSequenceNumbers creates, as literal names, the nodes
-// ZooKeeper produces after its 32-bit child counter wraps, and checks that
-// contenders are ordered as Curator orders them: by the text after the
-// lock name, as strings, so "-2147483648" comes before "0000000003" and
-// "2147483647" after it.
+// wrappedName is the name of a contender node, for the lock name
+// lockName, as ZooKeeper names the first one created after the directory's
+// sequence counter wrapped past 2147483647. Tests create such nodes by
+// name: getting the real counter there takes 2^31 creates and deletes.
+func wrappedName(lockName string) string {
+	return "_c_" + uuid.NewString() + "-" + lockName + "-2147483648"
+}
+
+// checkWrapped checks that err is the refusal of a wrapped directory,
+// naming the directory and the contender with the negative number.
+func checkWrapped(t *testing.T, err error, dir, node string) {
+	t.Helper()
+	if !errors.Is(err, zkcoord.ErrSequenceWrapped) {
+		t.Fatalf("err = %v, want zkcoord.ErrSequenceWrapped", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, dir) || !strings.Contains(msg, zkcoord.Base(node)) {
+		t.Errorf("error %q does not name the directory %s and the node %s", msg, dir, zkcoord.Base(node))
+	}
+}
+
+// checkNodes checks that dir holds exactly the nodes want (paths).
+func checkNodes(t *testing.T, sess *zkcoord.Session, dir string, want ...string) {
+	t.Helper()
+	got := children(t, sess, dir)
+	names := make([]string, len(want))
+	for i, w := range want {
+		names[i] = zkcoord.Base(w)
+	}
+	slices.Sort(got)
+	slices.Sort(names)
+	if !slices.Equal(got, names) {
+		t.Errorf("%s holds %v, want %v", dir, got, names)
+	}
+}
+
+// TestFaultWrappedSequenceNumbers: the first contender created after the
+// lock directory's sequence counter wrapped is named "…-lock--2147483648",
+// which sorts before the holder's "…-lock-00000000nn" in the order
+// Curator and Kazoo use. It must not take the lock beside the holder: it
+// refuses with ErrSequenceWrapped, naming the directory, and deletes its
+// node; the holder keeps its lock.
 func TestFaultWrappedSequenceNumbers(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	dir := testDir(t)
-	other, sess := connect(t), connect(t)
-	if err := other.EnsurePath(ctx, dir); err != nil {
+	a, b := connect(t), connect(t)
+	held, err := newMutex(t, a, dir).Lock(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	literal := func(name string) string {
-		p, err := other.Create(ctx, zkcoord.Join(dir, "_c_"+uuid.NewString()+"-"+name), nil, zkcoord.FlagEphemeral)
+	// What b's sequential create would have made, on b's Session.
+	node, err := b.Create(ctx, zkcoord.Join(dir, wrappedName("lock-")), nil, zkcoord.FlagEphemeral)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lock.AdoptForTest(ctx, newMutex(t, b, dir), node)
+	if err == nil {
+		l.Release(ctx)
+		t.Fatalf("the contender created after the wrap (%s) took the lock beside its holder (%s)", node, held.Path())
+	}
+	checkWrapped(t, err, dir, node)
+	checkNodes(t, a, dir, held.Path())
+	if err := held.Err(); err != nil {
+		t.Fatalf("the holder lost its lock: %v", err)
+	}
+	if _, err := a.GuardedSet(ctx, held.Fence(), dir, nil, -1); err != nil {
+		t.Fatalf("the holder's guarded write: %v", err)
+	}
+	if err := held.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFaultWrappedForeignContender: a contender with a negative number
+// that another library left (Curator's, or Kazoo's, whose own Lock does
+// not see "-999999999" to "-000000001") makes every zkcoord contender
+// refuse, TryLock and Lock alike, leaving no node behind; so does one that
+// appears while a contender from before the wrap waits.
+func TestFaultWrappedForeignContender(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	other, sess := connect(t), connect(t)
+	literal := func(dir, name string) string {
+		if err := other.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		p, err := other.Create(ctx, zkcoord.Join(dir, name), nil, zkcoord.FlagEphemeral)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	wrapped := literal("lock--2147483648")
-	literal("lock-2147483647")
+
+	dir := testDir(t)
+	curator := literal(dir, wrappedName("lock-"))
+	last := literal(dir, "_c_"+uuid.NewString()+"-lock-2147483647")
 	m := newMutex(t, sess, dir)
-	if _, err := m.TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
-		t.Fatalf("TryLock behind a wrapped (negative) contender: %v, want ErrLocked", err)
+	_, err := m.TryLock(ctx)
+	checkWrapped(t, err, dir, curator)
+	_, err = m.Lock(ctx)
+	checkWrapped(t, err, dir, curator)
+	checkNodes(t, sess, dir, curator, last)
+
+	kazooDir := testDir(t)
+	kazoo := literal(kazooDir, "0123456789abcdef0123456789abcdef__lock__-000000001")
+	_, err = newMutex(t, sess, kazooDir).Lock(ctx)
+	checkWrapped(t, err, kazooDir, kazoo)
+	checkNodes(t, sess, kazooDir, kazoo)
+
+	// A waiter from before the wrap, woken when the holder releases,
+	// finds the wrapped contender and refuses too.
+	waitDir := testDir(t)
+	held, err := newMutex(t, other, waitDir).Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	queued(t, sess, dir, 2)
-	got := make(chan error, 1)
-	go func() {
-		l, err := m.Lock(ctx)
-		if err == nil {
-			if !strings.Contains(l.Path(), "-lock-00") {
-				err = fmt.Errorf("unexpected node %s", l.Path())
-			}
-		}
-		got <- err
-	}()
-	testkit.WaitFor(t, 30*time.Second, "waiter watching the wrapped node", func() error {
-		w, err := cluster.Server(0).Wchc(ctx)
-		if err != nil {
-			return err
-		}
-		for _, p := range w[sess.ID()] {
-			if p == wrapped {
-				return nil
-			}
-		}
-		return fmt.Errorf("session watches %v", w[sess.ID()])
-	})
+	got := lockAfter(ctx, newMutex(t, sess, waitDir), held)
+	queued(t, sess, waitDir, 2)
+	wrapped := literal(waitDir, wrappedName("lock-"))
+	if err := held.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var w acquisition
 	select {
-	case err := <-got:
-		t.Fatalf("acquired while a wrapped contender sorts first: %v", err)
-	default:
+	case w = <-got:
+	case <-ctx.Done():
+		t.Fatal("the waiter neither took the lock nor refused")
 	}
-	if err := other.Delete(ctx, wrapped, -1); err != nil {
+	if w.err == nil {
+		t.Fatalf("the waiter took the lock beside the wrapped contender %s", wrapped)
+	}
+	checkWrapped(t, w.err, waitDir, wrapped)
+	checkNodes(t, sess, waitDir, wrapped)
+}
+
+// TestFaultWrappedRWMutexAndSemaphore: the same refusal on the other
+// Curator-ordered layouts. A reader created after the wrap would sort
+// before a writer that holds the lock and read beside it; a wrapped node
+// in a Semaphore's locks/ (its acquirers' mutex) stops acquirers.
+func TestFaultWrappedRWMutexAndSemaphore(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	a, b := connect(t), connect(t)
+
+	dir := testDir(t)
+	writer, err := newRW(t, a, dir).Lock(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	// "2147483647" sorts after our "00000000nn": we hold now.
-	if err := <-got; err != nil {
+	node, err := b.Create(ctx, zkcoord.Join(dir, wrappedName("__READ__")), nil, zkcoord.FlagEphemeral)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Unlock(ctx); err != nil {
+	rw := newRW(t, b, dir)
+	l, err := lock.AdoptForTest(ctx, rw, node)
+	if err == nil {
+		l.Release(ctx)
+		t.Fatalf("a reader created after the wrap read beside the writer %s", writer.Path())
+	}
+	checkWrapped(t, err, dir, node)
+	checkNodes(t, a, dir, writer.Path())
+	if err := writer.Err(); err != nil {
+		t.Fatalf("the writer lost its lock: %v", err)
+	}
+	if err := writer.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 
-	// Read/write: a wrapped writer blocks readers, a wrapped reader does not.
-	rwDir := dir + "-rw"
-	if err := other.EnsurePath(ctx, rwDir); err != nil {
+	// A wrapped reader or writer left by another library.
+	for _, name := range []string{wrappedName("__READ__"), "_c_" + uuid.NewString() + "-__WRIT__-000000001"} {
+		dir := testDir(t)
+		if err := a.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		p, err := a.Create(ctx, zkcoord.Join(dir, name), nil, zkcoord.FlagEphemeral)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw := newRW(t, b, dir)
+		_, err = rw.TryRLock(ctx)
+		checkWrapped(t, err, dir, p)
+		_, err = rw.Lock(ctx)
+		checkWrapped(t, err, dir, p)
+		checkNodes(t, a, dir, p)
+	}
+
+	path := testDir(t)
+	if err := a.EnsurePath(ctx, path+"/locks"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := other.Create(ctx, rwDir+"/_c_"+uuid.NewString()+"-__READ__-2147483648", nil, zkcoord.FlagEphemeral)
+	p, err := a.Create(ctx, zkcoord.Join(path+"/locks", wrappedName("lock-")), nil, zkcoord.FlagEphemeral)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rw := newRW(t, sess, rwDir)
-	l, err := rw.TryRLock(ctx)
-	if err != nil {
-		t.Fatalf("TryRLock beside a wrapped reader: %v", err)
-	}
-	l.Release(ctx)
-	if _, err := rw.TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
-		t.Fatalf("TryLock behind a wrapped reader: %v, want ErrLocked", err)
-	}
-	other.Delete(ctx, p, -1)
-	if _, err := other.Create(ctx, rwDir+"/_c_"+uuid.NewString()+"-__WRIT__-000000001", nil, zkcoord.FlagEphemeral); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rw.TryRLock(ctx); !errors.Is(err, lock.ErrLocked) {
-		t.Fatalf("TryRLock behind a wrapped writer: %v, want ErrLocked", err)
-	}
+	s := newSem(t, b, path, 2)
+	_, err = s.TryAcquire(ctx)
+	checkWrapped(t, err, path+"/locks", p)
+	_, err = s.Acquire(ctx)
+	checkWrapped(t, err, path+"/locks", p)
+	checkNodes(t, a, path+"/locks", p)
+	checkNodes(t, a, path+"/leases")
 }
 
 // TestFaultForeignChildren: nodes in a lock directory that are not

@@ -131,8 +131,10 @@ func (l *Lease) Path() string { return l.path }
 // Token returns the fencing token: the creation zxid of the lease's node.
 // ZooKeeper orders all writes, so every later holder of the same lock has a
 // larger token. A resource that records the largest token it has seen can
-// reject a holder that lost the lock without noticing. After the lock's
-// sequence counter wraps, see docs/protocol.md#sequence-numbers-and-their-wrap.
+// reject a holder that lost the lock without noticing. No zkcoord contender
+// takes a lock whose sequence counter wrapped; a Curator or Kazoo client
+// may, with a smaller token: see
+// docs/protocol.md#sequence-numbers-and-their-wrap.
 //
 // The token is read from the server when first wanted (see Lease), so the
 // first call may wait one round trip. It returns 0 if the lease ended

@@ -331,8 +331,12 @@ func TestInteropKazooMutex(t *testing.T) {
 	checkFree(t, c)
 }
 
-// TestInteropCuratorWrapped: with nodes named as after the sequence
-// counter's wrap, Curator and Mutex agree on who may hold the lock.
+// TestInteropCuratorWrapped: in a directory whose sequence counter
+// wrapped, Curator still lets a contender with a negative number in first
+// (its order is unchanged), while a Mutex refuses with
+// zkcoord.ErrSequenceWrapped and leaves no node behind; a Curator holder
+// is not disturbed by a Mutex created after the wrap. Once the wrapped
+// contender is gone, Curator and Mutex agree again.
 func TestInteropCuratorWrapped(t *testing.T) {
 	ctx := testCtx(t, 90*time.Second)
 	dir := testDir(t)
@@ -349,15 +353,15 @@ func TestInteropCuratorWrapped(t *testing.T) {
 		return p
 	}
 	wrapped := literal("-2147483648")
-	literal("2147483647")
+	last := literal("2147483647")
 	m := newMutex(t, sess, dir)
 	cur.send(t, "t1 try mutex "+dir+" 1")
 	if f := cur.mustExpect(t, ctx, "t1", "tried"); f[0] != "false" {
 		t.Error("Curator acquired behind a wrapped contender")
 	}
-	if _, err := m.TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
-		t.Errorf("TryLock behind a wrapped contender: %v, want ErrLocked", err)
-	}
+	_, err := m.TryLock(ctx)
+	checkWrapped(t, err, dir, wrapped)
+	checkNodes(t, sess, dir, wrapped, last)
 	if err := other.Delete(ctx, wrapped, -1); err != nil {
 		t.Fatal(err)
 	}
@@ -370,4 +374,26 @@ func TestInteropCuratorWrapped(t *testing.T) {
 		t.Fatalf("TryLock ahead of \"2147483647\": %v", err)
 	}
 	l.Release(ctx)
+
+	// Curator holds; a Mutex whose create was handed a number past the
+	// wrap refuses instead of taking the lock beside it.
+	held := testDir(t)
+	cur.send(t, "h1 hold mutex "+held+" 1")
+	cur.mustExpect(t, ctx, "h1", "held")
+	holder := children(t, sess, held)
+	node, err := sess.Create(ctx, zkcoord.Join(held, wrappedName("lock-")), nil, zkcoord.FlagEphemeral)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := lock.AdoptForTest(ctx, newMutex(t, sess, held), node); err == nil {
+		l.Release(ctx)
+		t.Fatal("a Mutex created after the wrap took the lock beside Curator's holder")
+	} else {
+		checkWrapped(t, err, held, node)
+	}
+	if got := children(t, sess, held); fmt.Sprint(got) != fmt.Sprint(holder) {
+		t.Errorf("nodes after the refusal %v, want only Curator's %v", got, holder)
+	}
+	cur.send(t, "h1 release")
+	cur.mustExpect(t, ctx, "h1", "released")
 }

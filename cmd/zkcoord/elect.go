@@ -234,6 +234,9 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 			a.log.Warn("health check failing: not standing", "path", o.path)
 			return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
 		}
+		if errors.Is(err, zkcoord.ErrSequenceWrapped) {
+			return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err)} // standing again cannot help
+		}
 		return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
 	}
 	resign := func() {
@@ -412,6 +415,8 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		return res
 	case a.ctx.Err() != nil:
 		return electResult{}
+	case errors.Is(err, zkcoord.ErrSequenceWrapped):
+		return electResult{err: fmt.Errorf("failover %s: %w", o.path, err)} // standing again cannot help
 	case err != nil:
 		// The session ended (standing by or active).
 		return electResult{err: fmt.Errorf("failover %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}

@@ -165,7 +165,8 @@ func bg(ctx context.Context) context.Context { return context.WithoutCancel(ctx)
 // predecessor's deletion cannot tell whether that predecessor had come to
 // lead since its own last look, and only one contender is woken per
 // change, so the read costs one request per change. It fails with
-// ErrMissing when the node is gone, and with the layout's Refuse error.
+// ErrMissing when the node is gone, and with the layout's Refuse or
+// RefuseOrder error; the caller deletes the node then.
 func (c *Contender) Determine(ctx context.Context) (Place, error) {
 	var p Place
 	pred, data, w, err := c.sess.WatchPredecessor(bg(ctx), func() (string, error) {
@@ -200,6 +201,9 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 			if err := c.lay.refuse(rd.termData); err != nil {
 				return "", err
 			}
+		}
+		if err := c.lay.refuseOrder(sorted); err != nil {
+			return "", err
 		}
 		if i == 0 {
 			p = Place{Index: 0, office: rd}

@@ -13,6 +13,8 @@
 // if it still leads.
 //
 // What differs between the users is the Layout: how participant nodes are
-// ordered, where the term node is, what it holds, and whether a leader node
-// is written beside it. A Contender is owned by one goroutine.
+// ordered and when that order is not to be trusted (RefuseOrder: package
+// election refuses Curator's order once its sequence counter wrapped),
+// where the term node is, what it holds, and whether a leader node is
+// written beside it. A Contender is owned by one goroutine.
 package elect

@@ -24,6 +24,11 @@ type Layout struct {
 	// Refuse, if set, returns an error when the term node's data forbids
 	// taking office or following (an election that was ended).
 	Refuse func(termData []byte) error
+	// RefuseOrder, if set, returns an error when the participants, as
+	// Order returns them, are not known to be in creation order (their
+	// directory's sequence counter wrapped), so that a newer participant
+	// may sort before the leader: then no one may take office, or follow.
+	RefuseOrder func(sorted []string) error
 }
 
 // refuse applies Refuse to data.
@@ -32,4 +37,12 @@ func (l *Layout) refuse(data []byte) error {
 		return nil
 	}
 	return l.Refuse(data)
+}
+
+// refuseOrder applies RefuseOrder to sorted.
+func (l *Layout) refuseOrder(sorted []string) error {
+	if l.RefuseOrder == nil {
+		return nil
+	}
+	return l.RefuseOrder(sorted)
 }

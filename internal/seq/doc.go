@@ -22,7 +22,9 @@
 // code units ([CompareText]), as Curator compares it ([CompareCurator]).
 // Kazoo compares the same suffixes as Python strings, which for these
 // ASCII suffixes is the same order. It is not creation order once the
-// counter has wrapped, and [CompareCurator] keeps it so on purpose.
+// counter has wrapped, and [CompareCurator] keeps it so on purpose, to
+// agree with them; [Wrapped] tells the negative suffixes that show the
+// wrap, beside which zkcoord's locks and elections take no ownership.
 //
 // # The serial order
 //

@@ -48,6 +48,15 @@ func Parse(s string) (int32, bool) {
 	return int32(n), true
 }
 
+// Wrapped reports whether s is a sequence suffix ZooKeeper prints only
+// after its counter has wrapped: a negative number. Names that hold one
+// no longer sort in creation order under the Curator order (see the
+// package documentation); anything that is not a suffix is not wrapped.
+func Wrapped(s string) bool {
+	n, ok := Parse(s)
+	return ok && n < 0
+}
+
 // After returns the text after the last occurrence of marker in name, or
 // name itself when marker does not occur in it. This is the key Curator
 // orders lock and latch nodes by (StandardLockInternalsDriver's

@@ -64,6 +64,27 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestWrapped(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"0000000000", false},
+		{"2147483647", false}, // the last number before the wrap
+		{"-2147483648", true}, // the first after it
+		{"-1000000000", true},
+		{"-999999999", true},
+		{"-000000001", true},   // the last before the counter is back at zero
+		{"-0000000001", false}, // not a suffix ZooKeeper prints
+		{"-abc", false},
+		{"", false},
+	} {
+		if got := Wrapped(tc.s); got != tc.want {
+			t.Errorf("Wrapped(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
 func TestAfter(t *testing.T) {
 	for _, tc := range []struct{ name, marker, want string }{
 		{"_c_2f0ca1d0-96a3-4f0e-8a51-6a0d3b3f7c11-latch-0000000007", "latch-", "0000000007"},
