@@ -12,7 +12,7 @@ import (
 // Claim is one item a WorkQueue consumer holds. It is safe for concurrent
 // use.
 type Claim struct {
-	q      *WorkQueue
+	q      *claimer
 	name   string
 	data   []byte
 	marker string
@@ -25,7 +25,7 @@ type Claim struct {
 	err  error
 }
 
-func newClaim(q *WorkQueue, name string, data, tag []byte) *Claim {
+func newClaim(q *claimer, name string, data, tag []byte) *Claim {
 	c := &Claim{q: q, name: name, data: data, marker: zkcoord.Join(q.taken, name), tag: tag, done: make(chan struct{})}
 	c.stop = context.AfterFunc(q.sess.Context(), func() {
 		c.end(fmt.Errorf("%w: %w", ErrClaimLost, q.sess.Err()))
