@@ -15,6 +15,7 @@ type Claim struct {
 	q      *claimer
 	name   string
 	data   []byte
+	items  [][]byte // decoded from data (Curator queues); nil: data alone
 	marker string
 	tag    []byte // the marker's data
 
@@ -33,8 +34,20 @@ func newClaim(q *claimer, name string, data, tag []byte) *Claim {
 	return c
 }
 
-// Data returns the item.
+// Data returns the item's node data, as stored. For a WorkQueue that is
+// the item; a Curator queue's node holds its items in Curator's framing:
+// use Items.
 func (c *Claim) Data() []byte { return c.data }
+
+// Items returns the items the claim holds: for a WorkQueue, Data alone; for
+// a Curator queue, the items of its node (one, or all of one PutMulti, in
+// order).
+func (c *Claim) Items() [][]byte {
+	if c.items != nil {
+		return c.items
+	}
+	return [][]byte{c.data}
+}
 
 // Name returns the item's node name, for example "entry-100-0000000007".
 func (c *Claim) Name() string { return c.name }
