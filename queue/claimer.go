@@ -31,7 +31,7 @@ type claimer struct {
 // id and an id unique to the claim, so that a consumer tells its own claim
 // from every other, those of its own other goroutines included. Kazoo
 // writes its consumer's id there and only compares it with its own, so it
-// sees these as other consumers' claims.
+// sees these as other consumers' claims; Curator never reads its locks.
 func (q *claimer) newTag() []byte {
 	return fmt.Appendf(nil, "%016x-%s", q.sess.ID(), strings.ReplaceAll(uuid.NewString(), "-", ""))
 }

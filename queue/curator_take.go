@@ -98,6 +98,9 @@ func (q *curatorQueue) put(ctx context.Context, prefix string, data []byte) erro
 			}
 			continue
 		case zkcoord.IsRetryable(err), q.sess.Err() != nil:
+			if testHookPutUnknown != nil {
+				testHookPutUnknown()
+			}
 			return fmt.Errorf("queue: put to %s: %w: %w", q.path, ErrOutcomeUnknown, err)
 		}
 		return fmt.Errorf("queue: put to %s: %w", q.path, err)
