@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"slices"
 	"strconv"
@@ -180,14 +181,22 @@ func FuzzCuratorItems(f *testing.F) {
 }
 
 func FuzzCuratorNames(f *testing.F) {
-	f.Add("queue-|18BCFE56800|0000000001")
-	f.Add("queue-|id|0000000001")
-	f.Fuzz(func(t *testing.T, name string) {
-		dueMillis(name)
+	f.Add("queue-|18BCFE56800|0000000001", int64(1700000000000), int32(-3), int32(7))
+	f.Add("queue-|id|0000000001", int64(1), int32(0), int32(-1))
+	f.Fuzz(func(t *testing.T, name string, ms int64, p1, p2 int32) {
 		id, rest := splitID(name)
-		if len(id)+len(rest) > len(name) && id != rest {
-			t.Fatalf("splitID(%q) = %q, %q: longer than the name", name, id, rest)
+		if id == name && rest != name || id != name && len(id)+len(rest)+2*len(curatorSep) != len(name) {
+			t.Fatalf("splitID(%q) = %q, %q", name, id, rest)
 		}
+		if ms > 0 {
+			if got := dueMillis(delayName(ms) + "0000000001"); got != ms {
+				t.Fatalf("due time %d read back as %d", ms, got)
+			}
+		}
+		if got, want := seq.CompareText(priorityName(p1), priorityName(p2)), cmp.Compare(p1, p2); got != want {
+			t.Fatalf("priorities %d, %d: names compare %d", p1, p2, got)
+		}
+		dueMillis(name)
 		names := []string{name, "queue-0000000001"}
 		for _, l := range []layout{fifoLayout, priorityLayout, delayLayout, idLayout} {
 			l.sort(names)

@@ -153,7 +153,9 @@
 // A node with an item's name whose data is not in Curator's framing is
 // never dropped silently (Curator logs and deletes it): Take removes it and
 // returns its data in a [CorruptError], and Claim returns its claim in
-// one. Other children are left alone, as Curator leaves them.
+// one. Other children are left alone, as Curator leaves them. A queue node
+// holds one layout: do not point a Queue, a WorkQueue and a Curator queue
+// at one path.
 //
 // # Concurrency
 //
