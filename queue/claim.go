@@ -9,8 +9,8 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// Claim is one item a WorkQueue consumer holds. It is safe for concurrent
-// use.
+// Claim is one item a consumer holds: of a WorkQueue, or of a Curator
+// queue with a lock path. It is safe for concurrent use.
 type Claim struct {
 	q      *claimer
 	name   string
@@ -49,7 +49,8 @@ func (c *Claim) Items() [][]byte {
 	return [][]byte{c.data}
 }
 
-// Name returns the item's node name, for example "entry-100-0000000007".
+// Name returns the item's node name, for example "entry-100-0000000007" (a
+// WorkQueue's) or "queue-0000000007" (a Curator queue's).
 func (c *Claim) Name() string { return c.name }
 
 // Done is closed when the claim ends: acknowledged, released, or lost with
