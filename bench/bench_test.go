@@ -125,7 +125,7 @@ func implOrder() []string {
 		order = append(order, zkcoordName+" "+m.String())
 	}
 	order = append(order, zkcoordName+" election", zkcoordName+" failover")
-	order = append(order, zkQueueName, zkQueueNName, zkWorkName, zkWorkNName)
+	order = append(order, zkQueueName, zkQueueNName, zkWorkName, zkWorkNName, zkCuratorName, zkCuratorLName)
 	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", curatorQueueName,
 		kazooName, kazooName+" Election", "Kazoo SetPartitioner", kazooQueueName, kazooLockingName)
 }

@@ -14,9 +14,11 @@ const queueWhat = "Consumers, each with a session of its own, take items from a 
 	"its Queue TakeN up to 100 per call (at most a consumer's share of the step's items); its WorkQueue " +
 	"claims (Take, then Ack), its WorkQueue TakeN claims as many at once and acknowledges each; Kazoo's Queue gets, Kazoo's LockingQueue gets and consumes; " +
 	"Curator's DistributedQueue (no lock path: at most once) runs one queue per consumer and counts the " +
-	"messages its consumers receive. zkcoord's WorkQueue, Kazoo's LockingQueue and Kazoo's Queue share " +
-	"one queue in the LockingQueue layout (Kazoo's Queue takes from its entries node); zkcoord's Queue and " +
-	"Curator have their own. Every queue object is made afresh for each step, so each step pays for its " +
+	"messages its consumers receive; zkcoord's CuratorQueue takes from the same layout, deleting as Curator does, " +
+	"or with a lock path locking each item first (lock, read, then delete item and lock in one transaction). " +
+	"zkcoord's WorkQueue, Kazoo's LockingQueue and Kazoo's Queue share " +
+	"one queue in the LockingQueue layout (Kazoo's Queue takes from its entries node); zkcoord's CuratorQueue and " +
+	"Curator's DistributedQueue share one in Curator's layout; zkcoord's Queue has its own. Every queue object is made afresh for each step, so each step pays for its " +
 	"first listing. Requests per item are the server's packets per item taken."
 
 func isQueueMetric(id string) bool { return strings.HasPrefix(id, "queue-") }

@@ -32,6 +32,8 @@ const (
 	zkQueueNName     = zkcoordName + " Queue TakeN"
 	zkWorkName       = zkcoordName + " WorkQueue"
 	zkWorkNName      = zkcoordName + " WorkQueue TakeN"
+	zkCuratorName    = zkcoordName + " CuratorQueue"
+	zkCuratorLName   = zkcoordName + " CuratorQueue lock path"
 	kazooQueueName   = kazooName + " Queue"
 	kazooLockingName = kazooName + " LockingQueue"
 	curatorQueueName = curatorName + " DistributedQueue"
@@ -381,6 +383,32 @@ func zkWorkTake(batch bool) func(ctx context.Context, sess *zkcoord.Session, pat
 	}
 }
 
+// zkCuratorTake takes from Curator's DistributedQueue layout with
+// zkcoord's CuratorQueue: by deleting, as Curator's consumer does without a
+// lock path, or, with lock (a lock path), by locking each item first.
+func zkCuratorTake(lock string) func(ctx context.Context, sess *zkcoord.Session, path string) func(context.Context, int) (int, error) {
+	return func(ctx context.Context, sess *zkcoord.Session, path string) func(context.Context, int) (int, error) {
+		var opts []queue.CuratorOption
+		if lock != "" {
+			opts = append(opts, queue.WithLockPath(lock))
+		}
+		q, err := queue.NewCurator(sess, path, opts...)
+		return func(ctx context.Context, most int) (int, error) {
+			if err != nil {
+				return 0, err
+			}
+			items, err := q.TryTake(ctx)
+			if errors.Is(err, queue.ErrEmpty) {
+				return 0, errEmptyQueue
+			}
+			if err != nil {
+				return 0, err
+			}
+			return len(items), nil
+		}
+	}
+}
+
 // errEmptyQueue: a step drained its queue, which the limit should prevent.
 var errEmptyQueue = errors.New("the queue ran empty")
 
@@ -423,12 +451,12 @@ func peerQueueImpl(p *peer, name, kind string, sz queueSizes, depth int, path st
 
 // queueSuite measures the queues at one depth. zkcoord's Queue has a
 // queue of its own; its WorkQueue, Kazoo's LockingQueue and Kazoo's Queue
-// share one in the LockingQueue layout; Curator's DistributedQueue has
-// one of its own. Every step starts from the full depth.
+// share one in the LockingQueue layout; Curator's DistributedQueue and
+// zkcoord's CuratorQueue share one in Curator's layout. Every step starts from the full depth.
 func queueSuite(e *env, depth int) *suite {
 	sz := queueSizesFor(e.quick)
 	base := fmt.Sprintf("/bench/queue/d%d", depth)
-	zkPath, lockPath, curPath := base+"/zkcoord", base+"/locking", base+"/curator"
+	zkPath, lockPath, curPath, curLock := base+"/zkcoord", base+"/locking", base+"/curator", base+"/curator-lock"
 	s := &suite{id: fmt.Sprintf("queue-%d", depth), rounds: sz.rounds, warm: sz.warm}
 	var conn *zk.Conn
 	fill := &impl{
@@ -454,7 +482,7 @@ func queueSuite(e *env, depth int) *suite {
 		round: func(context.Context, *recorder) error { return nil },
 		teardown: func(ctx context.Context) error {
 			defer conn.Close()
-			for _, p := range []string{zkPath, lockPath, curPath, base} {
+			for _, p := range []string{zkPath, lockPath, curPath, curLock, base} {
 				if err := removeQueue(ctx, conn, p); err != nil {
 					return err
 				}
@@ -467,6 +495,8 @@ func queueSuite(e *env, depth int) *suite {
 		goQueueImpl(zkQueueNName, sz, depth, zkPath, zkcoordLayout, true, zkQueueTake(true)),
 		goQueueImpl(zkWorkName, sz, depth, lockPath, lockingLayout, false, zkWorkTake(false)),
 		goQueueImpl(zkWorkNName, sz, depth, lockPath, lockingLayout, true, zkWorkTake(true)),
+		goQueueImpl(zkCuratorName, sz, depth, curPath, curatorLayout, false, zkCuratorTake("")),
+		goQueueImpl(zkCuratorLName, sz, depth, curPath, curatorLayout, false, zkCuratorTake(curLock)),
 	)
 	if e.kazoo != nil {
 		s.impls = append(s.impls,

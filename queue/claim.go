@@ -9,12 +9,13 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// Claim is one item a WorkQueue consumer holds. It is safe for concurrent
-// use.
+// Claim is one item a consumer holds: of a WorkQueue, or of a Curator
+// queue with a lock path. It is safe for concurrent use.
 type Claim struct {
-	q      *WorkQueue
+	q      *claimer
 	name   string
 	data   []byte
+	items  [][]byte // decoded from data (Curator queues); nil: data alone
 	marker string
 	tag    []byte // the marker's data
 
@@ -25,7 +26,7 @@ type Claim struct {
 	err  error
 }
 
-func newClaim(q *WorkQueue, name string, data, tag []byte) *Claim {
+func newClaim(q *claimer, name string, data, tag []byte) *Claim {
 	c := &Claim{q: q, name: name, data: data, marker: zkcoord.Join(q.taken, name), tag: tag, done: make(chan struct{})}
 	c.stop = context.AfterFunc(q.sess.Context(), func() {
 		c.end(fmt.Errorf("%w: %w", ErrClaimLost, q.sess.Err()))
@@ -33,10 +34,23 @@ func newClaim(q *WorkQueue, name string, data, tag []byte) *Claim {
 	return c
 }
 
-// Data returns the item.
+// Data returns the item's node data, as stored. For a WorkQueue that is
+// the item; a Curator queue's node holds its items in Curator's framing:
+// use Items.
 func (c *Claim) Data() []byte { return c.data }
 
-// Name returns the item's node name, for example "entry-100-0000000007".
+// Items returns the items the claim holds: for a WorkQueue, Data alone; for
+// a Curator queue, the items of its node (one, or all of one PutMulti, in
+// order).
+func (c *Claim) Items() [][]byte {
+	if c.items != nil {
+		return c.items
+	}
+	return [][]byte{c.data}
+}
+
+// Name returns the item's node name, for example "entry-100-0000000007" (a
+// WorkQueue's) or "queue-0000000007" (a Curator queue's).
 func (c *Claim) Name() string { return c.name }
 
 // Done is closed when the claim ends: acknowledged, released, or lost with

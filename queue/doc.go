@@ -1,5 +1,7 @@
 // Package queue implements distributed FIFO and priority queues on
-// ZooKeeper, following the queue recipes of the ZooKeeper documentation.
+// ZooKeeper, following the queue recipes of the ZooKeeper documentation, a
+// work queue in Kazoo's LockingQueue layout, and queues in the layouts of
+// Curator's, shared with Java services (see "Curator's queues" below).
 //
 // # Layout
 //
@@ -112,8 +114,52 @@
 // lost fails with ErrOutcomeUnknown: Kazoo's names leave no room to find
 // the node again, so the item may or may not have been added.
 //
+// # Curator's queues
+//
+// [CuratorQueue], [CuratorPriorityQueue], [CuratorDelayQueue] and
+// [CuratorIDQueue] keep the layouts of Curator's DistributedQueue,
+// DistributedPriorityQueue, DistributedDelayQueue and DistributedIdQueue,
+// and [SimpleQueue] that of its SimpleDistributedQueue, so that Java
+// services using Curator and Go services share queues: either side puts,
+// either side takes. Items are persistent sequential children of the queue
+// node, named "queue-<seq>"; "queue-<s><8 hex digits><seq>" with a
+// priority; "queue-|<hex millis>|<seq>" with a due time; "queue-|<id>|<seq>"
+// with an id; "qn-<seq>" in a SimpleQueue. A node's data frames its items
+// as Curator's ItemSerializer does: one item, or the several of one
+// PutMulti, which a taker gets together; each item is the bytes the Java
+// service's QueueSerializer reads. A SimpleQueue's node holds its item as
+// it is. Items are served in Curator's order: by name compared as Java
+// strings (not creation order once ZooKeeper's sequence counter wraps,
+// unlike the serial order above), an id queue's ignoring the ids, a delay
+// queue's by due time, each item once due by the taker's clock.
+//
+// Without a lock path a taker reads an item and deletes it at the version
+// read, as Curator does: the delete is the take, and no item is returned
+// twice. A delete whose reply is lost, the item then gone, cannot be told
+// from another taker's: Take fails with [ErrOutcomeUnknown], and the item
+// may be lost (at most once). A Put whose reply is lost fails the same
+// way: Curator's names leave no room to find the item again.
+//
+// [WithLockPath] is Curator's lockPath, and every consumer of the queue,
+// Java or Go, must use the same one. A taker first creates the ephemeral
+// node "<lock path>/<item>", the claim of a WorkQueue's protocol with its
+// tags, then reads the item; Take deletes item and lock in one
+// transaction, and a lost reply is settled by the lock, so every item is
+// returned by exactly one Take unless the taker's Session ends. Claim
+// keeps the lock until the claim is acknowledged or released, or the
+// Session ends: at least once. A Put goes with a receipt
+// "<lock path>/_c_<uuid>-put", which settles a lost reply: exactly once.
+//
+// A node with an item's name whose data is not in Curator's framing is
+// never dropped silently (Curator logs and deletes it): Take removes it and
+// returns its data in a [CorruptError], and Claim returns its claim in
+// one. Other children are left alone, as Curator leaves them. A queue node
+// holds one layout: do not point a Queue, a WorkQueue and a Curator queue
+// at one path.
+//
 // # Concurrency
 //
-// Queue, PriorityQueue, WorkQueue and Claim are safe for concurrent use; any number of
-// goroutines and processes may put and take.
+// Queue, PriorityQueue, WorkQueue, Claim, the Curator queues and SimpleQueue
+// are safe for concurrent use; any number of goroutines and processes may
+// put and take.
 package queue

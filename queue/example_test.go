@@ -137,3 +137,42 @@ func ExampleWorkQueue() {
 	// processing: resize image 7
 	// left: 0
 }
+
+func ExampleCuratorQueue() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+
+	// The queue a Java service builds with Curator's
+	// QueueBuilder.builder(client, consumer, serializer, "/examples/orders")
+	//	.lockPath("/examples/orders-lock").buildQueue()
+	orders, err := queue.NewCurator(sess, "/examples/orders", queue.WithLockPath("/examples/orders-lock"))
+	if err != nil {
+		panic(err)
+	}
+	if err := orders.Put(ctx, []byte("order 1")); err != nil {
+		panic(err)
+	}
+	// One node, two items: a consumer gets them together.
+	if err := orders.PutMulti(ctx, [][]byte{[]byte("order 2"), []byte("order 3")}); err != nil {
+		panic(err)
+	}
+	// Claim, process, acknowledge: processed at least once.
+	claim, err := orders.Claim(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("processing %q\n", claim.Items())
+	if err := claim.Ack(ctx); err != nil {
+		panic(err)
+	}
+	// Take: removed at once, returned at most once.
+	items, err := orders.Take(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("took %q\n", items)
+	// Output:
+	// processing ["order 1"]
+	// took ["order 2" "order 3"]
+}

@@ -58,35 +58,53 @@ func (q *Queue) put(ctx context.Context, priority int, data []byte) (string, err
 }
 
 // create creates item (sequential) and receipt in one transaction, then
-// deletes the receipt in the background.
+// finds the item if the reply was lost.
 func (q *Queue) create(ctx context.Context, item, receipt, prefix string, data []byte) (string, error) {
+	path, err := putOnce(ctx, q.sess, item, receipt, data, func(ctx context.Context) error {
+		return q.sess.EnsureContainers(ctx, zkcoord.Parent(receipt))
+	})
+	if err != nil || path != "" {
+		return path, err
+	}
+	return q.find(context.WithoutCancel(ctx), prefix)
+}
+
+// putOnce creates item (sequential) with data and receipt (ephemeral) in
+// one transaction, and deletes the receipt in the background once it knows
+// the outcome. A transaction whose reply is lost is settled by the
+// receipt, and sent again if it did not commit; then putOnce returns ""
+// for the item's path, which the reply would have told. ensure creates
+// the parents a transaction found missing. Once a transaction is sent,
+// its outcome is awaited even if ctx ends, for as long as the Session
+// lives.
+func putOnce(ctx context.Context, sess *zkcoord.Session, item, receipt string, data []byte, ensure func(context.Context) error) (string, error) {
 	octx := context.WithoutCancel(ctx) // an outcome, once asked for, is awaited
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		res, err := q.sess.Multi(octx,
+		res, err := sess.Multi(octx,
 			zkcoord.CreateOp(item, data, zkcoord.FlagSequence),
 			zkcoord.CreateOp(receipt, nil, zkcoord.FlagEphemeral))
 		switch {
 		case err == nil:
-			q.sess.EnsureDeletedLater(receipt)
+			sess.EnsureDeletedLater(receipt)
 			return res[0].String, nil
 		case zkcoord.IsRetryable(err):
 			if testHookPutUnknown != nil {
 				testHookPutUnknown()
 			}
-			committed, err := q.committed(octx, receipt)
+			committed, err := committed(octx, sess, receipt)
 			if err != nil {
 				return "", err
 			}
 			if !committed {
 				continue // nothing happened: try again
 			}
-			q.sess.EnsureDeletedLater(receipt)
-			return q.find(octx, prefix)
+			sess.EnsureDeletedLater(receipt)
+			return "", nil
 		case len(res) == 2 && (errors.Is(res[0].Error, zkcoord.ErrNoNode) || errors.Is(res[1].Error, zkcoord.ErrNoNode)):
-			if err := q.sess.EnsureContainers(ctx, zkcoord.Parent(receipt)); err != nil {
+			if err := ensure(ctx); err != nil {
 				return "", err
 			}
 		default:
@@ -98,16 +116,16 @@ func (q *Queue) create(ctx context.Context, item, receipt, prefix string, data [
 // committed finds out, after a lost reply, whether the transaction that
 // creates receipt committed: the receipt, ephemeral and deleted only once
 // the Put knows the outcome, exists if and only if it did.
-func (q *Queue) committed(ctx context.Context, receipt string) (bool, error) {
+func committed(ctx context.Context, sess *zkcoord.Session, receipt string) (bool, error) {
 	var ok bool
-	err := q.sess.Retry(ctx, func(ctx context.Context) error {
-		if err := q.sess.Sync(ctx, q.path); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+	err := sess.Retry(ctx, func(ctx context.Context) error {
+		if err := sess.Sync(ctx, zkcoord.Parent(receipt)); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 			return err
 		}
 		var st *zkcoord.Stat
 		var err error
-		ok, st, err = q.sess.Exists(ctx, receipt)
-		ok = ok && st.EphemeralOwner == q.sess.ID()
+		ok, st, err = sess.Exists(ctx, receipt)
+		ok = ok && st.EphemeralOwner == sess.ID()
 		return err
 	})
 	return ok, err

@@ -145,10 +145,6 @@ func (q *Queue) takeN(ctx context.Context, n int, block bool) ([][]byte, error) 
 	}
 }
 
-// items returns the queue's items in serving order. When there are none
-// and watch is set, it also returns a watch that fires when that may have
-// changed; the watch is only set in that case, so that a busy queue leaves
-// no watches behind.
 // popPending takes the items left from the last listing.
 func (q *Queue) popPending() []item {
 	q.mu.Lock()
@@ -175,6 +171,10 @@ func (q *Queue) keepPending(rest []item) {
 // testHookList, if set, runs before every listing of the queue.
 var testHookList func()
 
+// items returns the queue's items in serving order. When there are none
+// and watch is set, it also returns a watch that fires when that may have
+// changed; the watch is only set in that case, so that a busy queue leaves
+// no watches behind.
 func (q *Queue) items(ctx context.Context, watch bool) ([]item, <-chan zkcoord.Event, error) {
 	if testHookList != nil {
 		testHookList()
@@ -186,17 +186,27 @@ func (q *Queue) items(ctx context.Context, watch bool) ([]item, <-chan zkcoord.E
 	if items := parseItems(children); len(items) > 0 || !watch {
 		return items, nil, nil
 	}
+	children, w, err := watchChildren(ctx, q.sess, q.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parseItems(children), w, nil
+}
+
+// watchChildren lists the children of path with a watch that fires when
+// they change. If path does not exist (yet, or again: a container that the
+// server removed when it became empty), it returns no children and a watch
+// that fires when path is created.
+func watchChildren(ctx context.Context, sess *zkcoord.Session, path string) ([]string, <-chan zkcoord.Event, error) {
 	for {
-		children, _, w, err := q.sess.ChildrenW(ctx, q.path)
+		children, _, w, err := sess.ChildrenW(ctx, path)
 		if err == nil {
-			return parseItems(children), w, nil
+			return children, w, nil
 		}
 		if !errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, nil, err
 		}
-		// The queue node does not exist (yet, or again: it is a container
-		// that the server removes when empty). Wait for its creation.
-		ok, _, w, err := q.sess.ExistsW(ctx, q.path)
+		ok, _, w, err := sess.ExistsW(ctx, path)
 		if err != nil {
 			return nil, nil, err
 		}
