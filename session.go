@@ -451,7 +451,8 @@ func call[T any](s *Session, ctx context.Context, f func(ctx context.Context) (T
 // callErr is call's error mapping.
 func (s *Session) callErr(err error) error {
 	switch {
-	case s.conn.Err() != nil:
+	case s.conn.Err() != nil, errors.Is(err, zkconn.ErrNotSent) &&
+		(errors.Is(err, zkconn.ErrClosed) || errors.Is(err, wire.ErrSessionExpired) || errors.Is(err, wire.ErrAuthFailed)):
 		// The connection has ended: the Session ends with it, if it has
 		// not ended it itself.
 		<-s.done

@@ -249,7 +249,7 @@ func (c *Client) run(cn *conn) {
 	}
 	c.err = endErr
 	ack := make(chan struct{})
-	c.events.Push(item{change: true, end: true, state: endState, err: notSent(endErr), unsent: c.drain(), ack: ack})
+	c.events.Push(item{change: true, end: true, state: endState, err: endErr, unsent: c.drain(), ack: ack})
 	<-ack
 	close(c.done)
 	// A call may have queued after the last drain; it sees done.
