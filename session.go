@@ -80,7 +80,10 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		SessionTimeout: cfg.SessionTimeout,
 		Auth:           auth,
 		Dial:           s.dial,
-		PingEvery:      func(t time.Duration) time.Duration { return heartbeatEvery(t, cfg.LostAfter) },
+		// A listing of a large directory can exceed the server's 1 MiB
+		// jute.maxbuffer, which bounds what it reads, not what it sends.
+		MaxReply:  16 << 20,
+		PingEvery: func(t time.Duration) time.Duration { return heartbeatEvery(t, cfg.LostAfter) },
 	})
 	if err != nil {
 		if ctx.Err() != nil {
