@@ -11,7 +11,7 @@ import (
 // from this module. A package missing from the table is a tool and may
 // import anything; a library package importing outside its row fails.
 var allowedImports = func() map[string][]string {
-	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/wire", "internal/zkconn"}
+	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay"}
 	core := append([]string{""}, foundations...)
 	recipe := core
 	return map[string][]string{
@@ -23,7 +23,8 @@ var allowedImports = func() map[string][]string {
 		"internal/zkconn": {"internal/wire", "internal/fifo"},
 		"internal/elect":  core,
 		"rebalance/alloc": nil,
-		"":                foundations,
+		// The Session is the one user of the wire.
+		"":                append(slices.Clone(foundations), "internal/wire", "internal/zkconn"),
 		"election":        append(slices.Clone(core), "internal/elect"),
 		"failover":        append(slices.Clone(core), "election", "internal/elect"),
 		"rebalance":       append(slices.Clone(core), "election", "internal/elect", "rebalance/alloc"),
@@ -76,5 +77,19 @@ func TestArchitecture(t *testing.T) {
 	}
 	if seen < 10 {
 		t.Fatalf("only %d library packages found by go list", seen)
+	}
+}
+
+// The library and the command speak ZooKeeper only through zkcoord's own
+// client: no go-zookeeper among their dependencies (bench/ measures it).
+func TestNoForeignZooKeeperClient(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.Contains(p, "go-zookeeper") {
+			t.Errorf("%s is among the dependencies of the module's packages", p)
+		}
 	}
 }
