@@ -127,15 +127,8 @@ func (s *Session) oneShot(w *zkconn.Watch) <-chan Event {
 		switch {
 		case e.Type != wire.EventNone:
 			out = Event{Type: EventType(e.Type), Path: s.root.strip(e.Path)}
-		case e.State == wire.StateExpired:
-			out = Event{Type: EventNotWatching, Err: ErrSessionExpired}
-		case e.State == wire.StateAuthFailed:
-			out = Event{Type: EventNotWatching, Err: ErrAuthFailed}
-		case e.State == wire.StateClosed:
-			out = Event{Type: EventNotWatching, Err: ErrSessionClosed}
-			if err := s.Err(); err != nil {
-				out.Err = err
-			}
+		case e.State == wire.StateExpired, e.State == wire.StateAuthFailed, e.State == wire.StateClosed:
+			out = Event{Type: EventNotWatching, Err: s.watchEnd(e.State)}
 		default:
 			return
 		}

@@ -112,6 +112,8 @@ func (t EventType) String() string {
 		return "EventNodeChildrenChanged"
 	case EventNotWatching:
 		return "EventNotWatching"
+	case EventRearmed:
+		return "EventRearmed"
 	}
 	return fmt.Sprintf("EventType(%d)", int32(t))
 }

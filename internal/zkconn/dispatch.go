@@ -15,6 +15,8 @@ type item struct {
 
 	event Event
 
+	forget *Watch // Forget's
+
 	// A change of the connection: state is sent to every watch (the
 	// session's only, for a new session), failed requests are answered
 	// with err; ack is closed once done.
@@ -42,6 +44,8 @@ func (c *Client) dispatch() {
 			switch {
 			case it.req != nil:
 				c.answer(it)
+			case it.forget != nil:
+				c.forgot(it.forget)
 			case it.change:
 				c.changed(it)
 				if it.end {
@@ -121,4 +125,19 @@ func (c *Client) changed(it item) {
 	if it.ack != nil {
 		close(it.ack)
 	}
+}
+
+// forgot ends a watch that Forget removed, unless it ended already.
+func (c *Client) forgot(w *Watch) {
+	if !c.watches.drop(w) {
+		return
+	}
+	ev := wire.EventDataWatchRemoved
+	switch w.kind {
+	case KindChild:
+		ev = wire.EventChildWatchRemoved
+	case KindPersistent, KindPersistentRecursive:
+		ev = wire.EventPersistentWatchRemoved
+	}
+	w.deliver(Event{Type: ev, State: wire.StateSyncConnected, Path: w.path})
 }

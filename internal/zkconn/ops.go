@@ -128,6 +128,20 @@ func (c *Client) RemoveWatches(ctx context.Context, path string, t wire.WatcherT
 	return c.do(ctx, r)
 }
 
+// Forget removes the watch w from the client alone, as removeWatches would
+// remove it locally: it receives a last removal event and is not set again
+// on a reconnection, but the server keeps it until it fires, the
+// connection is lost or the session ends (its notifications then find no
+// watch here). It is for servers that cannot remove a single watch of its
+// kind (persistent watches before ZooKeeper 3.9).
+func (c *Client) Forget(w *Watch) {
+	select {
+	case <-c.done:
+	default:
+		c.events.Push(item{forget: w})
+	}
+}
+
 // CheckWatches asks whether the server holds a watch of type t on path
 // for this session: nil if so, wire.ErrNoWatcher if not.
 func (c *Client) CheckWatches(ctx context.Context, path string, t wire.WatcherType) (Reply, error) {

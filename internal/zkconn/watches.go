@@ -2,6 +2,7 @@ package zkconn
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -166,6 +167,27 @@ func (r *registry) add(w *Watch) {
 }
 
 // take removes and returns the one-shot watches of kind on path.
+// drop removes the one watch w, reporting whether it was registered.
+func (r *registry) drop(w *Watch) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w.kind == KindSession {
+		return false
+	}
+	ws := r.tables[w.kind][w.path]
+	i := slices.Index(ws, w)
+	if i < 0 {
+		return false
+	}
+	ws = slices.Delete(ws, i, i+1)
+	if len(ws) == 0 {
+		delete(r.tables[w.kind], w.path)
+	} else {
+		r.tables[w.kind][w.path] = ws
+	}
+	return true
+}
+
 func (r *registry) take(kind WatchKind, path string) []*Watch {
 	ws := r.tables[kind][path]
 	delete(r.tables[kind], path)
