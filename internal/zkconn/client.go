@@ -56,10 +56,13 @@ type Client struct {
 	servers []string // shuffled once; tried in turn from next
 	next    int
 
-	queue   chan *request
-	events  *fifo.Queue[item]
-	watches *registry
-	session *Watch
+	queue  chan *request
+	events *fifo.Queue[item]
+	// undelivered counts the items posted and not yet handled by the
+	// dispatcher; with none, the reader may answer a plain reply itself.
+	undelivered atomic.Int64
+	watches     *registry
+	session     *Watch
 
 	lifetime context.Context
 	stop     context.CancelFunc
@@ -225,7 +228,7 @@ func (c *Client) run(cn *conn) {
 		c.connected, c.cn = false, nil
 		c.mu.Unlock()
 		ack := make(chan struct{})
-		c.events.Push(item{change: true, state: wire.StateDisconnected, err: loss,
+		c.post(item{change: true, state: wire.StateDisconnected, err: loss,
 			inflight: cn.takePending(), unsent: c.drain(), ack: ack})
 		<-ack // the watch tables are final for the next connection
 		if authFail {
@@ -249,7 +252,7 @@ func (c *Client) run(cn *conn) {
 	}
 	c.err = endErr
 	ack := make(chan struct{})
-	c.events.Push(item{change: true, end: true, state: endState, err: endErr, unsent: c.drain(), ack: ack})
+	c.post(item{change: true, end: true, state: endState, err: endErr, unsent: c.drain(), ack: ack})
 	<-ack
 	close(c.done)
 	// A call may have queued after the last drain; it sees done.
@@ -279,17 +282,17 @@ func (c *Client) serve(cn *conn, rearm bool) {
 	if rearm {
 		prime = c.watches.rearm(lastZxid)
 	}
-	c.events.Push(item{change: true, state: wire.StateSyncConnected, rearmed: rearm})
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); cn.writeLoop(c.cfg.Auth, prime) }()
-	go func() { defer wg.Done(); cn.readLoop() }()
-	select {
-	case <-cn.stop:
-	case <-c.lifetime.Done():
-		cn.shutdown(ErrClosed)
-	}
-	wg.Wait()
+	c.post(item{change: true, state: wire.StateSyncConnected, rearmed: rearm})
+	stop := context.AfterFunc(c.lifetime, func() { cn.shutdown(ErrClosed) })
+	defer stop()
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		cn.writeLoop(c.cfg.Auth, prime)
+	}()
+	cn.readLoop() // returns once the connection is shut down, by either side
+	cn.shutdown(errors.New("zkconn: the reader stopped"))
+	<-written
 }
 
 // Close ends the session: when connected, it sends closeSession after

@@ -183,7 +183,7 @@ func (cn *conn) readLoop() {
 				cn.shutdown(d.Err())
 				return
 			}
-			cn.c.events.Push(item{event: Event{Type: ev.Type, State: ev.State, Path: ev.Path, Zxid: h.Zxid}})
+			cn.c.post(item{event: Event{Type: ev.Type, State: ev.State, Path: ev.Path, Zxid: h.Zxid}})
 		case wire.XidPing:
 			cn.mu.Lock()
 			if len(cn.pings) == 0 {
@@ -217,7 +217,15 @@ func (cn *conn) readLoop() {
 				cn.c.sawZxid(h.Zxid)
 			}
 			cn.c.renewed(r.sent)
-			cn.c.events.Push(item{req: r, hdr: h, body: append([]byte(nil), b[len(b)-d.Len():]...)})
+			it := item{req: r, hdr: h, body: append([]byte(nil), b[len(b)-d.Len():]...)}
+			if r.watch == nil && r.removes == nil && cn.c.undelivered.Load() == 0 {
+				// Nothing read before this reply waits for the
+				// dispatcher, and the reply touches no watch: answer
+				// it here, one goroutine hop sooner.
+				cn.c.answer(it)
+			} else {
+				cn.c.post(it)
+			}
 		}
 	}
 }

@@ -41,23 +41,37 @@ func (c *Client) dispatch() {
 	for {
 		<-c.events.Ready()
 		for _, it := range c.events.PopAll() {
-			switch {
-			case it.req != nil:
-				c.answer(it)
-			case it.forget != nil:
-				c.forgot(it.forget)
-			case it.change:
-				c.changed(it)
-				if it.end {
-					return
-				}
-			default:
-				for _, w := range c.watches.materialize(it.event) {
-					w.deliver(it.event)
-				}
+			end := c.handle(it)
+			c.undelivered.Add(-1)
+			if end {
+				return
 			}
 		}
 	}
+}
+
+// handle delivers one item; it reports true for the client's last.
+func (c *Client) handle(it item) bool {
+	switch {
+	case it.req != nil:
+		c.answer(it)
+	case it.forget != nil:
+		c.forgot(it.forget)
+	case it.change:
+		c.changed(it)
+		return it.end
+	default:
+		for _, w := range c.watches.materialize(it.event) {
+			w.deliver(it.event)
+		}
+	}
+	return false
+}
+
+// post queues an item for the dispatcher.
+func (c *Client) post(it item) {
+	c.undelivered.Add(1)
+	c.events.Push(it)
 }
 
 // answer delivers a reply and registers the watch it set, as

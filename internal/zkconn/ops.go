@@ -138,7 +138,7 @@ func (c *Client) Forget(w *Watch) {
 	select {
 	case <-c.done:
 	default:
-		c.events.Push(item{forget: w})
+		c.post(item{forget: w})
 	}
 }
 
