@@ -86,7 +86,10 @@
 // waits for a consumer, and the dispatcher never blocks (a caller's
 // channel holds its one answer; each Watch queues its events without
 // bound). So an event the server sent before a reply is in its Watch's
-// queue before that reply's caller returns. A one-shot event goes to
+// queue before that reply's caller returns. A reply that sets or removes
+// no watch, read while nothing waits for the dispatcher, is answered by
+// the reader itself: the same order, one goroutine hop shorter. A one-shot
+// event goes to
 // every watch of its kind on its path (ZKWatchManager.materialize), a
 // persistent-recursive watch receives events for the node and its
 // descendants except NodeChildrenChanged.
