@@ -31,7 +31,7 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	$(STATICCHECK) ./...
 	$(STATICCHECK) -tags demo ./cmd/zkcoord
-	$(STATICCHECK) -tags zkcoord_broken ./cmd/zkcoord ./lock ./chaos
+	$(STATICCHECK) -tags zkcoord_broken ./cmd/... ./lock ./chaos
 	$(STATICCHECK) -tags zkcoord_broken_claim ./queue ./chaos
 
 # cross builds and vets the whole tree (tests included) for the other

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 )
 
 var barrierCommand = &command{
@@ -129,14 +130,14 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 	a.log.Info("entered", "path", path, "members", members)
 	status := 0
 	if len(cmdArgs) > 0 {
-		c, err := startChild(childSpec{name: cmdArgs[0], argv: cmdArgs, env: []string{"ZKCOORD_PATH=" + path}})
+		c, err := supervise.Start(supervise.Spec{Name: cmdArgs[0], Argv: cmdArgs, Env: []string{"ZKCOORD_PATH=" + path}})
 		if err != nil {
 			return err
 		}
 		select {
 		case <-c.Done():
 		case <-a.ctx.Done():
-			c.Stop(10*time.Second, owner{})
+			c.Stop(10*time.Second, supervise.Owner{})
 		}
 		status = c.Status()
 	} else {

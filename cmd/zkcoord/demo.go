@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/marked"
 	"github.com/zkcoord/zkcoord/internal/console"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
@@ -394,21 +395,12 @@ func (d *demo) setState(w *demoWorker, st string) {
 
 // leftovers finds, and kills, processes that carry this run's mark.
 func (d *demo) leftovers() []int {
-	var left []int
+	mark := "ZKCOORD_DEMO_RUN=" + d.runID
 	deadline := time.Now().Add(5 * time.Second)
-	for {
-		left = findMarked("ZKCOORD_DEMO_RUN=" + d.runID)
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
+	for len(marked.Find(mark)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
-	for _, pid := range left {
-		if p, err := os.FindProcess(pid); err == nil {
-			_ = p.Kill()
-		}
-	}
-	return left
+	return marked.Kill(mark)
 }
 
 // deleteTree deletes a node and everything under it.

@@ -25,7 +25,7 @@ type demoView interface {
 }
 
 func newDemoView(d *demo, w io.Writer, forcePlain bool) demoView {
-	if f, ok := w.(*os.File); ok && !forcePlain && isTerminal(f) && os.Getenv("TERM") != "dumb" {
+	if f, ok := w.(*os.File); ok && !forcePlain && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb" {
 		return &termView{d: d, w: f, dirty: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	}
 	return &plainView{d: d, w: w}

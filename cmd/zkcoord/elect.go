@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
 	"github.com/zkcoord/zkcoord/internal/delay"
@@ -302,7 +303,7 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		"ZKCOORD_ID=" + o.id,
 		"ZKCOORD_PATH=" + o.path,
 	}, extraEnv...)
-	c, err := startChild(childSpec{name: o.cmd[0], argv: o.cmd, env: env, stdin: true})
+	c, err := supervise.Start(supervise.Spec{Name: o.cmd[0], Argv: o.cmd, Env: env, Stdin: true})
 	if err != nil {
 		resign()
 		return electResult{err: err}
@@ -314,27 +315,27 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		return electResult{err: exitStatus(c.Status())}
 	case <-done:
 		if a.ctx.Err() != nil { // interrupted, and leadership ended with it
-			c.Stop(o.grace, owner{sess: sess})
+			c.Stop(o.grace, supervise.Owner{Session: sess})
 			resign()
 			return electResult{err: exitStatus(c.Status())}
 		}
 		err := cause()
-		g := lossGrace(sess, err, o.grace)
+		g := supervise.LossGrace(sess, err, o.grace)
 		if errors.Is(err, failover.ErrUnhealthy) {
 			g = o.grace // still leading: no one else may act yet
 		}
 		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
-		c.Stop(g, owner{sess: sess})
+		c.Stop(g, supervise.Owner{Session: sess})
 		return electResult{err: lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
 			lost: true, sessOK: sess.Err() == nil}
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, owner{sess: sess, done: done, cause: cause})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
 		resign()
 		return electResult{err: exitStatus(c.Status())}
 	case <-revoked:
 		a.log.Info("asked to step down: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, owner{sess: sess, done: done, cause: cause})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
 		resign()
 		return electResult{err: exitStatus(c.Status()), revoked: true}
 	}
@@ -440,14 +441,14 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 		env = append(env, "ZKCOORD_PREV_HOST="+ad.Host, "ZKCOORD_PREV_PID="+strconv.Itoa(ad.PID))
 	}
 	a.log.Warn("fencing the previous active", "prev", prev.ID, "token", prev.Token, "cmd", t.text)
-	c, err := startChild(childSpec{name: "fence", argv: t.argv(nil), env: env, stdout: a.stderr})
+	c, err := supervise.Start(supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.stderr})
 	if err != nil {
 		return err
 	}
 	select {
 	case <-c.Done():
 	case <-ctx.Done():
-		c.Stop(o.grace, owner{})
+		c.Stop(o.grace, supervise.Owner{})
 		return fmt.Errorf("fence command: %w", context.Cause(ctx))
 	}
 	if c.Status() != 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -147,7 +148,7 @@ func runLock(a *app, cmd *command, args []string) error {
 		"ZKCOORD_PATH=" + path,
 		"ZKCOORD_NODE=" + lease.Path(),
 	}
-	c, err := startChild(childSpec{name: cmdArgs[0], argv: cmdArgs, env: env, stdin: true})
+	c, err := supervise.Start(supervise.Spec{Name: cmdArgs[0], Argv: cmdArgs, Env: env, Stdin: true})
 	if err != nil {
 		release()
 		return err
@@ -160,18 +161,18 @@ func runLock(a *app, cmd *command, args []string) error {
 		return exitStatus(c.Status())
 	case <-lease.Done():
 		cause := lease.Err()
-		g := lossGrace(sess, cause, *grace)
+		g := supervise.LossGrace(sess, cause, *grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
-		c.Stop(g, owner{sess: sess})
+		c.Stop(g, supervise.Owner{Session: sess})
 		return lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(*grace, owner{sess: sess, done: lease.Done(), cause: lease.Err})
+		c.Stop(*grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
 		return exitStatus(c.Status())
 	case <-revoked:
 		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
-		c.Stop(*grace, owner{sess: sess, done: lease.Done(), cause: lease.Err})
+		c.Stop(*grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
 		return exitStatus(c.Status())
 	}

@@ -13,11 +13,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/metrics"
 )
 
 func main() {
-	runShimIfAsked()
+	supervise.RunShimIfAsked()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

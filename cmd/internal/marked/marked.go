@@ -1,4 +1,9 @@
-package main
+// Package marked finds the processes that carry a mark in their
+// environment (KEY=VALUE, inherited by every process they start), so that
+// a program or a test can check that none of the processes it started is
+// left running, and kill those that are. It reads /proc: elsewhere than on
+// Linux it finds none.
+package marked
 
 import (
 	"fmt"
@@ -6,8 +11,9 @@ import (
 	"strings"
 )
 
-// findMarked returns the processes whose environment holds mark.
-func findMarked(mark string) []int {
+// Find returns the running processes, this one aside, whose environment
+// holds mark.
+func Find(mark string) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -35,4 +41,15 @@ func findMarked(mark string) []int {
 		}
 	}
 	return out
+}
+
+// Kill kills (SIGKILL) the processes Find returns, and returns them.
+func Kill(mark string) []int {
+	pids := Find(mark)
+	for _, pid := range pids {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
+		}
+	}
+	return pids
 }

@@ -12,34 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/cmd/internal/marked"
 	"github.com/zkcoord/zkcoord/internal/testkit"
+	"golang.org/x/sys/unix"
 )
-
-// escapeScript marks its processes with mark (in their environment) and
-// starts, in the background, four processes that leave the command's
-// process group, each writing its pid to a file in dir: one in a session
-// of its own (setsid), one double-forked (orphaned at once) into a process
-// group of its own, one in a session of its own that ignores SIGTERM, and
-// one in a session of its own that keeps starting processes in sessions of
-// their own. Then the command runs until stopped; a stubborn one ignores
-// SIGTERM too.
-func escapeScript(dir, mark string, stubborn bool) string {
-	worker := func(name, pre, loop string) string {
-		return fmt.Sprintf(`sh -c '%secho $$ > %s; while :; do %ssleep 0.1; done'`, pre, filepath.Join(dir, name), loop)
-	}
-	s := "export " + mark + "; "
-	s += "setsid " + worker("setsid", "", "") + " & "
-	s += "(perl -e 'setpgrp(0, 0); exec @ARGV' " + worker("fork", "", "") + " &); "
-	s += "setsid " + worker("noterm", `trap "" TERM; `, "") + " & "
-	s += "setsid " + worker("forker", "", "setsid sleep 1 & ") + " & "
-	if stubborn {
-		s += "trap '' TERM; "
-	}
-	return s + "while :; do sleep 0.1; done"
-}
-
-// escapees are the files escapeScript's processes write their pids to.
-var escapees = []string{"setsid", "fork", "noterm", "forker"}
 
 // Every process a command starts dies with it, also those that left its
 // process group or session (setsid, a double fork, a process group of its
@@ -63,7 +39,7 @@ func TestEscapedDescendantsDie(t *testing.T) {
 		{command: "rebalance", stop: syscall.SIGTERM, stubborn: true},
 	}
 	for _, c := range cases {
-		t.Run(c.command+"/"+signalName(int(c.stop)), func(t *testing.T) {
+		t.Run(c.command+"/"+unix.SignalName(c.stop), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			path := unique(t)
@@ -82,12 +58,12 @@ func TestEscapedDescendantsDie(t *testing.T) {
 				mustZkc(t, "resources", "add", group, "r1")
 			}
 			mark := fmt.Sprintf("ZKCOORD_TEST_MARK=%d-%d", os.Getpid(), runs.Add(1))
-			t.Cleanup(func() { killMarked(mark) })
-			first := run("a", escapeScript(dir, mark, c.stubborn))
+			t.Cleanup(func() { marked.Kill(mark) })
+			first := run("a", marked.EscapeScript(dir, mark, c.stubborn))
 			var pids []int
 			testkit.Eventually(t, 30*time.Second, "the escaped processes to start", func() bool {
 				pids = pids[:0]
-				for _, name := range escapees {
+				for _, name := range marked.Escapees {
 					lines := readLines(t, filepath.Join(dir, name))
 					if len(lines) == 0 {
 						return false
@@ -126,9 +102,9 @@ func TestEscapedDescendantsDie(t *testing.T) {
 			})
 			if got := readLines(t, checkFile); len(got) != 1 {
 				t.Errorf("when the next holder's command started, escaped processes still ran: %v (pids %v for %v)",
-					got[:len(got)-1], pids, escapees)
+					got[:len(got)-1], pids, marked.Escapees)
 			}
-			if left := findMarked(mark); len(left) > 0 {
+			if left := marked.Find(mark); len(left) > 0 {
 				t.Errorf("%d processes outlived zkcoord, among them %d (%s)", len(left), left[0], cmdline(left[0]))
 			}
 			if err := next.Terminate(30 * time.Second); err != nil {

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package main
+package supervise
 
 import "os/exec"
 

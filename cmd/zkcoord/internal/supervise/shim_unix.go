@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package supervise
 
 import (
 	"errors"
@@ -21,8 +21,10 @@ const (
 	shimKill      = 'k' // SIGKILL to every process of the command
 )
 
-// runShimIfAsked runs the shim and exits if zkcoord was started as one.
-func runShimIfAsked() {
+// RunShimIfAsked runs the shim and exits if this process was started as
+// one (by [Start], which re-executes the running program). A program that
+// starts children calls it first thing in main.
+func RunShimIfAsked() {
 	if os.Getenv(shimEnv) != "" {
 		os.Exit(runShim(os.Args[1:]))
 	}

@@ -1,6 +1,6 @@
 //go:build zkcoord_broken
 
-package main
+package supervise
 
 import "os"
 
