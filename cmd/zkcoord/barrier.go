@@ -29,7 +29,8 @@ double barrier its DistributedDoubleBarrier, so Java processes can take part.
 With set --ephemeral the barrier falls by itself if this process's session ends,
 so set then holds the barrier until interrupted.
 `,
-	run: runBarrier,
+	runsCommand: true,
+	run:         runBarrier,
 }
 
 func runBarrier(a *app, cmd *command, args []string) error {

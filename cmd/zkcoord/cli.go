@@ -10,60 +10,6 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// Exit codes of the command (see the package documentation).
-const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
-	exitLost    = 3
-)
-
-// exitError ends the command with a given exit code. A nil err exits
-// silently (used to pass on a child's exit status).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// usagef reports a usage error: exit code 2, with a hint to the help.
-func usagef(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// lostf reports the loss of a lock or leadership: exit code 3.
-func lostf(format string, args ...any) error {
-	return &exitError{code: exitLost, err: fmt.Errorf(format, args...)}
-}
-
-// exitStatus passes a child's exit status on, silently.
-func exitStatus(code int) error {
-	if code == 0 {
-		return nil
-	}
-	return &exitError{code: code}
-}
-
-// exitCode maps the error a command returned to the process exit code.
-func exitCode(err error) int {
-	var ee *exitError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &ee):
-		return ee.code
-	}
-	return exitFailure
-}
-
 // command describes one subcommand of zkcoord; newRoot turns it into a
 // cobra command.
 //
@@ -84,6 +30,9 @@ type command struct {
 	// rawArgs: cobra parses no flags; run gets the command line as it is
 	// (and "--help" in it) to pass on to another program.
 	rawArgs bool
+	// runsCommand: the arguments after "--" are a command to run, not
+	// more positional arguments.
+	runsCommand bool
 	// parent, when set, makes this a subcommand of the command of that name
 	// (like "lock break").
 	parent string
@@ -111,6 +60,19 @@ func commands() []*command {
 		uiCommand,
 		demoCommand,
 	}
+}
+
+// commands returns every command, in the order of the help.
+func (a *app) commands() []*cobra.Command {
+	var out []*cobra.Command
+	for _, c := range commands() {
+		cc := declare(a, c)
+		if c == lockCommand {
+			cc.AddCommand(declare(a, lockBreakCommand), declare(a, lockRevokeCommand))
+		}
+		out = append(out, cc)
+	}
+	return out
 }
 
 // errDeclared ends a command's run function once its flags are declared.
@@ -162,7 +124,7 @@ func (fs *flagSet) parse(args []string) (pos, rest []string, err error) {
 	if serr != nil {
 		return nil, nil, usagef("%s: %v", fs.title(), serr)
 	}
-	if n := fs.cc.ArgsLenAtDash(); n >= 0 && n <= len(args) && fs.cc.Annotations[annotMoved] == "" {
+	if n := fs.cc.ArgsLenAtDash(); n >= 0 && n <= len(args) && fs.cmd.runsCommand {
 		return args[:n], args[n:], nil
 	}
 	return args, nil, nil
@@ -180,15 +142,6 @@ func (fs *flagSet) title() string {
 		return name + " " + fs.sub
 	}
 	return name
-}
-
-// dashed returns how a flag is written in help and messages: -n for a
-// one-letter name, --name otherwise.
-func dashed(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
 }
 
 // subcommand splits "SUB ARGS..." for commands with subcommands such as
@@ -246,3 +199,64 @@ func isSlice(v pflag.Value) bool {
 	_, ok := v.(pflag.SliceValue)
 	return ok
 }
+
+// declare makes the cobra command(s) of c: its run function registers the
+// flags (see command).
+func declare(a *app, c *command) *cobra.Command {
+	cc := &cobra.Command{
+		Use:         c.name + " " + c.synopsis,
+		Short:       c.summary,
+		Long:        strings.Trim(c.help, "\n"),
+		Hidden:      c.hidden,
+		Annotations: map[string]string{annotBrief: c.brief},
+	}
+	if c.rawArgs {
+		cc.DisableFlagParsing = true
+		cc.RunE = func(cc *cobra.Command, args []string) error { return a.execute(cc, c, args) }
+		return cc
+	}
+	c.declaring = true
+	a.declaring = cc
+	if err := c.run(a, c, nil); !errors.Is(err, errDeclared) {
+		panic(fmt.Sprintf("zkcoord %s: declaring its flags: %v", c.name, err))
+	}
+	a.declaring = nil
+	c.declaring = false
+	if len(c.subs) == 0 {
+		cc.RunE = func(cc *cobra.Command, args []string) error {
+			return a.execute(cc, c, args)
+		}
+		return cc
+	}
+	subs := c.subs
+	cc.Args = cobra.ArbitraryArgs
+	cc.RunE = func(cc *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return usagef("%s: missing subcommand (one of %s); see 'zkcoord %s --help'", c.name, joinComma(subs), c.name)
+		case args[0] == "help":
+			return cc.Help()
+		}
+		return usagef("%s: unknown subcommand %q (want one of %s)", c.name, args[0], joinComma(subs))
+	}
+	for _, sub := range subs {
+		sc := &cobra.Command{
+			Use:   sub + " " + c.synopsis,
+			Short: c.summary,
+			RunE: func(sc *cobra.Command, args []string) error {
+				return a.execute(sc, c, append([]string{sub}, args...))
+			},
+		}
+		sc.Flags().AddFlagSet(cc.Flags())
+		cc.AddCommand(sc)
+	}
+	return cc
+}
+
+// execute runs c with the flags cobra parsed into cc.
+func (a *app) execute(cc *cobra.Command, c *command, args []string) error {
+	a.running = cc
+	return c.run(a, c, args)
+}
+
+func joinComma(s []string) string { return strings.Join(s, ", ") }

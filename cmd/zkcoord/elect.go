@@ -73,7 +73,8 @@ Examples:
   zkcoord elect /services/billing --health 'curl -fs localhost:8080/health' -- ./billing-server
   zkcoord elect /services/billing --fence 'ssh "$ZKCOORD_PREV_HOST" kill -9 "$ZKCOORD_PREV_PID"' -- ./billing-server
 `,
-	run: runElect,
+	runsCommand: true,
+	run:         runElect,
 }
 
 type electOptions struct {

@@ -61,7 +61,8 @@ CMD runs with:
 Example:
   zkcoord lock /locks/nightly-report -- ./report.sh
 `,
-	run: runLock,
+	runsCommand: true,
+	run:         runLock,
 }
 
 func runLock(a *app, cmd *command, args []string) error {

@@ -29,8 +29,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, rec: metrics.Nop{},
 		log: slog.New(slog.DiscardHandler)}
 	defer a.close()
+	a.args = args
 	root := newRoot(a)
-	root.SetArgs(normalizeArgs(root, args))
+	root.SetArgs(args)
 	cc, err := root.ExecuteC()
 	code := exitCode(err)
 	if err != nil {
@@ -41,33 +42,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, "The node's ACL does not allow this; give credentials with --auth or ZKCOORD_AUTH.")
 			}
 			if code == exitUsage {
-				if name := topName(cc); name != "" {
-					fmt.Fprintf(stderr, "Run 'zkcoord %s --help' for usage.\n", name)
-				} else {
-					fmt.Fprintln(stderr, "Run 'zkcoord help' for usage.")
-				}
+				fmt.Fprintln(stderr, usageHint(cc))
 			}
 		}
 	}
 	return code
 }
 
-// topName returns the name of the top-level command cc belongs to, or ""
-// for the root.
-func topName(cc *cobra.Command) string {
-	if cc == nil {
-		return ""
+// usageHint says where to read the usage of the command cc, which failed
+// with a usage error.
+func usageHint(cc *cobra.Command) string {
+	if cc != nil {
+		if t := title(docCommand(cc)); t != "zkcoord" && t != "help" {
+			return fmt.Sprintf("Run 'zkcoord %s --help' for usage.", t)
+		}
 	}
-	if c := commandOf(cc); c != nil && c.parent != "" { // lock break
-		return c.parent + " " + c.name
-	}
-	for cc.HasParent() && cc.Parent().HasParent() {
-		cc = cc.Parent()
-	}
-	if !cc.HasParent() || cc.Name() == "help" {
-		return ""
-	}
-	return cc.Name()
+	return "Run 'zkcoord help' for usage."
 }
 
 // app is what every command shares: output streams, the common flags and
@@ -75,6 +65,7 @@ func topName(cc *cobra.Command) string {
 type app struct {
 	ctx            context.Context // cancelled by SIGINT and SIGTERM
 	stdout, stderr io.Writer
+	args           []string // the command line, for messages
 
 	conn    connOptions
 	logging logOptions

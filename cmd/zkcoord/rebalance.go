@@ -72,7 +72,8 @@ Example:
   zkcoord resources add orders partition-0 partition-1 partition-2
   zkcoord rebalance orders --exec 'consume --partition {resource} --token $ZKCOORD_TOKEN'
 `,
-	run: runRebalance,
+	runsCommand: true,
+	run:         runRebalance,
 }
 
 type rebalanceOptions struct {

@@ -53,7 +53,7 @@ func TestParseTemplate(t *testing.T) {
 func parseLine(t *testing.T, a *app, args ...string) (*cobra.Command, []string) {
 	t.Helper()
 	root := newRoot(a)
-	cc, rest, err := root.Find(normalizeArgs(root, args))
+	cc, rest, err := root.Find(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,18 +63,17 @@ func parseLine(t *testing.T, a *app, args ...string) (*cobra.Command, []string) 
 	return cc, cc.Flags().Args()
 }
 
-// Flags may come before, between and after arguments, a negative number is
-// an argument unless it is a flag's value, and a long flag may be written
-// with one dash.
+// Flags may come before, between and after arguments, a flag's value may
+// start with a dash, and what follows "--" is arguments, taken as they are.
 func TestFlagParsing(t *testing.T) {
 	a := &app{stdout: io.Discard, stderr: io.Discard}
-	cc, pos := parseLine(t, a, "counter", "add", "/c", "--zk", "h:1", "-5", "--seed", "-3")
+	cc, pos := parseLine(t, a, "counter", "add", "/c", "--zk", "h:1", "--seed", "-3", "--", "-5")
 	seed, _ := cc.Flags().GetInt("seed")
 	if !slices.Equal(pos, []string{"/c", "-5"}) || seed != -3 || a.conn.servers != "h:1" {
 		t.Fatalf("pos %q seed %d servers %q", pos, seed, a.conn.servers)
 	}
 	a = &app{stdout: io.Discard, stderr: io.Discard}
-	cc, pos = parseLine(t, a, "--zk", "h:2", "lock", "--try", "/l", "-wait=5s", "--", "cmd", "--zk", "-5")
+	cc, pos = parseLine(t, a, "--zk", "h:2", "lock", "--try", "/l", "--wait=5s", "--", "cmd", "--zk", "-5")
 	if cc.Name() != "lock" || !slices.Equal(pos, []string{"/l", "cmd", "--zk", "-5"}) || cc.ArgsLenAtDash() != 1 ||
 		a.conn.servers != "h:2" || !cc.Flags().Changed("wait") || !cc.Flags().Changed("try") {
 		t.Fatalf("%s: pos %q at dash %d servers %q", cc.Name(), pos, cc.ArgsLenAtDash(), a.conn.servers)
