@@ -41,40 +41,6 @@ type command struct {
 	declaring bool     // run is called to declare the flags
 }
 
-// commands returns every command, in the order of the help text.
-func commands() []*command {
-	return []*command{
-		lockCommand,
-		electCommand,
-		leaderCommand,
-		rebalanceCommand,
-		resourcesCommand,
-		statusCommand,
-		barrierCommand,
-		queueCommand,
-		counterCommand,
-		locksCommand,
-		electionCommand,
-		watchCommand,
-		servicesCommand,
-		uiCommand,
-		demoCommand,
-	}
-}
-
-// commands returns every command, in the order of the help.
-func (a *app) commands() []*cobra.Command {
-	var out []*cobra.Command
-	for _, c := range commands() {
-		cc := declare(a, c)
-		if c == lockCommand {
-			cc.AddCommand(declare(a, lockBreakCommand), declare(a, lockRevokeCommand))
-		}
-		out = append(out, cc)
-	}
-	return out
-}
-
 // errDeclared ends a command's run function once its flags are declared.
 var errDeclared = errors.New("flags declared")
 

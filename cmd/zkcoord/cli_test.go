@@ -3,6 +3,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -41,21 +42,27 @@ func TestHelp(t *testing.T) {
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
 		"locks": "ls", "election": "ls", "services": "get"}
-	for _, c := range commands() {
-		flags, ok := own[c.name]
-		if !ok {
-			t.Errorf("no flags listed for %s in the test", c.name)
+	seen := map[string]bool{}
+	for _, c := range newRoot(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
+		cname := c.Name()
+		if cname == "help" || cname == "completion" {
+			continue
 		}
-		forms := [][]string{{c.name, "--help"}, {"help", c.name}, {c.name, "-h"}}
-		if sub, ok := subs[c.name]; ok {
-			forms = append(forms, []string{c.name, sub, "--help"}, []string{c.name, "help"})
+		seen[cname] = true
+		flags, ok := own[cname]
+		if !ok {
+			t.Errorf("no flags listed for %s in the test", cname)
+		}
+		forms := [][]string{{cname, "--help"}, {"help", cname}, {cname, "-h"}}
+		if sub, ok := subs[cname]; ok {
+			forms = append(forms, []string{cname, sub, "--help"}, []string{cname, "help"})
 		}
 		// The first line of the description, indentation included.
-		first := strings.SplitN(strings.TrimLeft(c.help, "\n"), "\n", 2)[0]
+		first := strings.SplitN(strings.TrimLeft(c.Long, "\n"), "\n", 2)[0]
 		for _, args := range forms {
 			name := "zkcoord " + strings.Join(args, " ")
 			r := zkc(t, args...)
-			if r.code != 0 || !strings.Contains(r.stdout, "Usage: zkcoord "+c.name) || !strings.Contains(r.stdout, "Exit codes") {
+			if r.code != 0 || !strings.Contains(r.stdout, "Usage: zkcoord "+cname) || !strings.Contains(r.stdout, "Exit codes") {
 				t.Errorf("%s: %s", name, r)
 				continue
 			}
@@ -76,6 +83,11 @@ func TestHelp(t *testing.T) {
 			if strings.Contains(r.stdout, "(default -") {
 				t.Errorf("%s: a negative default shows:\n%s", name, r.stdout)
 			}
+		}
+	}
+	for cname := range own {
+		if !seen[cname] {
+			t.Errorf("zkcoord help does not list %s", cname)
 		}
 	}
 }

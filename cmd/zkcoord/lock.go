@@ -8,17 +8,30 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
-var lockCommand = &command{
-	name:     "lock",
-	synopsis: "PATH [FLAGS] [-- CMD [ARG...]]",
-	brief:    "PATH -- CMD...",
-	summary:  "run CMD while holding a lock",
-	help: `
+// lockOptions are the flags of lock.
+type lockOptions struct {
+	read, write bool
+	limit       int
+	wait        time.Duration
+	try         bool
+	grace       time.Duration
+	data        string
+	revocable   bool
+}
+
+func newLockCommand(a *app) *cobra.Command {
+	var o lockOptions
+	cmd := &cobra.Command{
+		Use:         "lock PATH [FLAGS] [-- CMD [ARG...]]",
+		Short:       "run CMD while holding a lock",
+		Annotations: brief("PATH -- CMD..."),
+		Long: `
 Acquire the lock at PATH, run CMD while holding it, and release it when CMD
 ends. The lock is Apache Curator's InterProcessMutex (or, with --read and
 --write, the read and the write side of InterProcessReadWriteLock; with
@@ -61,35 +74,38 @@ CMD runs with:
 Example:
   zkcoord lock /locks/nightly-report -- ./report.sh
 `,
-	runsCommand: true,
-	run:         runLock,
+		Args: pathThenCommand,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, cmdArgs := splitCommand(cmd, args)
+			return runLock(a, &o, path[0], cmdArgs)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&o.read, "read", false, "take the read side of a read/write lock (many readers, no writer)")
+	fs.BoolVar(&o.write, "write", false, "take the write side of a read/write lock (excludes readers and writers)")
+	fs.IntVar(&o.limit, "limit", 0, "hold one of `n` leases of a semaphore instead of an exclusive lock")
+	fs.DurationVar(&o.wait, "wait", 0, "give up (exit 1) if the lock is not acquired within this `duration`; 0 waits for ever")
+	fs.BoolVar(&o.try, "try", false, "give up at once (exit 1) if the lock is held")
+	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.StringVar(&o.data, "data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
+	fs.BoolVar(&o.revocable, "revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
+	cmd.AddCommand(newLockBreakCommand(a), newLockRevokeCommand(a))
+	return cmd
 }
 
-func runLock(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	read := fs.Bool("read", false, "take the read side of a read/write lock (many readers, no writer)")
-	write := fs.Bool("write", false, "take the write side of a read/write lock (excludes readers and writers)")
-	limit := fs.Int("limit", 0, "hold one of `n` leases of a semaphore instead of an exclusive lock")
-	wait := fs.Duration("wait", 0, "give up (exit 1) if the lock is not acquired within this `duration`; 0 waits for ever")
-	try := fs.Bool("try", false, "give up at once (exit 1) if the lock is held")
-	grace := fs.Duration("grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
-	data := fs.String("data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
-	revocable := fs.Bool("revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
-	path, cmdArgs, err := fs.pathArg(args)
-	if err != nil {
-		return err
-	}
-	if *read && *write {
+func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
+	if o.read && o.write {
 		return usagef("lock: --read and --write exclude each other")
 	}
-	if (*read || *write) && *limit > 0 {
+	if (o.read || o.write) && o.limit > 0 {
 		return usagef("lock: --limit excludes --read and --write")
 	}
-	if *limit < 0 {
+	if o.limit < 0 {
 		return usagef("lock: --limit must be positive")
 	}
-	if *data == "" {
-		*data = defaultHolderData()
+	data := o.data
+	if data == "" {
+		data = defaultHolderData()
 	}
 	if err := a.setup(); err != nil {
 		return err
@@ -104,12 +120,12 @@ func runLock(a *app, cmd *command, args []string) error {
 
 	side := kindMutex
 	switch {
-	case *read:
+	case o.read:
 		side = kindRead
-	case *write:
+	case o.write:
 		side = kindWrite
 	}
-	lease, err := acquire(a, sess, path, side, *limit, *wait, *try, []byte(*data))
+	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data))
 	if err != nil {
 		return err
 	}
@@ -126,7 +142,7 @@ func runLock(a *app, cmd *command, args []string) error {
 	}
 
 	var revoked <-chan struct{} // nil: never ready
-	if *revocable {
+	if o.revocable {
 		revoked = lease.Revoked()
 	}
 	if len(cmdArgs) == 0 {
@@ -162,18 +178,18 @@ func runLock(a *app, cmd *command, args []string) error {
 		return exitStatus(c.Status())
 	case <-lease.Done():
 		cause := lease.Err()
-		g := supervise.LossGrace(sess, cause, *grace)
+		g := supervise.LossGrace(sess, cause, o.grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
 		c.Stop(g, supervise.Owner{Session: sess})
 		return lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(*grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
 		return exitStatus(c.Status())
 	case <-revoked:
 		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
-		c.Stop(*grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
 		return exitStatus(c.Status())
 	}

@@ -66,6 +66,27 @@ func newRoot(a *app) *cobra.Command {
 	return root
 }
 
+// commands returns every command, in the order of the help.
+func (a *app) commands() []*cobra.Command {
+	return []*cobra.Command{
+		newLockCommand(a),
+		declare(a, electCommand),
+		declare(a, leaderCommand),
+		declare(a, rebalanceCommand),
+		declare(a, resourcesCommand),
+		declare(a, statusCommand),
+		declare(a, barrierCommand),
+		declare(a, queueCommand),
+		declare(a, counterCommand),
+		declare(a, locksCommand),
+		declare(a, electionCommand),
+		declare(a, watchCommand),
+		declare(a, servicesCommand),
+		declare(a, uiCommand),
+		declare(a, demoCommand),
+	}
+}
+
 // topCommand returns the command right below the root that cc is, or
 // belongs to.
 func topCommand(cc *cobra.Command) *cobra.Command {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord"
+)
+
+// splitCommand splits the arguments of a command that runs one at "--":
+// the positional arguments before it, and the command line after it.
+func splitCommand(cmd *cobra.Command, args []string) (pos, command []string) {
+	if n := cmd.ArgsLenAtDash(); n >= 0 && n <= len(args) {
+		return args[:n], args[n:]
+	}
+	return args, nil
+}
+
+// wantArgs checks that pos holds the named positional arguments, no more
+// and no fewer.
+func wantArgs(cmd *cobra.Command, pos []string, names ...string) error {
+	if len(pos) < len(names) {
+		return usagef("%s: missing %s", title(cmd), names[len(pos)])
+	}
+	if len(pos) > len(names) {
+		return usagef("%s: unexpected argument %q", title(cmd), pos[len(names)])
+	}
+	return nil
+}
+
+// pathArg is the cobra Args of a command that takes a node's PATH.
+func pathArg(cmd *cobra.Command, args []string) error {
+	if err := wantArgs(cmd, args, "PATH"); err != nil {
+		return err
+	}
+	return checkPath(cmd, args[0])
+}
+
+// pathThenCommand is the cobra Args of a command that takes a node's PATH
+// and, after "--", a command to run.
+func pathThenCommand(cmd *cobra.Command, args []string) error {
+	pos, _ := splitCommand(cmd, args)
+	return pathArg(cmd, pos)
+}
+
+// checkPath reports an invalid ZooKeeper path as a usage error.
+func checkPath(cmd *cobra.Command, path string) error {
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return usagef("%s: %v", title(cmd), err)
+	}
+	return nil
+}
+
+// brief is the Annotations of a command whose arguments the command list
+// shows shortened as s.
+func brief(s string) map[string]string { return map[string]string{annotBrief: s} }
