@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 )
@@ -49,6 +51,28 @@ func checkPath(cmd *cobra.Command, path string) error {
 	return nil
 }
 
+// subcommandRequired is the RunE of a command that groups subcommands
+// (queue put, take, len) and does nothing by itself.
+func subcommandRequired(cmd *cobra.Command, args []string) error {
+	var subs []string
+	for _, sc := range cmd.Commands() {
+		subs = append(subs, sc.Name())
+	}
+	switch {
+	case len(args) == 0:
+		return usagef("%s: missing subcommand (one of %s); see 'zkcoord %[1]s --help'", title(cmd), strings.Join(subs, ", "))
+	case args[0] == "help":
+		return cmd.Help()
+	}
+	return usagef("%s: unknown subcommand %q (want one of %s)", title(cmd), args[0], strings.Join(subs, ", "))
+}
+
 // brief is the Annotations of a command whose arguments the command list
 // shows shortened as s.
 func brief(s string) map[string]string { return map[string]string{annotBrief: s} }
+
+// completeWords offers words as the values of cmd's flag name in shell
+// completion.
+func completeWords(cmd *cobra.Command, name string, words ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
+}

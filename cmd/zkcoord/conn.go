@@ -258,14 +258,3 @@ func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
 	ctx, cancel := a.opContext(sess)
 	return sess, ctx, func() { cancel(); closeSession(sess) }, nil
 }
-
-// pathShot parses the command's one PATH argument, then opens a Session
-// for one operation (see oneShot).
-func (a *app) pathShot(fs *flagSet, args []string) (string, *zkcoord.Session, context.Context, func(), error) {
-	path, _, err := fs.pathArg(args)
-	if err != nil {
-		return "", nil, nil, nil, err
-	}
-	sess, ctx, done, err := a.oneShot()
-	return path, sess, ctx, done, err
-}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/election"
@@ -17,12 +18,13 @@ import (
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
-var electCommand = &command{
-	name:     "elect",
-	synopsis: "PATH [--id ID] [--fence CMD] [FLAGS] [-- CMD [ARG...]]",
-	brief:    "PATH -- CMD...",
-	summary:  "stand by; run CMD while leader, stop it on loss",
-	help: `
+func newElectCommand(a *app) *cobra.Command {
+	var o electOptions
+	cmd := &cobra.Command{
+		Use:         "elect PATH [--id ID] [--fence CMD] [FLAGS] [-- CMD [ARG...]]",
+		Short:       "stand by; run CMD while leader, stop it on loss",
+		Annotations: brief("PATH -- CMD..."),
+		Long: `
 Join the election at PATH and wait. While this process leads, run CMD; when
 leadership is lost, stop CMD (SIGTERM to its processes, SIGKILL after
 --grace, or at once if another leader may already act) and exit with status 3,
@@ -73,10 +75,28 @@ Examples:
   zkcoord elect /services/billing --health 'curl -fs localhost:8080/health' -- ./billing-server
   zkcoord elect /services/billing --fence 'ssh "$ZKCOORD_PREV_HOST" kill -9 "$ZKCOORD_PREV_PID"' -- ./billing-server
 `,
-	runsCommand: true,
-	run:         runElect,
+		Args: pathThenCommand,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pos, cmdArgs := splitCommand(cmd, args)
+			o.path, o.cmd = pos[0], cmdArgs
+			return runElect(a, &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.id, "id", "", "participant `id` (default: host name, process id and a random suffix)")
+	fs.StringVar(&o.fence, "fence", "", "failover: run `FENCE` against the previous active before becoming active")
+	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
+	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
+	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
+	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
+	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
+	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
+	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
+	return cmd
 }
 
+// electOptions are the arguments and flags of elect.
 type electOptions struct {
 	path         string
 	id           string
@@ -103,30 +123,7 @@ type electResult struct {
 	revoked  bool  // asked to step down (--revocable): stepped down cleanly
 }
 
-func runElect(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	var o electOptions
-	fs.StringVar(&o.id, "id", "", "participant `id` (default: host name, process id and a random suffix)")
-	fs.StringVar(&o.fence, "fence", "", "failover: run `FENCE` against the previous active before becoming active")
-	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
-	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
-	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
-	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
-	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
-	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
-	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
-	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
-	pos, cmdArgs, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	o.path, o.cmd = pos[0], cmdArgs
-	if err := zkcoord.ValidatePath(o.path); err != nil {
-		return usagef("elect: %v", err)
-	}
+func runElect(a *app, o *electOptions) error {
 	if o.id == "" {
 		h, _ := os.Hostname()
 		o.id = fmt.Sprintf("%s-%d", h, os.Getpid())
@@ -138,9 +135,11 @@ func runElect(a *app, cmd *command, args []string) error {
 	}
 	var fenceCmd commandTemplate
 	if o.fence != "" {
-		if fenceCmd, err = parseTemplate(o.fence); err != nil {
+		t, err := parseTemplate(o.fence)
+		if err != nil {
 			return usagef("elect: --fence: %v", err)
 		}
+		fenceCmd = t
 	}
 	var healthOpt []failover.Option
 	if o.health != "" {
@@ -151,7 +150,7 @@ func runElect(a *app, cmd *command, args []string) error {
 		if o.healthInterval <= 0 || o.healthFailures < 1 {
 			return usagef("elect: --health-interval must be positive and --health-failures at least 1")
 		}
-		check := healthCheck(a, &o, t)
+		check := healthCheck(a, o, t)
 		if o.fence != "" {
 			healthOpt = append(healthOpt, failover.WithHealthCheck(check, o.healthInterval, o.healthFailures))
 		} else {
@@ -186,9 +185,9 @@ func runElect(a *app, cmd *command, args []string) error {
 		var res electResult
 		for {
 			if o.fence != "" {
-				res = electFailover(a, sess, &o, fenceCmd, healthOpt...)
+				res = electFailover(a, sess, o, fenceCmd, healthOpt...)
 			} else {
-				res = electPlain(a, sess, &o)
+				res = electPlain(a, sess, o)
 			}
 			if (!res.lost || !o.rejoin) && !res.stepDown || !res.sessOK || a.ctx.Err() != nil {
 				break

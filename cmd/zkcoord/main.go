@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -120,4 +121,14 @@ func (a *app) close() {
 // printf writes command output (not logs) on standard output.
 func (a *app) printf(format string, args ...any) {
 	fmt.Fprintf(a.stdout, format, args...)
+}
+
+// printJSON prints v as indented JSON on standard output.
+func (a *app) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	a.printf("%s\n", b)
+	return nil
 }
