@@ -51,6 +51,14 @@ func checkPath(cmd *cobra.Command, path string) error {
 	return nil
 }
 
+// checkGroup reports an invalid group name as a usage error.
+func checkGroup(cmd *cobra.Command, group string) error {
+	if err := zkcoord.ValidateName(group); err != nil {
+		return usagef("%s: group: %v", title(cmd), err)
+	}
+	return nil
+}
+
 // subcommandRequired is the RunE of a command that groups subcommands
 // (queue put, take, len) and does nothing by itself.
 func subcommandRequired(cmd *cobra.Command, args []string) error {

@@ -9,16 +9,23 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/zkcoord/zkcoord"
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
-var statusCommand = &command{
-	name:     "status",
-	synopsis: "GROUP [--json] [--watch] [--root PATH]",
-	brief:    "GROUP",
-	summary:  "show a group: members, coordinator, term, allocation, barriers",
-	help: `
+// statusOptions are the flags of status.
+type statusOptions struct {
+	root          string
+	asJSON, watch bool
+}
+
+func newStatusCommand(a *app) *cobra.Command {
+	var o statusOptions
+	cmd := &cobra.Command{
+		Use:         "status GROUP [--json] [--watch] [--root PATH]",
+		Short:       "show a group: members, coordinator, term, allocation, barriers",
+		Annotations: brief("GROUP"),
+		Long: `
 Show the state of the rebalancing group GROUP as ZooKeeper holds it: its
 members in election order (the first is the coordinator), the coordinator's
 term, the allocation (which member should run which resource, and the
@@ -32,25 +39,24 @@ interrupted.
 
 Exits with status 1 if the group does not exist.
 `,
-	run: runStatus,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := wantArgs(cmd, args, "GROUP"); err != nil {
+				return err
+			}
+			return checkGroup(cmd, args[0])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runStatus(a, args[0], &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.root, "root", rebalance.DefaultRoot, "`path` under which groups live")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
+	fs.BoolVar(&o.watch, "watch", false, "print again after every change until interrupted")
+	return cmd
 }
 
-func runStatus(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	root := fs.String("root", rebalance.DefaultRoot, "`path` under which groups live")
-	asJSON := fs.Bool("json", false, "print JSON")
-	watch := fs.Bool("watch", false, "print again after every change until interrupted")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.args(pos, "GROUP"); err != nil {
-		return err
-	}
-	group := pos[0]
-	if err := zkcoord.ValidateName(group); err != nil {
-		return usagef("status: group: %v", err)
-	}
+func runStatus(a *app, group string, o *statusOptions) error {
 	sess, err := a.open()
 	if err != nil {
 		return err
@@ -58,20 +64,20 @@ func runStatus(a *app, cmd *command, args []string) error {
 	defer closeSession(sess)
 
 	show := func(d *rebalance.Description) {
-		if *asJSON {
+		if o.asJSON {
 			b, _ := json.Marshal(d)
 			a.printf("%s\n", b)
 			return
 		}
 		printStatus(a.stdout, d)
 	}
-	if *watch {
-		err := watchGroup(a.ctx, sess, *root, group, func(s snapshot) {
-			if !*asJSON {
+	if o.watch {
+		err := watchGroup(a.ctx, sess, o.root, group, func(s snapshot) {
+			if !o.asJSON {
 				a.printf("--- %s\n", s.At.Format(time.RFC3339Nano))
 			}
 			if s.D == nil {
-				if *asJSON {
+				if o.asJSON {
 					a.printf("null\n")
 				} else {
 					a.printf("group %s does not exist\n", group)
@@ -87,9 +93,9 @@ func runStatus(a *app, cmd *command, args []string) error {
 	}
 	ctx, cancel := a.opContext(sess)
 	defer cancel()
-	d, err := rebalance.Describe(ctx, sess, *root, group)
+	d, err := rebalance.Describe(ctx, sess, o.root, group)
 	if errors.Is(err, rebalance.ErrNoGroup) {
-		return fmt.Errorf("no group %s under %s", group, *root)
+		return fmt.Errorf("no group %s under %s", group, o.root)
 	}
 	if d == nil {
 		return fmt.Errorf("reading the group %s: %w", group, err)
