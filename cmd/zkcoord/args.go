@@ -28,6 +28,12 @@ func wantArgs(cmd *cobra.Command, pos []string, names ...string) error {
 	return nil
 }
 
+// exactly returns the cobra Args of a command that takes the named
+// positional arguments.
+func exactly(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error { return wantArgs(cmd, args, names...) }
+}
+
 // pathArg is the cobra Args of a command that takes a node's PATH.
 func pathArg(cmd *cobra.Command, args []string) error {
 	if err := wantArgs(cmd, args, "PATH"); err != nil {

@@ -43,7 +43,7 @@ func TestHelp(t *testing.T) {
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
 		"locks": "ls", "election": "ls", "services": "get"}
 	seen := map[string]bool{}
-	for _, c := range newRoot(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
+	for _, c := range newRootCommand(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
 		cname := c.Name()
 		if cname == "help" || cname == "completion" {
 			continue

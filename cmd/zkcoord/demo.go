@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
 	"github.com/zkcoord/zkcoord/internal/console"
@@ -37,12 +38,10 @@ type demoOptions struct {
 	ui             string        // --ui: serve the web console on this address
 }
 
-// demoBuiltIn says that this build of zkcoord plays the demo itself.
-const demoBuiltIn = true
-
-func runDemo(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
+// setUpDemo declares the demo's flags on cmd and makes it play the demo.
+func setUpDemo(a *app, cmd *cobra.Command) {
 	var o demoOptions
+	fs := cmd.Flags()
 	fs.IntVar(&o.workers, "workers", 3, "start with `n` workers (2 to 9)")
 	fs.IntVar(&o.resources, "resources", 12, "start with `n` resources (1 to 99)")
 	fs.DurationVar(&o.sessionTimeout, "worker-session-timeout", 4*time.Second, "session timeout of the workers")
@@ -50,13 +49,11 @@ func runDemo(a *app, cmd *command, args []string) error {
 	fs.StringVar(&o.history, "history", "", "write every recorded event and the checks to `file` (JSON)")
 	fs.DurationVar(&o.pace, "pace", 0, "pause this long between steps (default 3s on a terminal, none otherwise)")
 	fs.StringVar(&o.ui, "ui", "", "serve the web console of the demo's ZooKeeper on this `address` (like 127.0.0.1:8080)")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.args(pos); err != nil {
-		return err
-	}
+	cmd.Args = exactly()
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runDemo(a, cmd, o) }
+}
+
+func runDemo(a *app, cmd *cobra.Command, o demoOptions) error {
 	if o.workers < 2 || o.workers > 9 {
 		return usagef("demo: --workers must be between 2 and 9")
 	}
@@ -69,8 +66,8 @@ func runDemo(a *app, cmd *command, args []string) error {
 	if o.pace < 0 {
 		return usagef("demo: --pace must not be negative")
 	}
-	o.paceSet = fs.isSet("pace")
-	if fs.isSet("zk") {
+	o.paceSet = cmd.Flags().Changed("pace")
+	if cmd.Flags().Changed("zk") {
 		cfg, err := a.conn.config()
 		if err != nil {
 			return err
@@ -79,7 +76,7 @@ func runDemo(a *app, cmd *command, args []string) error {
 	}
 	// The demo's own logs would break a redrawn view: show only problems
 	// unless asked for more.
-	if !fs.isSet("log-level") && os.Getenv(envLogLevel) == "" {
+	if !cmd.Flags().Changed("log-level") && os.Getenv(envLogLevel) == "" {
 		a.logging.level = "error"
 	}
 	if err := a.setup(); err != nil {

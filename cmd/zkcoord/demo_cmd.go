@@ -1,5 +1,7 @@
 package main
 
+import "github.com/spf13/cobra"
+
 // The demo is built into zkcoord-demo, the same program built with the
 // build tag "demo" (make demo), so that the zkcoord binary does not link the
 // oracle that checks the demo's verdict. Without the tag, "zkcoord demo"
@@ -8,12 +10,12 @@ package main
 // demoProgram is the name of the program that plays the demo.
 const demoProgram = "zkcoord-demo"
 
-var demoCommand = &command{
-	name:     "demo",
-	synopsis: "[--zk SERVERS] [--workers N] [--resources N] [--plain] [--ui ADDR]",
-	brief:    "",
-	summary:  "watch workers share resources while things go wrong (starts its own ZooKeeper)",
-	help: `
+func newDemoCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:         "demo [--zk SERVERS] [--workers N] [--resources N] [--plain] [--ui ADDR]",
+		Short:       "watch workers share resources while things go wrong (starts its own ZooKeeper)",
+		Annotations: brief(""),
+		Long: `
 Start a few worker processes that share resources through ZooKeeper with
 'zkcoord rebalance --exec', show who runs what as it changes, and break things
 on purpose: add a worker, SIGKILL the coordinator, add and remove resources,
@@ -33,6 +35,7 @@ When standard output is a terminal the view is redrawn in place; otherwise
 web console of the demo's ZooKeeper (as 'zkcoord ui' serves it) runs beside
 the view while the demo plays; the demo prints its URL.
 `,
-	run:     runDemo,
-	rawArgs: !demoBuiltIn,
+	}
+	setUpDemo(a, cmd)
+	return cmd
 }

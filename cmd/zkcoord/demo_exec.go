@@ -12,17 +12,20 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
-// demoBuiltIn says that this build of zkcoord plays the demo itself.
-const demoBuiltIn = false
+// setUpDemo makes cmd run zkcoord-demo, which parses the command line and
+// shows the help.
+func setUpDemo(a *app, cmd *cobra.Command) {
+	cmd.DisableFlagParsing = true
+	cmd.RunE = func(_ *cobra.Command, args []string) error { return runDemo(a, args) }
+}
 
 // runDemo runs "zkcoord-demo demo ARGS", found next to this program or on
 // the PATH, and passes its exit status on.
-func runDemo(a *app, cmd *command, args []string) error {
-	if cmd.declaring {
-		return errDeclared
-	}
+func runDemo(a *app, args []string) error {
 	path, err := findDemo()
 	if err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/metrics"
@@ -31,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		log: slog.New(slog.DiscardHandler)}
 	defer a.close()
 	a.args = args
-	root := newRoot(a)
+	root := newRootCommand(a)
 	root.SetArgs(args)
 	cc, err := root.ExecuteC()
 	code := exitCode(err)
@@ -74,18 +73,6 @@ type app struct {
 	rec     metrics.Recorder
 	closers []func()
 	setUp   bool
-
-	declaring *cobra.Command // the command whose flags are being declared
-	running   *cobra.Command // the command being run
-}
-
-// flags returns the flag set of command c (and subcommand sub). The common
-// connection, logging and metrics flags are the root's persistent flags.
-func (a *app) flags(c *command, sub string) *flagSet {
-	if a.declaring != nil {
-		return &flagSet{FlagSet: a.declaring.Flags(), cmd: c, sub: sub}
-	}
-	return &flagSet{FlagSet: pflag.NewFlagSet(c.name, pflag.ContinueOnError), cmd: c, sub: sub, cc: a.running}
 }
 
 // setup applies the common flags after parsing: it builds the logger and

@@ -6,11 +6,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // newRoot builds the command tree of a.
-func newRoot(a *app) *cobra.Command {
+func newRootCommand(a *app) *cobra.Command {
 	cobra.EnableCommandSorting = false // the order of a.commands()
 	root := &cobra.Command{
 		Use:           "zkcoord",
@@ -49,8 +48,10 @@ func newRoot(a *app) *cobra.Command {
 			printCommandHelp(docCommand(cc), cc.OutOrStdout())
 		}
 	})
+	completeWords(root, "log-level", "debug", "info", "warn", "error")
+	completeWords(root, "log-format", "text", "json")
+	completeWords(root, "acl", "open", "creator")
 	root.AddCommand(a.commands()...)
-	completeValues(root)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [COMMAND]",
 		Short: "help about a command",
@@ -80,10 +81,10 @@ func (a *app) commands() []*cobra.Command {
 		newCounterCommand(a),
 		newLocksCommand(a),
 		newElectionCommand(a),
-		declare(a, watchCommand),
-		declare(a, servicesCommand),
-		declare(a, uiCommand),
-		declare(a, demoCommand),
+		newWatchCommand(a),
+		newServicesCommand(a),
+		newUICommand(a),
+		newDemoCommand(a),
 	}
 }
 
@@ -144,32 +145,4 @@ Exit codes:
   3  the lock or leadership was lost (the command run under it was stopped)
   When a command run by zkcoord ends by itself, zkcoord exits with its status.
 `)
-}
-
-// flagValues are the values of flags that take one of a few words, offered
-// by shell completion: common flags, then a command's own.
-var flagValues = map[string][]string{
-	"log-level":  {"debug", "info", "warn", "error"},
-	"log-format": {"text", "json"},
-	"acl":        {"open", "creator"},
-	"kind":       {"mutex", "rwlock", "semaphore"},
-	"mode":       {"incremental", "resource-barrier", "global-barrier"},
-	"restart":    {"always", "on-failure", "never"},
-}
-
-// completeValues registers the completion of flagValues on every command
-// of the tree that has such a flag.
-func completeValues(cc *cobra.Command) {
-	fs := cc.LocalNonPersistentFlags()
-	if cc == cc.Root() {
-		fs = cc.PersistentFlags()
-	}
-	fs.VisitAll(func(f *pflag.Flag) {
-		if vals, ok := flagValues[f.Name]; ok {
-			_ = cc.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
-		}
-	})
-	for _, sc := range cc.Commands() {
-		completeValues(sc)
-	}
 }

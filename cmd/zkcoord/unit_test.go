@@ -52,7 +52,7 @@ func TestParseTemplate(t *testing.T) {
 // returns the command found and its positional arguments.
 func parseLine(t *testing.T, a *app, args ...string) (*cobra.Command, []string) {
 	t.Helper()
-	root := newRoot(a)
+	root := newRootCommand(a)
 	cc, rest, err := root.Find(args)
 	if err != nil {
 		t.Fatal(err)
