@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
 // splitCommand splits the arguments of a command that runs one at "--":
@@ -20,10 +21,10 @@ func splitCommand(cmd *cobra.Command, args []string) (pos, command []string) {
 // and no fewer.
 func wantArgs(cmd *cobra.Command, pos []string, names ...string) error {
 	if len(pos) < len(names) {
-		return usagef("%s: missing %s", title(cmd), names[len(pos)])
+		return cli.Usagef("%s: missing %s", cli.Title(cmd), names[len(pos)])
 	}
 	if len(pos) > len(names) {
-		return usagef("%s: unexpected argument %q", title(cmd), pos[len(names)])
+		return cli.Usagef("%s: unexpected argument %q", cli.Title(cmd), pos[len(names)])
 	}
 	return nil
 }
@@ -52,7 +53,7 @@ func pathThenCommand(cmd *cobra.Command, args []string) error {
 // checkPath reports an invalid ZooKeeper path as a usage error.
 func checkPath(cmd *cobra.Command, path string) error {
 	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("%s: %v", title(cmd), err)
+		return cli.Usagef("%s: %v", cli.Title(cmd), err)
 	}
 	return nil
 }
@@ -60,7 +61,7 @@ func checkPath(cmd *cobra.Command, path string) error {
 // checkGroup reports an invalid group name as a usage error.
 func checkGroup(cmd *cobra.Command, group string) error {
 	if err := zkcoord.ValidateName(group); err != nil {
-		return usagef("%s: group: %v", title(cmd), err)
+		return cli.Usagef("%s: group: %v", cli.Title(cmd), err)
 	}
 	return nil
 }
@@ -74,12 +75,16 @@ func subcommandRequired(cmd *cobra.Command, args []string) error {
 	}
 	switch {
 	case len(args) == 0:
-		return usagef("%s: missing subcommand (one of %s); see 'zkcoord %[1]s --help'", title(cmd), strings.Join(subs, ", "))
+		return cli.Usagef("%s: missing subcommand (one of %s); see 'zkcoord %[1]s --help'", cli.Title(cmd), strings.Join(subs, ", "))
 	case args[0] == "help":
 		return cmd.Help()
 	}
-	return usagef("%s: unknown subcommand %q (want one of %s)", title(cmd), args[0], strings.Join(subs, ", "))
+	return cli.Usagef("%s: unknown subcommand %q (want one of %s)", cli.Title(cmd), args[0], strings.Join(subs, ", "))
 }
+
+// annotBrief annotates a command with its arguments, shortened, for the
+// command list of zkcoord help.
+const annotBrief = "brief"
 
 // brief is the Annotations of a command whose arguments the command list
 // shows shortened as s.

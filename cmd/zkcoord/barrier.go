@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 )
 
@@ -66,16 +67,16 @@ so set then holds the barrier until interrupted.
 
 func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) error {
 	if sub == "enter" && o.members < 1 {
-		return usagef("barrier enter: --members must be at least 1")
+		return cli.Usagef("barrier enter: --members must be at least 1")
 	}
 	if len(cmdArgs) > 0 && sub != "enter" {
-		return usagef("barrier %s: runs no command", sub)
+		return cli.Usagef("barrier %s: runs no command", sub)
 	}
 	sess, err := a.open()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 	var (
 		ctx    context.Context
 		cancel context.CancelFunc
@@ -99,7 +100,7 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 	}
 	b, err := barrier.New(sess, path, opts...)
 	if err != nil {
-		return usagef("barrier: %v", err)
+		return cli.Usagef("barrier: %v", err)
 	}
 	switch sub {
 	case "set":
@@ -112,7 +113,7 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 			case <-a.ctx.Done():
 				return nil
 			case <-sess.Done():
-				return lostf("the session ended, and the barrier with it: %v", sess.Err())
+				return cli.Lostf("the session ended, and the barrier with it: %v", sess.Err())
 			}
 		}
 	case "remove":
@@ -125,7 +126,7 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 			return err
 		}
 		if !set {
-			return &exitError{code: exitFailure}
+			return &cli.ExitError{Code: cli.ExitFailure}
 		}
 	case "wait":
 		start := time.Now()
@@ -143,7 +144,7 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path string, members int, cmdArgs []string) error {
 	d, err := barrier.NewDouble(sess, path, members)
 	if err != nil {
-		return usagef("barrier enter: %v", err)
+		return cli.Usagef("barrier enter: %v", err)
 	}
 	if err := d.Enter(ctx); err != nil {
 		return fmt.Errorf("entering the double barrier %s: %w", path, err)
@@ -172,5 +173,5 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 	if err := d.Leave(lctx); err != nil && a.ctx.Err() == nil {
 		return fmt.Errorf("leaving the double barrier %s: %w", path, err)
 	}
-	return exitStatus(status)
+	return cli.ExitStatus(status)
 }

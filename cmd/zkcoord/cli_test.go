@@ -57,8 +57,12 @@ func TestHelp(t *testing.T) {
 		if sub, ok := subs[cname]; ok {
 			forms = append(forms, []string{cname, sub, "--help"}, []string{cname, "help"})
 		}
-		// The first line of the description, indentation included.
+		// The first line of the description, indentation included; the
+		// demo's help is zkcoord-demo's.
 		first := strings.SplitN(strings.TrimLeft(c.Long, "\n"), "\n", 2)[0]
+		if cname == "demo" {
+			first = "Start a few worker processes that share resources through ZooKeeper with"
+		}
 		for _, args := range forms {
 			name := "zkcoord " + strings.Join(args, " ")
 			r := zkc(t, args...)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/counter"
 )
 
@@ -52,7 +53,7 @@ missing counter it says so and exits 1. An empty counter node reads as --seed.
 				}
 				v, err := strconv.ParseInt(args[1], 10, 32)
 				if err != nil {
-					return usagef("%s: %q is not a 32-bit integer", title(cmd), args[1])
+					return cli.Usagef("%s: %q is not a 32-bit integer", cli.Title(cmd), args[1])
 				}
 				if err := checkPath(cmd, args[0]); err != nil {
 					return err
@@ -67,7 +68,7 @@ missing counter it says so and exits 1. An empty counter node reads as --seed.
 // runCounter runs counter get, set or add (sub) on the counter at path.
 func runCounter(a *app, sub, path string, value int32, seed int) error {
 	if int64(seed) != int64(int32(seed)) {
-		return usagef("counter: --seed is not a 32-bit integer")
+		return cli.Usagef("counter: --seed is not a 32-bit integer")
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {
@@ -76,7 +77,7 @@ func runCounter(a *app, sub, path string, value int32, seed int) error {
 	defer done()
 	c, err := counter.New(sess, path, counter.WithSeed(int32(seed)))
 	if err != nil {
-		return usagef("counter: %v", err)
+		return cli.Usagef("counter: %v", err)
 	}
 	var cnt counter.Count
 	switch sub {

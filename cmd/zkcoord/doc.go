@@ -38,10 +38,10 @@
 // taken as they are: an argument that starts with "-", like a negative
 // number, goes there (counter add /c -- -5).
 //
-// The demo is played by zkcoord-demo, this command built with the tag
-// "demo" (make demo builds both), so that zkcoord itself does not link the
-// checker of the demo's verdict; "zkcoord demo" runs zkcoord-demo from
-// beside it.
+// The demo is played by zkcoord-demo (cmd/zkcoord-demo; make demo builds
+// both), so that zkcoord itself links neither the demo's ZooKeeper
+// launcher nor the checker of its verdict; "zkcoord demo" runs
+// zkcoord-demo from beside it, or from the PATH.
 //
 // # Connection
 //

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
@@ -137,7 +138,7 @@ func runElect(a *app, o *electOptions) error {
 	if o.fence != "" {
 		t, err := parseTemplate(o.fence)
 		if err != nil {
-			return usagef("elect: --fence: %v", err)
+			return cli.Usagef("elect: --fence: %v", err)
 		}
 		fenceCmd = t
 	}
@@ -145,10 +146,10 @@ func runElect(a *app, o *electOptions) error {
 	if o.health != "" {
 		t, err := parseTemplate(o.health)
 		if err != nil {
-			return usagef("elect: --health: %v", err)
+			return cli.Usagef("elect: --health: %v", err)
 		}
 		if o.healthInterval <= 0 || o.healthFailures < 1 {
-			return usagef("elect: --health-interval must be positive and --health-failures at least 1")
+			return cli.Usagef("elect: --health-interval must be positive and --health-failures at least 1")
 		}
 		check := healthCheck(a, o, t)
 		if o.fence != "" {
@@ -194,7 +195,7 @@ func runElect(a *app, o *electOptions) error {
 			}
 			a.log.Info("standing by again", "path", o.path)
 		}
-		closeSession(sess)
+		cli.CloseSession(sess)
 		if !res.lost || !o.rejoin || a.ctx.Err() != nil {
 			return res.err
 		}
@@ -214,7 +215,7 @@ type activeData struct {
 func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log))
 	if err != nil {
-		return electResult{err: usagef("elect: %v", err)}
+		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
 	ctx := a.ctx
 	if o.gate != nil {
@@ -294,7 +295,7 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 				return electResult{}
 			}
 			err := cause()
-			return electResult{err: lostf("lost leadership of %s: %v", o.path, err), lost: true, sessOK: sess.Err() == nil}
+			return electResult{err: cli.Lostf("lost leadership of %s: %v", o.path, err), lost: true, sessOK: sess.Err() == nil}
 		}
 	}
 	env := append([]string{
@@ -312,12 +313,12 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 	case <-c.Done():
 		resign()
 		a.log.Info("command ended; leaving the election", "how", c.Describe())
-		return electResult{err: exitStatus(c.Status())}
+		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-done:
 		if a.ctx.Err() != nil { // interrupted, and leadership ended with it
 			c.Stop(o.grace, supervise.Owner{Session: sess})
 			resign()
-			return electResult{err: exitStatus(c.Status())}
+			return electResult{err: cli.ExitStatus(c.Status())}
 		}
 		err := cause()
 		g := supervise.LossGrace(sess, err, o.grace)
@@ -326,18 +327,18 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		}
 		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
 		c.Stop(g, supervise.Owner{Session: sess})
-		return electResult{err: lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
+		return electResult{err: cli.Lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
 			lost: true, sessOK: sess.Err() == nil}
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
 		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
 		resign()
-		return electResult{err: exitStatus(c.Status())}
+		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-revoked:
 		a.log.Info("asked to step down: stopping the command", "pid", c.Pid())
 		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
 		resign()
-		return electResult{err: exitStatus(c.Status()), revoked: true}
+		return electResult{err: cli.ExitStatus(c.Status()), revoked: true}
 	}
 }
 
@@ -363,7 +364,7 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		})}, opts...)
 	f, err := failover.New(sess, o.path, fence, fopts...)
 	if err != nil {
-		return electResult{err: usagef("elect: %v", err)}
+		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
 	runCtx, cancelRun := context.WithCancel(a.ctx)
 	defer cancelRun()

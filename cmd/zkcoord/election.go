@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/election"
 )
 
@@ -82,7 +83,7 @@ type participantJSON struct {
 
 func runElection(a *app, sub, path string, o *electionOptions) error {
 	if o.wait < 0 {
-		return usagef("election: --wait must not be negative")
+		return cli.Usagef("election: --wait must not be negative")
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {
@@ -91,7 +92,7 @@ func runElection(a *app, sub, path string, o *electionOptions) error {
 	defer done()
 	e, err := election.New(sess, path)
 	if err != nil {
-		return usagef("election: %v", err)
+		return cli.Usagef("election: %v", err)
 	}
 	if sub == "revoke" {
 		return revokeLeader(ctx, a, sess, e, path, o.asJSON, o.wait)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
 )
@@ -115,7 +116,7 @@ func runLeader(a *app, path string, asJSON, watch bool) error {
 		printLeader(a, info)
 	}
 	if info.Leader == nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s has no leader", path)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s has no leader", path)}
 	}
 	return nil
 }

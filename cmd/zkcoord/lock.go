@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/lock"
 )
@@ -95,13 +96,13 @@ Example:
 
 func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	if o.read && o.write {
-		return usagef("lock: --read and --write exclude each other")
+		return cli.Usagef("lock: --read and --write exclude each other")
 	}
 	if (o.read || o.write) && o.limit > 0 {
-		return usagef("lock: --limit excludes --read and --write")
+		return cli.Usagef("lock: --limit excludes --read and --write")
 	}
 	if o.limit < 0 {
-		return usagef("lock: --limit must be positive")
+		return cli.Usagef("lock: --limit must be positive")
 	}
 	data := o.data
 	if data == "" {
@@ -115,7 +116,7 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 	go watchSession(a, sess)
 
 	side := kindMutex
@@ -156,7 +157,7 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 			release()
 			return nil
 		case <-lease.Done():
-			return lostf("lost the lock %s: %v", path, lease.Err())
+			return cli.Lostf("lost the lock %s: %v", path, lease.Err())
 		}
 	}
 
@@ -175,23 +176,23 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	case <-c.Done():
 		release()
 		a.log.Debug("command ended", "pid", c.Pid(), "how", c.Describe())
-		return exitStatus(c.Status())
+		return cli.ExitStatus(c.Status())
 	case <-lease.Done():
 		cause := lease.Err()
 		g := supervise.LossGrace(sess, cause, o.grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
 		c.Stop(g, supervise.Owner{Session: sess})
-		return lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
+		return cli.Lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
 		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
-		return exitStatus(c.Status())
+		return cli.ExitStatus(c.Status())
 	case <-revoked:
 		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
 		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
-		return exitStatus(c.Status())
+		return cli.ExitStatus(c.Status())
 	}
 }
 
@@ -222,7 +223,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	case limit > 0:
 		s, err2 := lock.NewSemaphore(sess, path, limit, opts...)
 		if err2 != nil {
-			return nil, usagef("lock: %v", err2)
+			return nil, cli.Usagef("lock: %v", err2)
 		}
 		if try {
 			lease, err = s.TryAcquire(ctx)
@@ -232,7 +233,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	case kind == kindRead || kind == kindWrite:
 		rw, err2 := lock.NewRWMutex(sess, path, opts...)
 		if err2 != nil {
-			return nil, usagef("lock: %v", err2)
+			return nil, cli.Usagef("lock: %v", err2)
 		}
 		switch {
 		case kind == kindRead && try:
@@ -247,7 +248,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	default:
 		m, err2 := lock.NewMutex(sess, path, opts...)
 		if err2 != nil {
-			return nil, usagef("lock: %v", err2)
+			return nil, cli.Usagef("lock: %v", err2)
 		}
 		if try {
 			lease, err = m.TryLock(ctx)
@@ -264,7 +265,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 		return nil, fmt.Errorf("acquiring the lock %s: %w; every holder of a path must take the same kind of lock "+
 			"('zkcoord lock' takes a mutex, --read and --write a read/write lock, --limit a semaphore)", path, err)
 	case a.ctx.Err() != nil:
-		return nil, &exitError{code: exitFailure, err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
+		return nil, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("lock %s not acquired within %v", path, wait)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -40,7 +41,7 @@ Example:
 
 func runLockBreak(a *app, path string, yes bool) error {
 	if !yes {
-		return usagef("lock break: breaking %s lets another client take it while its holder may still act; give --yes to do it", path)
+		return cli.Usagef("lock break: breaking %s lets another client take it while its holder may still act; give --yes to do it", path)
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {
@@ -49,7 +50,7 @@ func runLockBreak(a *app, path string, yes bool) error {
 	defer done()
 	m, err := lock.NewMutex(sess, path)
 	if err != nil {
-		return usagef("lock break: %v", err)
+		return cli.Usagef("lock break: %v", err)
 	}
 	h, err := m.Break(ctx)
 	if errors.Is(err, lock.ErrNotHeld) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -45,7 +46,7 @@ Example:
 
 func runLockRevoke(a *app, path string, wait time.Duration) error {
 	if wait < 0 {
-		return usagef("lock revoke: --wait must not be negative")
+		return cli.Usagef("lock revoke: --wait must not be negative")
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {
@@ -54,7 +55,7 @@ func runLockRevoke(a *app, path string, wait time.Duration) error {
 	defer done()
 	m, err := lock.NewMutex(sess, path)
 	if err != nil {
-		return usagef("lock revoke: %v", err)
+		return cli.Usagef("lock revoke: %v", err)
 	}
 	h, err := m.Revoke(ctx)
 	if errors.Is(err, lock.ErrNotHeld) {

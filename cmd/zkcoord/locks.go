@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -71,7 +72,7 @@ func runLocks(a *app, path, kind string, asJSON bool) error {
 	switch kind {
 	case "mutex", "rwlock", "semaphore":
 	default:
-		return usagef("locks: --kind: want mutex, rwlock or semaphore, not %q", kind)
+		return cli.Usagef("locks: --kind: want mutex, rwlock or semaphore, not %q", kind)
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {
@@ -115,7 +116,7 @@ func contenders(ctx context.Context, sess *zkcoord.Session, path, kind string) (
 	case "rwlock":
 		rw, err := lock.NewRWMutex(sess, path)
 		if err != nil {
-			return nil, usagef("locks: %v", err)
+			return nil, cli.Usagef("locks: %v", err)
 		}
 		return rw.Contenders(ctx)
 	case "semaphore":
@@ -123,7 +124,7 @@ func contenders(ctx context.Context, sess *zkcoord.Session, path, kind string) (
 		// every lease node is listed, the holders first.
 		s, err := lock.NewSemaphore(sess, path, 1)
 		if err != nil {
-			return nil, usagef("locks: %v", err)
+			return nil, cli.Usagef("locks: %v", err)
 		}
 		leases, waiting, err := s.Holders(ctx)
 		if err != nil {
@@ -133,7 +134,7 @@ func contenders(ctx context.Context, sess *zkcoord.Session, path, kind string) (
 	}
 	m, err := lock.NewMutex(sess, path)
 	if err != nil {
-		return nil, usagef("locks: %v", err)
+		return nil, cli.Usagef("locks: %v", err)
 	}
 	return m.Contenders(ctx)
 }

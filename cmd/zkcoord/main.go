@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,8 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/cobra"
-	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/metrics"
 )
@@ -33,31 +31,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCommand(a)
 	root.SetArgs(args)
 	cc, err := root.ExecuteC()
-	code := exitCode(err)
-	if err != nil {
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.err != nil {
-			fmt.Fprintf(stderr, "zkcoord: %v\n", err)
-			if errors.Is(err, zkcoord.ErrNoAuth) {
-				fmt.Fprintln(stderr, "The node's ACL does not allow this; give credentials with --auth or ZKCOORD_AUTH.")
-			}
-			if code == exitUsage {
-				fmt.Fprintln(stderr, usageHint(cc))
-			}
-		}
-	}
-	return code
-}
-
-// usageHint says where to read the usage of the command cc, which failed
-// with a usage error.
-func usageHint(cc *cobra.Command) string {
-	if cc != nil {
-		if t := title(docCommand(cc)); t != "zkcoord" && t != "help" {
-			return fmt.Sprintf("Run 'zkcoord %s --help' for usage.", t)
-		}
-	}
-	return "Run 'zkcoord help' for usage."
+	return cli.Report(stderr, cc, err)
 }
 
 // app is what every command shares: output streams, the common flags and
@@ -67,8 +41,8 @@ type app struct {
 	stdout, stderr io.Writer
 	args           []string // the command line, for messages
 
-	conn    connOptions
-	logging logOptions
+	conn    cli.ConnOptions
+	logging cli.LogOptions
 	log     *slog.Logger
 	rec     metrics.Recorder
 	closers []func()
@@ -82,19 +56,12 @@ func (a *app) setup() error {
 	if a.setUp {
 		return nil
 	}
-	l, err := a.logging.logger(a.stderr)
+	log, rec, stop, err := a.logging.Start(a.stderr)
 	if err != nil {
 		return err
 	}
-	a.log = l
-	if a.logging.metricsAddr != "" {
-		rec, stop, err := serveMetrics(a.logging.metricsAddr, a.log)
-		if err != nil {
-			return err
-		}
-		a.rec = rec
-		a.closers = append(a.closers, stop)
-	}
+	a.log, a.rec = log, rec
+	a.closers = append(a.closers, stop)
 	a.setUp = true
 	return nil
 }

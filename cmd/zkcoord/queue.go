@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/queue"
 )
 
@@ -86,24 +87,24 @@ time, even when many processes take at once and connections drop.
 func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 	sub := cmd.Name()
 	if len(pos) == 0 {
-		return usagef("queue %s: missing PATH", sub)
+		return cli.Usagef("queue %s: missing PATH", sub)
 	}
 	// Without --priority, items go into the plain FIFO queue, which Curator's
 	// DistributedQueue can read too.
 	withPriority := cmd.Flags().Changed("priority")
 	path, items := pos[0], pos[1:]
 	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	switch {
 	case sub == "put" && len(items) == 0:
-		return usagef("queue put: missing ITEM (or - for standard input)")
+		return cli.Usagef("queue put: missing ITEM (or - for standard input)")
 	case sub != "put" && len(items) > 0:
-		return usagef("queue %s: unexpected argument %q", sub, items[0])
+		return cli.Usagef("queue %s: unexpected argument %q", sub, items[0])
 	case o.priority < 0 || o.priority > queue.MaxPriority:
-		return usagef("queue: --priority must be in [0, 999]")
+		return cli.Usagef("queue: --priority must be in [0, 999]")
 	case o.count < 1:
-		return usagef("queue take: -n must be at least 1")
+		return cli.Usagef("queue take: -n must be at least 1")
 	}
 	if len(items) == 1 && items[0] == "-" {
 		items = nil
@@ -129,11 +130,11 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 	// can take from both kinds.
 	pq, err := queue.NewPriority(sess, path)
 	if err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	q, err := queue.New(sess, path)
 	if err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	switch sub {
 	case "put":
@@ -189,9 +190,9 @@ func takeContext(a *app, timeout time.Duration) (context.Context, context.Cancel
 func takeError(a *app, path string, timeout time.Duration, err error) error {
 	switch {
 	case errors.Is(err, queue.ErrEmpty):
-		return &exitError{code: exitFailure, err: fmt.Errorf("queue %s is empty", path)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("queue %s is empty", path)}
 	case a.ctx.Err() != nil:
-		return &exitError{code: exitFailure, err: errors.New("interrupted")}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New("interrupted")}
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("no item in %s within %v", path, timeout)
 	}
@@ -204,7 +205,7 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 	prio int, withPriority bool, count int, noWait bool, timeout time.Duration) error {
 	wq, err := queue.NewWork(sess, path)
 	if err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	if !withPriority {
 		prio = queue.DefaultWorkPriority

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/metrics"
@@ -128,24 +130,24 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 	var err error
 	switch {
 	case o.exec != "" && len(o.args) > 0:
-		return usagef("rebalance: give the command either with --exec or after --, not both")
+		return cli.Usagef("rebalance: give the command either with --exec or after --, not both")
 	case o.exec != "":
 		if o.tmpl, err = parseTemplate(o.exec, "resource"); err != nil {
-			return usagef("rebalance: --exec: %v", err)
+			return cli.Usagef("rebalance: --exec: %v", err)
 		}
 	case len(o.args) == 0:
-		return usagef("rebalance: missing the command to run (--exec 'CMD {resource}' or -- CMD {resource})")
+		return cli.Usagef("rebalance: missing the command to run (--exec 'CMD {resource}' or -- CMD {resource})")
 	}
 	if o.mode, err = rebalance.ParseMode(o.modeName); err != nil {
-		return usagef("rebalance: --mode: %v", err)
+		return cli.Usagef("rebalance: --mode: %v", err)
 	}
 	switch o.restart {
 	case "always", "on-failure", "never":
 	default:
-		return usagef("rebalance: --restart: want always, on-failure or never, not %q", o.restart)
+		return cli.Usagef("rebalance: --restart: want always, on-failure or never, not %q", o.restart)
 	}
 	if o.maxRestarts < 0 || o.restartDelay < 0 || o.grace < 0 || o.minInterval < 0 || o.startDelay < 0 {
-		return usagef("rebalance: durations and counts must not be negative")
+		return cli.Usagef("rebalance: durations and counts must not be negative")
 	}
 	if o.name == "" {
 		h, _ := os.Hostname()
@@ -154,7 +156,7 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
-	cfg, err := a.conn.config()
+	cfg, err := a.conn.Config()
 	if err != nil {
 		return err
 	}
@@ -188,7 +190,7 @@ func (w *worker) run(cfg zkcoord.Config) error {
 	for first := true; ; first = false {
 		sess, err := a.connectConfig(a.ctx, cfg)
 		if err != nil {
-			var ee *exitError
+			var ee *cli.ExitError
 			if first || a.ctx.Err() != nil || errors.As(err, &ee) || errors.Is(err, zkcoord.ErrAuthFailed) {
 				if a.ctx.Err() != nil {
 					return nil
@@ -204,18 +206,18 @@ func (w *worker) run(cfg zkcoord.Config) error {
 		}
 		joined := time.Now()
 		err = w.runSession(sess)
-		closeSession(sess)
+		cli.CloseSession(sess)
 		if time.Since(joined) > time.Minute {
 			backoff = 100 * time.Millisecond // it was a long membership
 		}
-		var ee *exitError
+		var ee *cli.ExitError
 		switch {
 		case err == nil || a.ctx.Err() != nil:
 			return nil
 		case errors.As(err, &ee):
 			return err
 		case o.noRecover:
-			return lostf("left the group %s: %v", o.group, err)
+			return cli.Lostf("left the group %s: %v", o.group, err)
 		case !recoverable(err):
 			return fmt.Errorf("left the group %s: %w", o.group, err)
 		}
@@ -239,7 +241,7 @@ func recoverable(err error) bool {
 }
 
 // runSession is one membership of the group, on one Session. It returns nil
-// when interrupted, an *exitError when the worker must end, and the cause of
+// when interrupted, an *cli.ExitError when the worker must end, and the cause of
 // the end of the membership otherwise.
 func (w *worker) runSession(sess *zkcoord.Session) error {
 	a, o := w.a, w.o
@@ -264,7 +266,7 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 			return nil
 		}
 		if errors.Is(err, rebalance.ErrInvalidOption) {
-			return usagef("rebalance: %v", err)
+			return cli.Usagef("rebalance: %v", err)
 		}
 		return err
 	}
@@ -285,7 +287,7 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 	case err := <-w.giveUp:
 		a.log.Error("giving up: leaving the group", "group", o.group, "err", err)
 		stop()
-		return &exitError{code: exitFailure, err: err}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: err}
 	case <-c.Done():
 		err := c.Err()
 		if err == nil {
@@ -326,17 +328,17 @@ func (w *worker) observe(ctx context.Context, sess *zkcoord.Session, c *rebalanc
 				defer close(done)
 				// A worker becomes coordinator at any time: what it
 				// finds settled was rebalanced before it looked.
-				eps := episodes{joined: true}
+				eps := groupwatch.Episodes{Joined: true}
 				path := zkcoord.Join(o.root, o.group)
 				defer a.rec.Leading(path, false)
 				first := true
-				_ = watchGroup(wctx, sess, o.root, o.group, func(s snapshot) {
+				_ = groupwatch.Watch(wctx, sess, o.root, o.group, func(s groupwatch.Snapshot) {
 					if first {
 						// Coordinating, and watching the group.
 						a.rec.Leading(path, true)
 						first = false
 					}
-					if e := eps.observe(s); e != nil {
+					if e := eps.Observe(s); e != nil {
 						a.rec.Rebalanced(o.group, e.Duration())
 						a.log.Info("rebalanced", "group", o.group, "change", e.Trigger, "moved", e.Moved,
 							"took", e.Duration().Round(time.Millisecond), "generation", e.Generation)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -57,7 +58,7 @@ resources given are still processed.
 func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions) error {
 	sub := cmd.Name()
 	if len(pos) == 0 {
-		return usagef("resources %s: missing GROUP", sub)
+		return cli.Usagef("resources %s: missing GROUP", sub)
 	}
 	group, ids := pos[0], pos[1:]
 	if err := checkGroup(cmd, group); err != nil {
@@ -65,13 +66,13 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 	}
 	switch {
 	case sub == "ls" && len(ids) > 0:
-		return usagef("resources ls: unexpected argument %q", ids[0])
+		return cli.Usagef("resources ls: unexpected argument %q", ids[0])
 	case sub != "ls" && len(ids) == 0:
-		return usagef("resources %s: missing RESOURCE", sub)
+		return cli.Usagef("resources %s: missing RESOURCE", sub)
 	}
 	for _, id := range ids {
 		if err := zkcoord.ValidateName(id); err != nil {
-			return usagef("resources %s: resource %q: %v", sub, id, err)
+			return cli.Usagef("resources %s: resource %q: %v", sub, id, err)
 		}
 	}
 	sess, ctx, done, err := a.oneShot()
@@ -114,7 +115,7 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 		case errors.Is(err, rebalance.ErrNoResource):
 			failed = append(failed, fmt.Errorf("%s: no such resource", id))
 		case errors.Is(err, rebalance.ErrInvalidOption):
-			return usagef("resources %s: %v", sub, err)
+			return cli.Usagef("resources %s: %v", sub, err)
 		default:
 			return fmt.Errorf("resources %s %s: %w", sub, id, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
 // newRoot builds the command tree of a.
@@ -18,21 +19,21 @@ func newRootCommand(a *app) *cobra.Command {
 		SilenceUsage:  true,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown command %q", args[0])
+				return cli.Usagef("unknown command %q", args[0])
 			}
 			return nil
 		},
 		RunE: func(cc *cobra.Command, _ []string) error {
 			printHelp(cc, a.stderr)
-			return usagef("missing command")
+			return cli.Usagef("missing command")
 		},
 	}
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(cc *cobra.Command, err error) error { return flagError(cc, a.args, err) })
+	root.SetFlagErrorFunc(func(cc *cobra.Command, err error) error { return cli.FlagError(cc, a.args, err) })
 	pf := root.PersistentFlags()
-	a.conn.register(pf)
-	a.logging.register(pf)
+	a.conn.Register(pf)
+	a.logging.Register(pf)
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(cc *cobra.Command, args []string) {
 		switch {
@@ -45,7 +46,7 @@ func newRootCommand(a *app) *cobra.Command {
 		case topCommand(cc).Name() == "completion":
 			defaultHelp(cc, args)
 		default:
-			printCommandHelp(docCommand(cc), cc.OutOrStdout())
+			cli.PrintCommandHelp(cli.DocCommand(cc), cc.OutOrStdout())
 		}
 	})
 	completeWords(root, "log-level", "debug", "info", "warn", "error")
@@ -58,7 +59,7 @@ func newRootCommand(a *app) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			cc, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 {
-				return usagef("unknown command %q", strings.Join(args, " "))
+				return cli.Usagef("unknown command %q", strings.Join(args, " "))
 			}
 			return cc.Help()
 		},
@@ -125,8 +126,8 @@ Commands:
 		}
 		lines = append(lines, fmt.Sprintf("  %s %s\t%s", cc.Name(), brief, cc.Short))
 	}
-	printLines(w, lines)
-	printCommonFlags(w, root.PersistentFlags(), "Connection (accepted by every command; flags override the environment):", true)
+	cli.PrintLines(w, lines)
+	cli.PrintCommonFlags(w, root.PersistentFlags(), "Connection (accepted by every command; flags override the environment):", true)
 	fmt.Fprint(w, `
 Environment of the commands zkcoord runs:
   ZKCOORD_TOKEN     fencing token (creation zxid of the lock, leader or barrier node):

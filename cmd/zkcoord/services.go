@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/discovery"
 )
 
@@ -77,7 +78,7 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 	switch sub {
 	case "ls":
 		if len(pos) > 1 {
-			return usagef("services ls: unexpected argument %q", pos[1])
+			return cli.Usagef("services ls: unexpected argument %q", pos[1])
 		}
 		if len(pos) == 1 {
 			base = pos[0]
@@ -89,14 +90,14 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 		base, name = pos[0], pos[1]
 	}
 	if err := zkcoord.ValidatePath(base); err != nil {
-		return usagef("services: %v", err)
+		return cli.Usagef("services: %v", err)
 	}
 	if sub == "register" {
 		if o.address == "" || o.port <= 0 || o.port > 65535 {
-			return usagef("services register: give --address and a --port from 1 to 65535")
+			return cli.Usagef("services register: give --address and a --port from 1 to 65535")
 		}
 		if o.payload != "" && !json.Valid([]byte(o.payload)) {
-			return usagef("services register: --payload is not JSON")
+			return cli.Usagef("services register: --payload is not JSON")
 		}
 	}
 	sess, ctx, done, err := a.oneShot()
@@ -106,7 +107,7 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 	defer done()
 	d, err := discovery.New(sess, base)
 	if err != nil {
-		return usagef("services: %v", err)
+		return cli.Usagef("services: %v", err)
 	}
 	switch sub {
 	case "ls":
@@ -161,7 +162,7 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 		}
 		return nil
 	case <-sess.Done():
-		return lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
+		return cli.Lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
 	}
 }
 

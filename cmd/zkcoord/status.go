@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -61,7 +63,7 @@ func runStatus(a *app, group string, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 
 	show := func(d *rebalance.Description) {
 		if o.asJSON {
@@ -72,7 +74,7 @@ func runStatus(a *app, group string, o *statusOptions) error {
 		printStatus(a.stdout, d)
 	}
 	if o.watch {
-		err := watchGroup(a.ctx, sess, o.root, group, func(s snapshot) {
+		err := groupwatch.Watch(a.ctx, sess, o.root, group, func(s groupwatch.Snapshot) {
 			if !o.asJSON {
 				a.printf("--- %s\n", s.At.Format(time.RFC3339Nano))
 			}
@@ -117,7 +119,7 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	coord := "(none)"
 	if d.Coordinator != "" {
 		coord = d.Coordinator
-		if n := memberName(d, d.Coordinator); n != d.Coordinator {
+		if n := groupwatch.MemberName(d, d.Coordinator); n != d.Coordinator {
 			coord += " (" + n + ")"
 		}
 	}
@@ -127,7 +129,7 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	fmt.Fprintf(tw, "generation\t%d\n", d.Generation)
 	fmt.Fprintf(tw, "state\t%s\n", state)
 	if d.Status != nil {
-		fmt.Fprintf(tw, "phase\t%s (generation %d, checked in: %s)\n", d.Status.Phase, d.Status.Generation, orNone(d.Status.CheckedIn))
+		fmt.Fprintf(tw, "phase\t%s (generation %d, checked in: %s)\n", d.Status.Phase, d.Status.Generation, cli.Words(d.Status.CheckedIn))
 	}
 	if d.AllocationError != "" {
 		fmt.Fprintf(tw, "allocation error\t%s\n", d.AllocationError)
@@ -142,8 +144,8 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 		if m.Coordinator {
 			id += "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, dash(m.Name), dash(m.Host), m.PID, dash(m.Mode),
-			orNone(m.Allocated), orNone(m.Holding))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, cli.Dash(m.Name), cli.Dash(m.Host), m.PID, cli.Dash(m.Mode),
+			cli.Words(m.Allocated), cli.Words(m.Holding))
 	}
 	if len(d.Members) == 0 {
 		fmt.Fprintln(tw, "(no members)")
@@ -167,9 +169,9 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 		b, held := barriers[r]
 		holder, token := "-", "-"
 		if held {
-			holder, token = dash(b.Client), fmt.Sprint(b.Token)
+			holder, token = cli.Dash(b.Client), fmt.Sprint(b.Token)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r, dash(owners[r]), holder, token)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r, cli.Dash(owners[r]), holder, token)
 	}
 	if len(d.Resources) == 0 {
 		fmt.Fprintln(tw, "(no resources)")
@@ -178,25 +180,11 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	if len(d.Pending) > 0 {
 		var moves []string
 		for _, m := range d.Pending {
-			moves = append(moves, fmt.Sprintf("%s %s->%s", m.Resource, dash(m.From), m.To))
+			moves = append(moves, fmt.Sprintf("%s %s->%s", m.Resource, cli.Dash(m.From), m.To))
 		}
 		fmt.Fprintf(w, "\nmoving: %s\n", strings.Join(moves, ", "))
 	}
 	if len(d.Unallocated) > 0 {
 		fmt.Fprintf(w, "\nnot yet allocated: %s\n", strings.Join(d.Unallocated, " "))
 	}
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func orNone(list []string) string {
-	if len(list) == 0 {
-		return "-"
-	}
-	return strings.Join(list, " ")
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/cache"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
 // watchOptions are the flags of watch.
@@ -38,7 +39,7 @@ Example:
 		Args: pathArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("depth") && !o.tree {
-				return usagef("watch: --depth needs --tree")
+				return cli.Usagef("watch: --depth needs --tree")
 			}
 			return runWatch(a, args[0], &o)
 		},
@@ -66,7 +67,7 @@ func runWatch(a *app, path string, o *watchOptions) error {
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 	var c *cache.Cache
 	if o.tree {
 		c, err = cache.NewTree(sess, path, cache.WithMaxDepth(o.depth))
@@ -74,7 +75,7 @@ func runWatch(a *app, path string, o *watchOptions) error {
 		c, err = cache.NewNode(sess, path)
 	}
 	if err != nil {
-		return usagef("watch: %v", err)
+		return cli.Usagef("watch: %v", err)
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())

@@ -1,5 +1,3 @@
-//go:build demo
-
 package main
 
 import (
@@ -11,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"golang.org/x/term"
 )
 
@@ -178,9 +178,9 @@ func (d *demo) render(compact int) []string {
 	coord := ""
 	barriers := map[string]int{}
 	if d.last != nil {
-		coord = memberName(d.last, d.last.Coordinator)
+		coord = groupwatch.MemberName(d.last, d.last.Coordinator)
 		for _, m := range d.last.Members {
-			barriers[memberName(d.last, m.ID)] = len(m.Holding)
+			barriers[groupwatch.MemberName(d.last, m.ID)] = len(m.Holding)
 		}
 	}
 	add("  %-10s %-7s %-12s %s", "WORKER", "PID", "STATE", "RUNS (one 'sleep' per resource)")
@@ -195,7 +195,7 @@ func (d *demo) render(compact int) []string {
 				state = "joining"
 			}
 		}
-		runs := orNone(holdings[w.name])
+		runs := cli.Words(holdings[w.name])
 		if w.state == "killed" && barriers[w.name] > 0 {
 			runs = fmt.Sprintf("nothing; ZooKeeper keeps its %d barriers until its session expires", barriers[w.name])
 		}
@@ -213,7 +213,7 @@ func (d *demo) render(compact int) []string {
 		if d.last.Rebalancing {
 			var moves []string
 			for _, m := range d.last.Pending {
-				moves = append(moves, fmt.Sprintf("%s %s->%s", m.Resource, dash(memberName(d.last, m.From)), memberName(d.last, m.To)))
+				moves = append(moves, fmt.Sprintf("%s %s->%s", m.Resource, cli.Dash(groupwatch.MemberName(d.last, m.From)), groupwatch.MemberName(d.last, m.To)))
 			}
 			status = "rebalancing: " + strings.Join(moves, ", ")
 		}
@@ -339,7 +339,7 @@ func (d *demo) verdict(runErr error) error {
 			fmt.Fprintf(w, "  problem:       %s\n", p)
 		}
 		fmt.Fprintln(w, "VERDICT: FAIL")
-		return &exitError{code: exitFailure}
+		return &cli.ExitError{Code: cli.ExitFailure}
 	}
 	fmt.Fprintln(w, "  cleanup:       every process the demo started is gone")
 	fmt.Fprintln(w, "VERDICT: PASS")

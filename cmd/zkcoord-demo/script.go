@@ -1,5 +1,3 @@
-//go:build demo
-
 package main
 
 import (
@@ -10,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/oracle"
@@ -277,7 +276,7 @@ func (d *demo) converge(ctx context.Context) error {
 		}
 		var members []string
 		for _, m := range last.Members {
-			members = append(members, memberName(last, m.ID))
+			members = append(members, groupwatch.MemberName(last, m.ID))
 		}
 		slices.Sort(members)
 		slices.Sort(names)
@@ -342,7 +341,7 @@ func (d *demo) coordinatorName() string {
 	if d.last == nil || d.last.Coordinator == "" {
 		return ""
 	}
-	return memberName(d.last, d.last.Coordinator)
+	return groupwatch.MemberName(d.last, d.last.Coordinator)
 }
 
 // follower returns a running worker that is not the coordinator and holds
@@ -368,7 +367,7 @@ func (d *demo) isMember(name string) bool {
 		return false
 	}
 	for _, m := range d.last.Members {
-		if memberName(d.last, m.ID) == name {
+		if groupwatch.MemberName(d.last, m.ID) == name {
 			return true
 		}
 	}

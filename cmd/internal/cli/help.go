@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/zkcoord/zkcoord"
 )
 
-// Annotations of cobra commands and flags.
+// Annotations of the common flags.
 const (
-	annotBrief = "brief" // command: its arguments, shortened, for the command list
-	annotGroup = "group" // flag: conn or log, for the help
-	annotEnv   = "env"   // flag: its environment variable
+	annotGroup = "group" // conn or log, for the help
+	annotEnv   = "env"   // the flag's environment variable
 )
 
 // Flag groups of the common flags, shown apart from a command's own flags.
@@ -25,9 +25,9 @@ const (
 	groupLog  = "log"
 )
 
-// title names a command as the help and the messages do: its words after
-// "zkcoord" ("lock break"); "zkcoord" for the root.
-func title(cc *cobra.Command) string {
+// Title names a command as the help and the messages do: its words after
+// "zkcoord" ("lock break"); "zkcoord" for zkcoord itself.
+func Title(cc *cobra.Command) string {
 	return strings.TrimPrefix(cc.CommandPath(), "zkcoord ")
 }
 
@@ -37,52 +37,52 @@ func synopsis(cc *cobra.Command) string {
 	return args
 }
 
-// docCommand returns the command whose help cc shows: cc itself, or, for a
+// DocCommand returns the command whose help cc shows: cc itself, or, for a
 // subcommand that has no description of its own ("queue take"), the
 // command it belongs to.
-func docCommand(cc *cobra.Command) *cobra.Command {
+func DocCommand(cc *cobra.Command) *cobra.Command {
 	for cc.Long == "" && cc.HasParent() && cc.Parent().HasParent() {
 		cc = cc.Parent()
 	}
 	return cc
 }
 
-// printCommandHelp prints a command's help: synopsis, description, its
+// PrintCommandHelp prints a command's help: synopsis, description, its
 // subcommands that have a help of their own, its own flags, and the
 // common flags.
-func printCommandHelp(cc *cobra.Command, w io.Writer) {
-	fmt.Fprintf(w, "Usage: zkcoord %s %s\n\n", title(cc), synopsis(cc))
+func PrintCommandHelp(cc *cobra.Command, w io.Writer) {
+	fmt.Fprintf(w, "Usage: zkcoord %s %s\n\n", Title(cc), synopsis(cc))
 	fmt.Fprintln(w, strings.Trim(cc.Long, "\n"))
 	var subs []string
 	for _, sc := range cc.Commands() {
 		if sc.Long != "" && !sc.Hidden {
-			subs = append(subs, fmt.Sprintf("  zkcoord %s %s\t%s", title(sc), synopsis(sc), sc.Short))
+			subs = append(subs, fmt.Sprintf("  zkcoord %s %s\t%s", Title(sc), synopsis(sc), sc.Short))
 		}
 	}
 	if len(subs) > 0 {
 		fmt.Fprintln(w, "\nSubcommands:")
-		printLines(w, subs)
+		PrintLines(w, subs)
 	}
 	flags := pflag.NewFlagSet(cc.Name(), pflag.ContinueOnError)
 	flags.AddFlagSet(cc.LocalFlags())
 	flags.AddFlagSet(cc.InheritedFlags())
 	if own := flagLines(flags, "", false); len(own) > 0 {
 		fmt.Fprintln(w, "\nFlags:")
-		printLines(w, own)
+		PrintLines(w, own)
 	}
-	printCommonFlags(w, flags, "Connection (flags override environment variables):", false)
+	PrintCommonFlags(w, flags, "Connection (flags override environment variables):", false)
 	fmt.Fprintln(w, "\nExit codes: 0 ok, 1 failure, 2 usage error, 3 lock or leadership lost;")
 	fmt.Fprintln(w, "a command run by zkcoord that ends by itself passes on its own exit status.")
 }
 
-// printCommonFlags prints the flags every command takes: the connection
+// PrintCommonFlags prints the flags every command takes: the connection
 // flags under connHeading, then the logging and metrics flags; with env,
 // each flag's environment variable follows its name.
-func printCommonFlags(w io.Writer, fs *pflag.FlagSet, connHeading string, env bool) {
+func PrintCommonFlags(w io.Writer, fs *pflag.FlagSet, connHeading string, env bool) {
 	fmt.Fprintln(w, "\n"+connHeading)
-	printLines(w, flagLines(fs, groupConn, env))
+	PrintLines(w, flagLines(fs, groupConn, env))
 	fmt.Fprintln(w, "\nLogging and metrics:")
-	printLines(w, flagLines(fs, groupLog, env))
+	PrintLines(w, flagLines(fs, groupLog, env))
 }
 
 // flagLines returns "--name VALUE\tusage (default x)" lines for the flags of
@@ -120,7 +120,8 @@ func annotation(f *pflag.Flag, key string) string {
 	return ""
 }
 
-func printLines(w io.Writer, lines []string) {
+// PrintLines prints lines whose columns are separated by tabs, aligned.
+func PrintLines(w io.Writer, lines []string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, l := range lines {
 		fmt.Fprintln(tw, l)
@@ -137,11 +138,11 @@ func dashed(name string) string {
 	return "--" + name
 }
 
-// flagError reports a flag cobra could not parse, on command line args, as
+// FlagError reports a flag cobra could not parse, on command line args, as
 // a usage error. An argument that starts with one dash and is not a
 // shorthand flag is explained: a negative number goes after "--", and a
 // long flag takes two dashes.
-func flagError(cc *cobra.Command, args []string, err error) error {
+func FlagError(cc *cobra.Command, args []string, err error) error {
 	var (
 		notExist *pflag.NotExistError
 		invalid  *pflag.InvalidValueError
@@ -163,10 +164,10 @@ func flagError(cc *cobra.Command, args []string, err error) error {
 	case errors.As(err, &required):
 		msg = "flag " + dashed(required.GetFlag().Name) + " needs a value"
 	}
-	if t := title(cc); t != "zkcoord" {
+	if t := Title(cc); t != "zkcoord" {
 		msg = t + ": " + msg
 	}
-	return &exitError{code: exitUsage, err: errors.New(msg)}
+	return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
 }
 
 // shortArg returns the argument, before "--", that starts with one dash
@@ -198,4 +199,33 @@ func isNegativeNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+// Report writes the error a command returned, if any, on stderr as the
+// zkcoord programs do, and returns the exit code: a usage error is
+// followed by where to read the usage of cc, the command that failed.
+func Report(stderr io.Writer, cc *cobra.Command, err error) int {
+	code := ExitCode(err)
+	var ee *ExitError
+	if err == nil || errors.As(err, &ee) && ee.Err == nil {
+		return code
+	}
+	fmt.Fprintf(stderr, "zkcoord: %v\n", err)
+	if errors.Is(err, zkcoord.ErrNoAuth) {
+		fmt.Fprintln(stderr, "The node's ACL does not allow this; give credentials with --auth or ZKCOORD_AUTH.")
+	}
+	if code == ExitUsage {
+		fmt.Fprintln(stderr, usageHint(cc))
+	}
+	return code
+}
+
+// usageHint says where to read the usage of cc.
+func usageHint(cc *cobra.Command) string {
+	if cc != nil {
+		if t := Title(DocCommand(cc)); t != "zkcoord" && t != "help" {
+			return fmt.Sprintf("Run 'zkcoord %s --help' for usage.", t)
+		}
+	}
+	return "Run 'zkcoord help' for usage."
 }

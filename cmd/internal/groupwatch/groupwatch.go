@@ -1,4 +1,8 @@
-package main
+// Package groupwatch follows a rebalancer group from outside, as zkcoord
+// status --watch, a coordinating worker's metrics and the demo do: a
+// description of the group after every change (Watch), and the
+// rebalancings those descriptions show (Episodes).
+package groupwatch
 
 import (
 	"context"
@@ -14,8 +18,8 @@ import (
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
-// snapshot is one Describe of a group.
-type snapshot struct {
+// Snapshot is one Describe of a group.
+type Snapshot struct {
 	At time.Time // when the Describe ended
 	// Since is when the first notification of a change arrived after the
 	// previous snapshot (zero for the first snapshot).
@@ -24,12 +28,12 @@ type snapshot struct {
 	Err   error
 }
 
-// watchGroup calls f with a Description of the group now and after every
+// Watch calls f with a Description of the group now and after every
 // change of its members, resources, allocation, barriers or term, until ctx
 // ends or the Session ends. It uses one-shot watches, re-armed only on the
 // nodes whose watch fired, and never polls. A burst of changes is described
-// once. f is called from watchGroup's goroutine.
-func watchGroup(ctx context.Context, sess *zkcoord.Session, root, group string, f func(snapshot)) error {
+// once. f is called from Watch's goroutine.
+func Watch(ctx context.Context, sess *zkcoord.Session, root, group string, f func(Snapshot)) error {
 	base := zkcoord.Join(root, group)
 	type watchKey struct {
 		path     string
@@ -93,7 +97,7 @@ func watchGroup(ctx context.Context, sess *zkcoord.Session, root, group string, 
 			}
 			return err
 		}
-		f(snapshot{At: time.Now(), Since: since, D: d, Err: err})
+		f(Snapshot{At: time.Now(), Since: since, D: d, Err: err})
 		select {
 		case k := <-fired:
 			since = time.Now()
@@ -120,9 +124,9 @@ func watchGroup(ctx context.Context, sess *zkcoord.Session, root, group string, 
 	}
 }
 
-// episode is one rebalancing as seen from outside: from the first snapshot
+// An Episode is one rebalancing as seen from outside: from the first Snapshot
 // in which the group is not settled to the first in which it is again.
-type episode struct {
+type Episode struct {
 	N          int
 	Start, End time.Time
 	Trigger    string // what changed: members joined or left, resources added or removed
@@ -133,21 +137,22 @@ type episode struct {
 }
 
 // Duration is how long the rebalancing took.
-func (e episode) Duration() time.Duration { return e.End.Sub(e.Start) }
+func (e Episode) Duration() time.Duration { return e.End.Sub(e.Start) }
 
-// episodes turns a stream of snapshots into rebalancings.
-type episodes struct {
-	// joined: the stream starts in the middle of the group's life, so a
-	// settled first snapshot is a state found, not a rebalancing seen.
-	joined  bool
+// Episodes turns a stream of snapshots into rebalancings. The zero value
+// watches a group from its start; Joined says that the stream starts in
+// the middle of the group's life, so that a settled first snapshot is a
+// state found, not a rebalancing seen.
+type Episodes struct {
+	Joined  bool
 	n       int
 	settled *rebalance.Description // the last settled state
-	cur     *episode
+	cur     *Episode
 }
 
-// observe takes the next snapshot. It returns the rebalancing that it
+// Observe takes the next Snapshot. It returns the rebalancing that it
 // completes, if any.
-func (t *episodes) observe(s snapshot) *episode {
+func (t *Episodes) Observe(s Snapshot) *Episode {
 	d := s.D
 	if d == nil {
 		return nil
@@ -160,7 +165,7 @@ func (t *episodes) observe(s snapshot) *episode {
 	if busy {
 		if t.cur == nil {
 			t.n++
-			t.cur = &episode{N: t.n, Start: start}
+			t.cur = &Episode{N: t.n, Start: start}
 		}
 		return nil
 	}
@@ -168,20 +173,20 @@ func (t *episodes) observe(s snapshot) *episode {
 		if t.settled == nil || t.settled.Generation != d.Generation || !sameHolders(t.settled, d) {
 			// A whole rebalancing happened between two snapshots: it
 			// started with the change that woke us.
-			if t.settled != nil || (len(d.Resources) > 0 && !t.joined) {
+			if t.settled != nil || (len(d.Resources) > 0 && !t.Joined) {
 				t.n++
-				t.cur = &episode{N: t.n, Start: start}
+				t.cur = &Episode{N: t.n, Start: start}
 			}
 		}
 	}
-	var done *episode
+	var done *Episode
 	if t.cur != nil {
 		e := t.cur
 		e.End = s.At
 		e.Trigger = describeChange(t.settled, d)
 		e.Moved = movedCount(t.settled, d)
 		e.Term, e.Generation = d.Term, d.Generation
-		e.Coord = memberName(d, d.Coordinator)
+		e.Coord = MemberName(d, d.Coordinator)
 		done, t.cur = e, nil
 	}
 	t.settled = d
@@ -195,7 +200,7 @@ func holders(d *rebalance.Description) map[string]string {
 		return out
 	}
 	for _, b := range d.Barriers {
-		out[b.Resource] = memberName(d, b.Client)
+		out[b.Resource] = MemberName(d, b.Client)
 	}
 	return out
 }
@@ -215,8 +220,8 @@ func movedCount(before, after *rebalance.Description) int {
 	return n
 }
 
-// memberName returns a member's name (its --name), or its client id.
-func memberName(d *rebalance.Description, id string) string {
+// MemberName returns a member's name (its --name), or its client id.
+func MemberName(d *rebalance.Description, id string) string {
 	for _, m := range d.Members {
 		if m.ID == id {
 			if m.Name != "" {
@@ -236,7 +241,7 @@ func describeChange(before, after *rebalance.Description) string {
 		}
 		var out []string
 		for _, m := range d.Members {
-			out = append(out, memberName(d, m.ID))
+			out = append(out, MemberName(d, m.ID))
 		}
 		return out
 	}
