@@ -9,7 +9,8 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
-// newRoot builds the command tree of a.
+// newRootCommand builds the command tree of a: zkcoord and every command
+// below it.
 func newRootCommand(a *app) *cobra.Command {
 	cobra.EnableCommandSorting = false // the order of a.commands()
 	root := &cobra.Command{

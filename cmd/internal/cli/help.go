@@ -26,7 +26,8 @@ const (
 )
 
 // Title names a command as the help and the messages do: its words after
-// "zkcoord" ("lock break"); "zkcoord" for zkcoord itself.
+// "zkcoord" ("lock break"); "zkcoord" for zkcoord itself. zkcoord-demo's
+// command is named "demo", as zkcoord users know it.
 func Title(cc *cobra.Command) string {
 	return strings.TrimPrefix(cc.CommandPath(), "zkcoord ")
 }
