@@ -44,12 +44,11 @@ fuzz-brief:
 	@$(MAKE) --no-print-directory fuzz FUZZ_PKGS=./internal/wire FUZZTIME=3s
 
 # lint runs staticcheck (a pinned version, fetched by the go command) over
-# the tree as shipped and in the builds with the demo and the test switches.
+# the tree as shipped and in the builds with the test switches.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	$(STATICCHECK) ./...
-	$(STATICCHECK) -tags demo ./cmd/zkcoord
-	$(STATICCHECK) -tags zkcoord_broken ./cmd/zkcoord ./lock ./chaos
+	$(STATICCHECK) -tags zkcoord_broken ./cmd/... ./lock ./chaos
 	$(STATICCHECK) -tags zkcoord_broken_claim ./queue ./chaos
 
 # cross builds and vets the whole tree (tests included) for the other
@@ -57,7 +56,7 @@ lint:
 # every platform and fails at the end if any failed.
 CROSS_PLATFORMS ?= darwin/amd64 darwin/arm64 windows/amd64
 cross:
-	@failed=""; for p in $(CROSS_PLATFORMS); do 		os=$${p%/*}; arch=$${p#*/}; 		echo "cross: GOOS=$$os GOARCH=$$arch go build ./... && go vet ./..."; 		GOOS=$$os GOARCH=$$arch $(GO) build ./... && 		GOOS=$$os GOARCH=$$arch $(GO) vet ./... && 		GOOS=$$os GOARCH=$$arch $(GO) vet -tags demo ./cmd/zkcoord || failed="$$failed $$p"; 	done; 	if [ -n "$$failed" ]; then echo "cross: failed for$$failed"; exit 1; fi
+	@failed=""; for p in $(CROSS_PLATFORMS); do 		os=$${p%/*}; arch=$${p#*/}; 		echo "cross: GOOS=$$os GOARCH=$$arch go build ./... && go vet ./..."; 		GOOS=$$os GOARCH=$$arch $(GO) build ./... && 		GOOS=$$os GOARCH=$$arch $(GO) vet ./... || failed="$$failed $$p"; 	done; 	if [ -n "$$failed" ]; then echo "cross: failed for$$failed"; exit 1; fi
 
 # randomized runs the rebalancer's randomized fault test at full size
 # (10 client processes, 120 resources, 250 steps per mode); make test runs
@@ -91,15 +90,15 @@ CHAOS_OUT ?= chaos-out
 chaos: deps
 	$(GO) run -race ./chaos/cmd/chaos -workload $(WORKLOAD) -duration $(DURATION) -seed $(SEED) -out $(CHAOS_OUT)
 
-# demo builds the zkcoord command and zkcoord-demo (the same command with the
-# demo and its checker built in, -tags demo) into bin/ and plays the demo: worker
-# processes sharing resources on a ZooKeeper server of the demo's own, while
-# a worker joins, the coordinator is killed, resources change and a worker is
-# cut off the network; it ends with a verdict. deps installs ZooKeeper first
-# if it is missing. DEMO_FLAGS passes flags on, for example
-# make demo DEMO_FLAGS="--workers 4 --plain". UI=ADDR serves the web console
-# of the demo's ZooKeeper on ADDR beside the terminal view, for example
-# make demo UI=127.0.0.1:8080.
+# demo builds the zkcoord command and zkcoord-demo (cmd/zkcoord-demo: the
+# demo and its checker, which zkcoord demo runs) into bin/ and plays the
+# demo: worker processes sharing resources on a ZooKeeper server of the
+# demo's own, while a worker joins, the coordinator is killed, resources
+# change and a worker is cut off the network; it ends with a verdict. deps
+# installs ZooKeeper first if it is missing. DEMO_FLAGS passes flags on,
+# for example make demo DEMO_FLAGS="--workers 4 --plain". UI=ADDR serves
+# the web console of the demo's ZooKeeper on ADDR beside the terminal view,
+# for example make demo UI=127.0.0.1:8080.
 ZKCOORD_BIN ?= bin/zkcoord
 ZKCOORD_DEMO_BIN ?= $(dir $(ZKCOORD_BIN))zkcoord-demo
 DEMO_FLAGS  ?=
@@ -109,7 +108,7 @@ zkcoord:
 	@command -v $(GO) >/dev/null || { echo "Go 1.24 or newer is needed: https://go.dev/dl/"; exit 1; }
 	$(GO) build -o $(ZKCOORD_BIN) ./cmd/zkcoord
 demo: deps zkcoord
-	$(GO) build -tags demo -o $(ZKCOORD_DEMO_BIN) ./cmd/zkcoord
+	$(GO) build -o $(ZKCOORD_DEMO_BIN) ./cmd/zkcoord-demo
 	@$(ZKCOORD_BIN) demo $(if $(UI),--ui $(UI)) $(DEMO_FLAGS)
 
 # bench measures zkcoord side by side with go-zookeeper, Curator and Kazoo

@@ -4,104 +4,94 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
-// normalizeArgs adapts a command line to what cobra parses, for two forms
-// zkcoord has always accepted:
-//
-//   - a long flag with a single dash (-zk, -json, -help) is read as --zk;
-//   - a negative number is an argument ("counter add /c -5"), not a flag,
-//     unless it is the value of the flag before it. When one is found (and
-//     the line has no "--"), the arguments move after a "--", where cobra
-//     takes everything as an argument, and the command is marked
-//     (annotMoved) so that its parse knows that no command to run follows.
-//
-// Nothing after a "--" is touched: it is the command zkcoord runs.
-func normalizeArgs(root *cobra.Command, args []string) []string {
-	cc, _, err := root.Find(args)
-	if err != nil || cc == nil {
-		cc = root
+// splitCommand splits the arguments of a command that runs one at "--":
+// the positional arguments before it, and the command line after it.
+func splitCommand(cmd *cobra.Command, args []string) (pos, command []string) {
+	if n := cmd.ArgsLenAtDash(); n >= 0 && n <= len(args) {
+		return args[:n], args[n:]
 	}
-	lookup := func(name string) *pflag.Flag {
-		if f := cc.Flags().Lookup(name); f != nil {
-			return f
-		}
-		if f := cc.InheritedFlags().Lookup(name); f != nil {
-			return f
-		}
-		if name == "help" {
-			return &pflag.Flag{Name: "help", NoOptDefVal: "true"}
-		}
-		return nil
-	}
-	out := make([]string, len(args))
-	copy(out, args)
-	negative := false
-	for i, arg := range args {
-		if arg == "--" {
-			return out // a command to run follows: negative numbers stay as they are
-		}
-		if isNegativeNumber(arg) {
-			negative = true
-		} else if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
-			name, _, _ := strings.Cut(arg[1:], "=")
-			if len(name) > 1 && lookup(name) != nil {
-				out[i] = "-" + arg
-			}
-		}
-	}
-	if !negative {
-		return out
-	}
-	args = out
-	path := strings.Fields(cc.CommandPath())[1:] // the command's words after "zkcoord"
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if isNegativeNumber(arg) {
-			pos = append(pos, arg)
-			continue
-		}
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			if len(path) > 0 && arg == path[0] && len(pos) == 0 {
-				path = path[1:]
-				flags = append(flags, arg)
-			} else {
-				pos = append(pos, arg)
-			}
-			continue
-		}
-		flags = append(flags, arg)
-		// A flag that takes a value takes the next argument, whatever it is.
-		if strings.HasPrefix(arg, "--") && !strings.Contains(arg, "=") {
-			if f := lookup(arg[2:]); f != nil && f.NoOptDefVal == "" && i+1 < len(args) {
-				i++
-				flags = append(flags, args[i])
-			}
-		} else if len(arg) == 2 {
-			if f := cc.Flags().ShorthandLookup(arg[1:]); f != nil && f.NoOptDefVal == "" && i+1 < len(args) {
-				i++
-				flags = append(flags, args[i])
-			}
-		}
-	}
-	if cc.Annotations == nil {
-		cc.Annotations = map[string]string{}
-	}
-	cc.Annotations[annotMoved] = "true"
-	return append(append(flags, "--"), pos...)
+	return args, nil
 }
 
-// isNegativeNumber reports whether s is a negative integer like -5.
-func isNegativeNumber(s string) bool {
-	if len(s) < 2 || s[0] != '-' {
-		return false
+// wantArgs checks that pos holds the named positional arguments, no more
+// and no fewer.
+func wantArgs(cmd *cobra.Command, pos []string, names ...string) error {
+	if len(pos) < len(names) {
+		return cli.Usagef("%s: missing %s", cli.Title(cmd), names[len(pos)])
 	}
-	for _, r := range s[1:] {
-		if r < '0' || r > '9' {
-			return false
-		}
+	if len(pos) > len(names) {
+		return cli.Usagef("%s: unexpected argument %q", cli.Title(cmd), pos[len(names)])
 	}
-	return true
+	return nil
+}
+
+// exactly returns the cobra Args of a command that takes the named
+// positional arguments.
+func exactly(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error { return wantArgs(cmd, args, names...) }
+}
+
+// pathArg is the cobra Args of a command that takes a node's PATH.
+func pathArg(cmd *cobra.Command, args []string) error {
+	if err := wantArgs(cmd, args, "PATH"); err != nil {
+		return err
+	}
+	return checkPath(cmd, args[0])
+}
+
+// pathThenCommand is the cobra Args of a command that takes a node's PATH
+// and, after "--", a command to run.
+func pathThenCommand(cmd *cobra.Command, args []string) error {
+	pos, _ := splitCommand(cmd, args)
+	return pathArg(cmd, pos)
+}
+
+// checkPath reports an invalid ZooKeeper path as a usage error.
+func checkPath(cmd *cobra.Command, path string) error {
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return cli.Usagef("%s: %v", cli.Title(cmd), err)
+	}
+	return nil
+}
+
+// checkGroup reports an invalid group name as a usage error.
+func checkGroup(cmd *cobra.Command, group string) error {
+	if err := zkcoord.ValidateName(group); err != nil {
+		return cli.Usagef("%s: group: %v", cli.Title(cmd), err)
+	}
+	return nil
+}
+
+// subcommandRequired is the RunE of a command that groups subcommands
+// (queue put, take, len) and does nothing by itself.
+func subcommandRequired(cmd *cobra.Command, args []string) error {
+	var subs []string
+	for _, sc := range cmd.Commands() {
+		subs = append(subs, sc.Name())
+	}
+	switch {
+	case len(args) == 0:
+		return cli.Usagef("%s: missing subcommand (one of %s); see 'zkcoord %[1]s --help'", cli.Title(cmd), strings.Join(subs, ", "))
+	case args[0] == "help":
+		return cmd.Help()
+	}
+	return cli.Usagef("%s: unknown subcommand %q (want one of %s)", cli.Title(cmd), args[0], strings.Join(subs, ", "))
+}
+
+// annotBrief annotates a command with its arguments, shortened, for the
+// command list of zkcoord help.
+const annotBrief = "brief"
+
+// brief is the Annotations of a command whose arguments the command list
+// shows shortened as s.
+func brief(s string) map[string]string { return map[string]string{annotBrief: s} }
+
+// completeWords offers words as the values of cmd's flag name in shell
+// completion.
+func completeWords(cmd *cobra.Command, name string, words ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp))
 }

@@ -5,16 +5,27 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 )
 
-var barrierCommand = &command{
-	name:     "barrier",
-	synopsis: "set|remove|wait|check|enter PATH [FLAGS] [-- CMD...]",
-	brief:    "set|remove|wait|check|enter PATH",
-	summary:  "hold processes back until a barrier is removed; run CMD in a double barrier",
-	help: `
+// barrierOptions are the flags of barrier.
+type barrierOptions struct {
+	timeout   time.Duration
+	members   int
+	ephemeral bool
+}
+
+func newBarrierCommand(a *app) *cobra.Command {
+	var o barrierOptions
+	cmd := &cobra.Command{
+		Use:         "barrier set|remove|wait|check|enter PATH [FLAGS] [-- CMD...]",
+		Short:       "hold processes back until a barrier is removed; run CMD in a double barrier",
+		Annotations: brief("set|remove|wait|check|enter PATH"),
+		Long: `
   barrier set PATH      raise the barrier (create its node)
   barrier remove PATH   lower it, releasing every waiter
   barrier wait PATH     block until the barrier is not set
@@ -28,39 +39,51 @@ double barrier its DistributedDoubleBarrier, so Java processes can take part.
 With set --ephemeral the barrier falls by itself if this process's session ends,
 so set then holds the barrier until interrupted.
 `,
-	run: runBarrier,
+		RunE: subcommandRequired,
+	}
+	fs := cmd.PersistentFlags()
+	fs.DurationVar(&o.timeout, "timeout", 0, "wait, enter: give up (exit 1) after this `duration`; 0 waits for ever")
+	fs.IntVar(&o.members, "members", 0, "enter: `n`, the number of members of the double barrier")
+	fs.BoolVar(&o.ephemeral, "ephemeral", false, "set: the barrier falls when this process ends; hold it until interrupted")
+	for _, sub := range []struct{ use, short string }{
+		{"set PATH", "raise the barrier (create its node)"},
+		{"remove PATH", "lower the barrier, releasing every waiter"},
+		{"wait PATH", "block until the barrier is not set"},
+		{"check PATH", "exit 0 if the barrier is set, 1 if not"},
+		{"enter PATH --members N [-- CMD...]", "enter a double barrier, run CMD, leave it"},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   sub.use,
+			Short: sub.short,
+			Args:  pathThenCommand,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				pos, cmdArgs := splitCommand(cmd, args)
+				return runBarrier(a, cmd.Name(), pos[0], cmdArgs, &o)
+			},
+		})
+	}
+	return cmd
 }
 
-func runBarrier(a *app, cmd *command, args []string) error {
-	sub, fs, args, err := a.subFlags(cmd, args, "set", "remove", "wait", "check", "enter")
-	if err != nil {
-		return err
-	}
-	timeout := fs.Duration("timeout", 0, "wait, enter: give up (exit 1) after this `duration`; 0 waits for ever")
-	members := fs.Int("members", 0, "enter: `n`, the number of members of the double barrier")
-	ephemeral := fs.Bool("ephemeral", false, "set: the barrier falls when this process ends; hold it until interrupted")
-	path, cmdArgs, err := fs.pathArg(args)
-	if err != nil {
-		return err
-	}
-	if sub == "enter" && *members < 1 {
-		return usagef("barrier enter: --members must be at least 1")
+func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) error {
+	if sub == "enter" && o.members < 1 {
+		return cli.Usagef("barrier enter: --members must be at least 1")
 	}
 	if len(cmdArgs) > 0 && sub != "enter" {
-		return usagef("barrier %s: runs no command", sub)
+		return cli.Usagef("barrier %s: runs no command", sub)
 	}
 	sess, err := a.open()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 	var (
 		ctx    context.Context
 		cancel context.CancelFunc
 	)
 	switch {
-	case (sub == "wait" || sub == "enter") && *timeout > 0:
-		ctx, cancel = context.WithTimeout(a.ctx, *timeout)
+	case (sub == "wait" || sub == "enter") && o.timeout > 0:
+		ctx, cancel = context.WithTimeout(a.ctx, o.timeout)
 	case sub == "wait" || sub == "enter":
 		ctx, cancel = context.WithCancel(a.ctx) // waits for ever
 	default:
@@ -69,28 +92,28 @@ func runBarrier(a *app, cmd *command, args []string) error {
 	defer cancel()
 
 	if sub == "enter" {
-		return runDoubleBarrier(ctx, a, sess, path, *members, cmdArgs)
+		return runDoubleBarrier(ctx, a, sess, path, o.members, cmdArgs)
 	}
 	var opts []barrier.Option
-	if *ephemeral {
+	if o.ephemeral {
 		opts = append(opts, barrier.WithEphemeral())
 	}
 	b, err := barrier.New(sess, path, opts...)
 	if err != nil {
-		return usagef("barrier: %v", err)
+		return cli.Usagef("barrier: %v", err)
 	}
 	switch sub {
 	case "set":
 		if err := b.Set(ctx); err != nil {
 			return fmt.Errorf("setting the barrier %s: %w", path, err)
 		}
-		if *ephemeral {
+		if o.ephemeral {
 			a.printf("barrier %s set; holding it until interrupted\n", path)
 			select {
 			case <-a.ctx.Done():
 				return nil
 			case <-sess.Done():
-				return lostf("the session ended, and the barrier with it: %v", sess.Err())
+				return cli.Lostf("the session ended, and the barrier with it: %v", sess.Err())
 			}
 		}
 	case "remove":
@@ -103,13 +126,13 @@ func runBarrier(a *app, cmd *command, args []string) error {
 			return err
 		}
 		if !set {
-			return &exitError{code: exitFailure}
+			return &cli.ExitError{Code: cli.ExitFailure}
 		}
 	case "wait":
 		start := time.Now()
 		if err := b.Wait(ctx); err != nil {
 			if a.ctx.Err() == nil && ctx.Err() != nil {
-				return fmt.Errorf("barrier %s still set after %v", path, *timeout)
+				return fmt.Errorf("barrier %s still set after %v", path, o.timeout)
 			}
 			return fmt.Errorf("waiting for the barrier %s: %w", path, err)
 		}
@@ -121,7 +144,7 @@ func runBarrier(a *app, cmd *command, args []string) error {
 func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path string, members int, cmdArgs []string) error {
 	d, err := barrier.NewDouble(sess, path, members)
 	if err != nil {
-		return usagef("barrier enter: %v", err)
+		return cli.Usagef("barrier enter: %v", err)
 	}
 	if err := d.Enter(ctx); err != nil {
 		return fmt.Errorf("entering the double barrier %s: %w", path, err)
@@ -129,14 +152,14 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 	a.log.Info("entered", "path", path, "members", members)
 	status := 0
 	if len(cmdArgs) > 0 {
-		c, err := startChild(childSpec{name: cmdArgs[0], argv: cmdArgs, env: []string{"ZKCOORD_PATH=" + path}})
+		c, err := supervise.Start(supervise.Spec{Name: cmdArgs[0], Argv: cmdArgs, Env: []string{"ZKCOORD_PATH=" + path}})
 		if err != nil {
 			return err
 		}
 		select {
 		case <-c.Done():
 		case <-a.ctx.Done():
-			c.Stop(10*time.Second, owner{})
+			c.Stop(10*time.Second, supervise.Owner{})
 		}
 		status = c.Status()
 	} else {
@@ -150,5 +173,5 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 	if err := d.Leave(lctx); err != nil && a.ctx.Err() == nil {
 		return fmt.Errorf("leaving the double barrier %s: %w", path, err)
 	}
-	return exitStatus(status)
+	return cli.ExitStatus(status)
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -41,21 +42,31 @@ func TestHelp(t *testing.T) {
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
 		"locks": "ls", "election": "ls", "services": "get"}
-	for _, c := range commands() {
-		flags, ok := own[c.name]
+	seen := map[string]bool{}
+	for _, c := range newRootCommand(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
+		cname := c.Name()
+		if cname == "help" || cname == "completion" {
+			continue
+		}
+		seen[cname] = true
+		flags, ok := own[cname]
 		if !ok {
-			t.Errorf("no flags listed for %s in the test", c.name)
+			t.Errorf("no flags listed for %s in the test", cname)
 		}
-		forms := [][]string{{c.name, "--help"}, {"help", c.name}, {c.name, "-h"}}
-		if sub, ok := subs[c.name]; ok {
-			forms = append(forms, []string{c.name, sub, "--help"}, []string{c.name, "help"})
+		forms := [][]string{{cname, "--help"}, {"help", cname}, {cname, "-h"}}
+		if sub, ok := subs[cname]; ok {
+			forms = append(forms, []string{cname, sub, "--help"}, []string{cname, "help"})
 		}
-		// The first line of the description, indentation included.
-		first := strings.SplitN(strings.TrimLeft(c.help, "\n"), "\n", 2)[0]
+		// The first line of the description, indentation included; the
+		// demo's help is zkcoord-demo's.
+		first := strings.SplitN(strings.TrimLeft(c.Long, "\n"), "\n", 2)[0]
+		if cname == "demo" {
+			first = "Start a few worker processes that share resources through ZooKeeper with"
+		}
 		for _, args := range forms {
 			name := "zkcoord " + strings.Join(args, " ")
 			r := zkc(t, args...)
-			if r.code != 0 || !strings.Contains(r.stdout, "Usage: zkcoord "+c.name) || !strings.Contains(r.stdout, "Exit codes") {
+			if r.code != 0 || !strings.Contains(r.stdout, "Usage: zkcoord "+cname) || !strings.Contains(r.stdout, "Exit codes") {
 				t.Errorf("%s: %s", name, r)
 				continue
 			}
@@ -76,6 +87,11 @@ func TestHelp(t *testing.T) {
 			if strings.Contains(r.stdout, "(default -") {
 				t.Errorf("%s: a negative default shows:\n%s", name, r.stdout)
 			}
+		}
+	}
+	for cname := range own {
+		if !seen[cname] {
+			t.Errorf("zkcoord help does not list %s", cname)
 		}
 	}
 }
@@ -174,19 +190,20 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// Flags may stand between the arguments, a negative number is an argument,
-// and the common flags may come before the command.
+// Flags may stand between the arguments, the common flags may come before
+// the command, and an argument that starts with "-", like a negative
+// number, comes after "--".
 func TestFlagsBetweenArguments(t *testing.T) {
 	t.Parallel()
 	path := unique(t)
-	if out := mustZkc(t, "counter", "add", path, "--seed", "-3", "-5"); out != "-8\n" {
+	if out := mustZkc(t, "counter", "add", path, "--seed", "-3", "--", "-5"); out != "-8\n" {
 		t.Fatalf("counter add with --seed -3 between the arguments: %q", out)
 	}
-	if out := mustZkc(t, "counter", "--log-level", "warn", "add", path, "-5", "--seed=1"); out != "-13\n" {
-		t.Fatalf("counter add -5: %q", out)
+	if out := mustZkc(t, "counter", "--log-level", "warn", "add", path, "--seed=1", "--", "-5"); out != "-13\n" {
+		t.Fatalf("counter add -- -5: %q", out)
 	}
-	if out := mustZkc(t, "--session-timeout", "5s", "counter", "set", path, "-1"); out != "-1\n" {
-		t.Fatalf("counter set -1: %q", out)
+	if out := mustZkc(t, "--session-timeout", "5s", "counter", "set", path, "--", "-1"); out != "-1\n" {
+		t.Fatalf("counter set -- -1: %q", out)
 	}
 	qpath := unique(t)
 	mustZkc(t, "queue", "put", "--priority", "2", qpath, "b", "c")
@@ -194,18 +211,35 @@ func TestFlagsBetweenArguments(t *testing.T) {
 	if out := mustZkc(t, "queue", "take", qpath, "-n", "3", "--no-wait"); out != "a\nb\nc\n" {
 		t.Fatalf("queue take -n 3: %q", out)
 	}
-	// The old single-dash form of a long flag still works.
-	if out := mustZkc(t, "counter", "get", path, "-seed", "7"); out != "-1\n" {
-		t.Fatalf("counter get -seed 7: %q", out)
+	// A negative number before "--", and a long flag written with one
+	// dash, forms zkcoord once read otherwise, fail with a usage error that
+	// says what to write, and change nothing.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"counter", "add", path, "-5"}, `-5 is read as a flag: arguments that start with "-" go after "--"`},
+		{[]string{"counter", "add", "-7", path}, `-7 is read as a flag`},
+		{[]string{"counter", "get", path, "-seed", "7"}, "unknown flag -seed: a long flag takes two dashes (--seed)"},
+		{[]string{"-zk", "h:1", "counter", "get", path}, "unknown flag -zk: a long flag takes two dashes (--zk)"},
+		{[]string{"counter", "get", path, "-help"}, "(--help)"},
+	} {
+		r := zkc(t, c.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("zkcoord %s: want exit 2 and %q, got %s", strings.Join(c.args, " "), c.want, r)
+		}
+	}
+	if out := mustZkc(t, "counter", "get", path); out != "-1\n" {
+		t.Fatalf("counter get after the usage errors: %q", out)
 	}
 }
 
 // A negative number is an argument of any command that takes one, like a
-// queue item.
+// queue item, after "--".
 func TestNegativeItems(t *testing.T) {
 	t.Parallel()
 	q := unique(t)
-	mustZkc(t, "queue", "put", q, "-5", "--priority", "3", "-7")
+	mustZkc(t, "queue", "put", q, "--priority", "3", "--", "-5", "-7")
 	if out := mustZkc(t, "queue", "take", "-n", "2", q); out != "-5\n-7\n" {
 		t.Fatalf("queue take: %q", out)
 	}

@@ -6,16 +6,19 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/counter"
 )
 
-var counterCommand = &command{
-	name:     "counter",
-	synopsis: "get|set|add PATH [VALUE]",
-	brief:    "get|set|add PATH",
-	summary:  "read or change a shared 32-bit counter",
-	help: `
+func newCounterCommand(a *app) *cobra.Command {
+	var seed int
+	cmd := &cobra.Command{
+		Use:         "counter get|set|add PATH [VALUE]",
+		Short:       "read or change a shared 32-bit counter",
+		Annotations: brief("get|set|add PATH"),
+		Long: `
   counter get PATH         print the count
   counter set PATH VALUE   set the count
   counter add PATH DELTA   add DELTA (may be negative) and print the new count
@@ -26,50 +29,55 @@ update; an add that would overflow 32 bits fails. set and add create a missing
 counter (and its parents) with the value of --seed; get creates nothing: on a
 missing counter it says so and exits 1. An empty counter node reads as --seed.
 `,
-	run: runCounter,
+		RunE: subcommandRequired,
+	}
+	cmd.PersistentFlags().IntVar(&seed, "seed", 0, "the `value` a missing counter starts from")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "get PATH",
+		Short: "print the count",
+		Args:  pathArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCounter(a, "get", args[0], 0, seed)
+		},
+	})
+	for _, sub := range []struct{ use, short string }{
+		{"set PATH VALUE", "set the count"},
+		{"add PATH DELTA", "add DELTA and print the new count"},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   sub.use,
+			Short: sub.short,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := wantArgs(cmd, args, "PATH", "VALUE"); err != nil {
+					return err
+				}
+				v, err := strconv.ParseInt(args[1], 10, 32)
+				if err != nil {
+					return cli.Usagef("%s: %q is not a 32-bit integer", cli.Title(cmd), args[1])
+				}
+				if err := checkPath(cmd, args[0]); err != nil {
+					return err
+				}
+				return runCounter(a, cmd.Name(), args[0], int32(v), seed)
+			},
+		})
+	}
+	return cmd
 }
 
-func runCounter(a *app, cmd *command, args []string) error {
-	sub, fs, args, err := a.subFlags(cmd, args, "get", "set", "add")
-	if err != nil {
-		return err
-	}
-	seed := fs.Int("seed", 0, "the `value` a missing counter starts from")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	var value int32
-	if sub == "get" {
-		err = fs.args(pos, "PATH")
-	} else {
-		err = fs.args(pos, "PATH", "VALUE")
-		if err == nil {
-			v, perr := strconv.ParseInt(pos[1], 10, 32)
-			if perr != nil {
-				return usagef("counter %s: %q is not a 32-bit integer", sub, pos[1])
-			}
-			value = int32(v)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	path := pos[0]
-	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("counter: %v", err)
-	}
-	if int64(*seed) != int64(int32(*seed)) {
-		return usagef("counter: --seed is not a 32-bit integer")
+// runCounter runs counter get, set or add (sub) on the counter at path.
+func runCounter(a *app, sub, path string, value int32, seed int) error {
+	if int64(seed) != int64(int32(seed)) {
+		return cli.Usagef("counter: --seed is not a 32-bit integer")
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
 	defer done()
-	c, err := counter.New(sess, path, counter.WithSeed(int32(*seed)))
+	c, err := counter.New(sess, path, counter.WithSeed(int32(seed)))
 	if err != nil {
-		return usagef("counter: %v", err)
+		return cli.Usagef("counter: %v", err)
 	}
 	var cnt counter.Count
 	switch sub {

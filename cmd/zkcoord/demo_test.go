@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/cmd/internal/marked"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
@@ -23,13 +24,13 @@ func TestDemo(t *testing.T) {
 	t.Parallel()
 	mark := fmt.Sprintf("ZKCOORD_TEST_MARK=%d-%d", os.Getpid(), runs.Add(1))
 	env := append(testEnv(cluster.ConnectString()), mark)
-	t.Cleanup(func() { killMarked(mark) })
+	t.Cleanup(func() { marked.Kill(mark) })
 	d := start(t, env, "demo", "--plain")
 
 	// While it runs: its ZooKeeper server and its workers carry the mark.
 	var sawJava, sawWorker bool
 	testkit.Eventually(t, 60*time.Second, "the demo's ZooKeeper server and workers", func() bool {
-		for _, pid := range findMarked(mark) {
+		for _, pid := range marked.Find(mark) {
 			cmd := cmdline(pid)
 			sawJava = sawJava || strings.Contains(cmd, "java") && strings.Contains(cmd, "zookeeper")
 			sawWorker = sawWorker || strings.Contains(cmd, " rebalance ")
@@ -51,7 +52,7 @@ func TestDemo(t *testing.T) {
 
 	// Killed processes may take a moment to be gone.
 	deadline := time.Now().Add(5 * time.Second)
-	for left := findMarked(mark); len(left) > 0; left = findMarked(mark) {
+	for left := marked.Find(mark); len(left) > 0; left = marked.Find(mark) {
 		if time.Now().After(deadline) {
 			var desc []string
 			for _, pid := range left {
@@ -68,15 +69,6 @@ func TestDemo(t *testing.T) {
 func cmdline(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
-}
-
-// killMarked kills the processes that carry mark.
-func killMarked(mark string) {
-	for _, pid := range findMarked(mark) {
-		if p, err := os.FindProcess(pid); err == nil {
-			_ = p.Kill()
-		}
-	}
 }
 
 // With --zk, the demo uses the given servers, in a group of its own that it

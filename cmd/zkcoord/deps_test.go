@@ -20,8 +20,8 @@ var forbiddenDeps = []string{
 	"github.com/zkcoord/zkcoord/zktest",
 	"github.com/zkcoord/zkcoord/internal/testkit/",
 	"github.com/zkcoord/zkcoord/internal/interop/",
-	// The demo's checker: only zkcoord-demo (built with the tag "demo")
-	// links it. Its event-line format (internal/event) is apart from it.
+	// The demo's checker: only zkcoord-demo (cmd/zkcoord-demo) links it.
+	// Its event-line format (internal/event) is apart from it.
 	"github.com/zkcoord/zkcoord/internal/oracle/",
 }
 

@@ -32,15 +32,16 @@
 //
 // "zkcoord help" lists the commands and "zkcoord COMMAND --help" explains
 // one; the help is generated from the flags each command declares (package
-// github.com/spf13/cobra). Flags may come before, between or after the
-// arguments, a long flag may also be written with one dash (-zk), and a
-// negative number is an argument (counter add /c -5) unless it is a flag's
-// value; everything after "--" is the command to run.
+// github.com/spf13/cobra). The command line follows cobra's rules: flags may
+// come before, between or after the arguments, and everything after "--"
+// is the command to run or, for a command that runs none, more arguments,
+// taken as they are: an argument that starts with "-", like a negative
+// number, goes there (counter add /c -- -5).
 //
-// The demo is played by zkcoord-demo, this command built with the tag
-// "demo" (make demo builds both), so that zkcoord itself does not link the
-// checker of the demo's verdict; "zkcoord demo" runs zkcoord-demo from
-// beside it.
+// The demo is played by zkcoord-demo (cmd/zkcoord-demo; make demo builds
+// both), so that zkcoord itself links neither the demo's ZooKeeper
+// launcher nor the checker of its verdict; "zkcoord demo" runs
+// zkcoord-demo from beside it, or from the PATH.
 //
 // # Connection
 //

@@ -9,19 +9,23 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
 	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
-var electCommand = &command{
-	name:     "elect",
-	synopsis: "PATH [--id ID] [--fence CMD] [FLAGS] [-- CMD [ARG...]]",
-	brief:    "PATH -- CMD...",
-	summary:  "stand by; run CMD while leader, stop it on loss",
-	help: `
+func newElectCommand(a *app) *cobra.Command {
+	var o electOptions
+	cmd := &cobra.Command{
+		Use:         "elect PATH [--id ID] [--fence CMD] [FLAGS] [-- CMD [ARG...]]",
+		Short:       "stand by; run CMD while leader, stop it on loss",
+		Annotations: brief("PATH -- CMD..."),
+		Long: `
 Join the election at PATH and wait. While this process leads, run CMD; when
 leadership is lost, stop CMD (SIGTERM to its processes, SIGKILL after
 --grace, or at once if another leader may already act) and exit with status 3,
@@ -72,9 +76,28 @@ Examples:
   zkcoord elect /services/billing --health 'curl -fs localhost:8080/health' -- ./billing-server
   zkcoord elect /services/billing --fence 'ssh "$ZKCOORD_PREV_HOST" kill -9 "$ZKCOORD_PREV_PID"' -- ./billing-server
 `,
-	run: runElect,
+		Args: pathThenCommand,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pos, cmdArgs := splitCommand(cmd, args)
+			o.path, o.cmd = pos[0], cmdArgs
+			return runElect(a, &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.id, "id", "", "participant `id` (default: host name, process id and a random suffix)")
+	fs.StringVar(&o.fence, "fence", "", "failover: run `FENCE` against the previous active before becoming active")
+	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
+	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
+	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
+	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
+	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
+	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
+	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
+	return cmd
 }
 
+// electOptions are the arguments and flags of elect.
 type electOptions struct {
 	path         string
 	id           string
@@ -101,30 +124,7 @@ type electResult struct {
 	revoked  bool  // asked to step down (--revocable): stepped down cleanly
 }
 
-func runElect(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	var o electOptions
-	fs.StringVar(&o.id, "id", "", "participant `id` (default: host name, process id and a random suffix)")
-	fs.StringVar(&o.fence, "fence", "", "failover: run `FENCE` against the previous active before becoming active")
-	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
-	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
-	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
-	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
-	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
-	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
-	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
-	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
-	pos, cmdArgs, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.args(pos, "PATH"); err != nil {
-		return err
-	}
-	o.path, o.cmd = pos[0], cmdArgs
-	if err := zkcoord.ValidatePath(o.path); err != nil {
-		return usagef("elect: %v", err)
-	}
+func runElect(a *app, o *electOptions) error {
 	if o.id == "" {
 		h, _ := os.Hostname()
 		o.id = fmt.Sprintf("%s-%d", h, os.Getpid())
@@ -136,20 +136,22 @@ func runElect(a *app, cmd *command, args []string) error {
 	}
 	var fenceCmd commandTemplate
 	if o.fence != "" {
-		if fenceCmd, err = parseTemplate(o.fence); err != nil {
-			return usagef("elect: --fence: %v", err)
+		t, err := parseTemplate(o.fence)
+		if err != nil {
+			return cli.Usagef("elect: --fence: %v", err)
 		}
+		fenceCmd = t
 	}
 	var healthOpt []failover.Option
 	if o.health != "" {
 		t, err := parseTemplate(o.health)
 		if err != nil {
-			return usagef("elect: --health: %v", err)
+			return cli.Usagef("elect: --health: %v", err)
 		}
 		if o.healthInterval <= 0 || o.healthFailures < 1 {
-			return usagef("elect: --health-interval must be positive and --health-failures at least 1")
+			return cli.Usagef("elect: --health-interval must be positive and --health-failures at least 1")
 		}
-		check := healthCheck(a, &o, t)
+		check := healthCheck(a, o, t)
 		if o.fence != "" {
 			healthOpt = append(healthOpt, failover.WithHealthCheck(check, o.healthInterval, o.healthFailures))
 		} else {
@@ -184,16 +186,16 @@ func runElect(a *app, cmd *command, args []string) error {
 		var res electResult
 		for {
 			if o.fence != "" {
-				res = electFailover(a, sess, &o, fenceCmd, healthOpt...)
+				res = electFailover(a, sess, o, fenceCmd, healthOpt...)
 			} else {
-				res = electPlain(a, sess, &o)
+				res = electPlain(a, sess, o)
 			}
 			if (!res.lost || !o.rejoin) && !res.stepDown || !res.sessOK || a.ctx.Err() != nil {
 				break
 			}
 			a.log.Info("standing by again", "path", o.path)
 		}
-		closeSession(sess)
+		cli.CloseSession(sess)
 		if !res.lost || !o.rejoin || a.ctx.Err() != nil {
 			return res.err
 		}
@@ -213,7 +215,7 @@ type activeData struct {
 func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log))
 	if err != nil {
-		return electResult{err: usagef("elect: %v", err)}
+		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
 	ctx := a.ctx
 	if o.gate != nil {
@@ -296,7 +298,7 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 				return electResult{}
 			}
 			err := cause()
-			return electResult{err: lostf("lost leadership of %s: %v", o.path, err), lost: true, sessOK: sess.Err() == nil}
+			return electResult{err: cli.Lostf("lost leadership of %s: %v", o.path, err), lost: true, sessOK: sess.Err() == nil}
 		}
 	}
 	env := append([]string{
@@ -305,7 +307,7 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		"ZKCOORD_ID=" + o.id,
 		"ZKCOORD_PATH=" + o.path,
 	}, extraEnv...)
-	c, err := startChild(childSpec{name: o.cmd[0], argv: o.cmd, env: env, stdin: true})
+	c, err := supervise.Start(supervise.Spec{Name: o.cmd[0], Argv: o.cmd, Env: env, Stdin: true})
 	if err != nil {
 		resign()
 		return electResult{err: err}
@@ -314,32 +316,32 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 	case <-c.Done():
 		resign()
 		a.log.Info("command ended; leaving the election", "how", c.Describe())
-		return electResult{err: exitStatus(c.Status())}
+		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-done:
 		if a.ctx.Err() != nil { // interrupted, and leadership ended with it
-			c.Stop(o.grace, owner{sess: sess})
+			c.Stop(o.grace, supervise.Owner{Session: sess})
 			resign()
-			return electResult{err: exitStatus(c.Status())}
+			return electResult{err: cli.ExitStatus(c.Status())}
 		}
 		err := cause()
-		g := lossGrace(sess, err, o.grace)
+		g := supervise.LossGrace(sess, err, o.grace)
 		if errors.Is(err, failover.ErrUnhealthy) {
 			g = o.grace // still leading: no one else may act yet
 		}
 		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
-		c.Stop(g, owner{sess: sess})
-		return electResult{err: lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
+		c.Stop(g, supervise.Owner{Session: sess})
+		return electResult{err: cli.Lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
 			lost: true, sessOK: sess.Err() == nil}
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, owner{sess: sess, done: done, cause: cause})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
 		resign()
-		return electResult{err: exitStatus(c.Status())}
+		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-revoked:
 		a.log.Info("asked to step down: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, owner{sess: sess, done: done, cause: cause})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
 		resign()
-		return electResult{err: exitStatus(c.Status()), revoked: true}
+		return electResult{err: cli.ExitStatus(c.Status()), revoked: true}
 	}
 }
 
@@ -365,7 +367,7 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		})}, opts...)
 	f, err := failover.New(sess, o.path, fence, fopts...)
 	if err != nil {
-		return electResult{err: usagef("elect: %v", err)}
+		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
 	runCtx, cancelRun := context.WithCancel(a.ctx)
 	defer cancelRun()
@@ -445,14 +447,14 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 		env = append(env, "ZKCOORD_PREV_HOST="+ad.Host, "ZKCOORD_PREV_PID="+strconv.Itoa(ad.PID))
 	}
 	a.log.Warn("fencing the previous active", "prev", prev.ID, "token", prev.Token, "cmd", t.text)
-	c, err := startChild(childSpec{name: "fence", argv: t.argv(nil), env: env, stdout: a.stderr})
+	c, err := supervise.Start(supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.stderr})
 	if err != nil {
 		return err
 	}
 	select {
 	case <-c.Done():
 	case <-ctx.Done():
-		c.Stop(o.grace, owner{})
+		c.Stop(o.grace, supervise.Owner{})
 		return fmt.Errorf("fence command: %w", context.Cause(ctx))
 	}
 	if c.Status() != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/failover"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
@@ -15,14 +16,14 @@ import (
 func healthCheck(a *app, o *electOptions, t commandTemplate) failover.HealthFunc {
 	return func(ctx context.Context) error {
 		env := []string{"ZKCOORD_PATH=" + o.path, "ZKCOORD_ID=" + o.id}
-		c, err := startChild(childSpec{name: "health", argv: t.argv(nil), env: env, stdout: a.stderr})
+		c, err := supervise.Start(supervise.Spec{Name: "health", Argv: t.argv(nil), Env: env, Stdout: a.stderr})
 		if err != nil {
 			return err
 		}
 		select {
 		case <-c.Done():
 		case <-ctx.Done():
-			c.Stop(0, owner{})
+			c.Stop(0, supervise.Owner{})
 			return fmt.Errorf("health check: %w", context.Cause(ctx))
 		}
 		if c.Status() != 0 {

@@ -8,17 +8,20 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
 )
 
-var leaderCommand = &command{
-	name:     "leader",
-	synopsis: "PATH [--json] [--watch]",
-	brief:    "PATH",
-	summary:  "show who leads an election",
-	help: `
+func newLeaderCommand(a *app) *cobra.Command {
+	var asJSON, watch bool
+	cmd := &cobra.Command{
+		Use:         "leader PATH [--json] [--watch]",
+		Short:       "show who leads an election",
+		Annotations: brief("PATH"),
+		Long: `
 Print the leader of the election at PATH: its participant id, node, fencing
 token, term and session. "acting" says that the leader has taken office (a
 zkcoord leader does so right after it is elected; a Curator LeaderLatch leader
@@ -28,7 +31,14 @@ naming the last active process is shown too.
 Exits with status 1 if the election has no leader. With --watch, print a line
 at every change until interrupted.
 `,
-	run: runLeader,
+		Args: pathArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLeader(a, args[0], asJSON, watch)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&watch, "watch", false, "print every change until interrupted")
+	return cmd
 }
 
 // leaderInfo is the --json form.
@@ -54,11 +64,8 @@ type crumbJSON struct {
 	Data    string `json:"data"`
 }
 
-func runLeader(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	asJSON := fs.Bool("json", false, "print JSON")
-	watch := fs.Bool("watch", false, "print every change until interrupted")
-	path, sess, ctx, done, err := a.pathShot(fs, args)
+func runLeader(a *app, path string, asJSON, watch bool) error {
+	sess, ctx, done, err := a.oneShot()
 	if err != nil {
 		return err
 	}
@@ -77,8 +84,8 @@ func runLeader(a *app, cmd *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *watch {
-		return watchLeader(a, e, path, *asJSON)
+	if watch {
+		return watchLeader(a, e, path, asJSON)
 	}
 	l, err := e.Leader(ctx)
 	if err != nil && !errors.Is(err, election.ErrNoLeader) {
@@ -101,7 +108,7 @@ func runLeader(a *app, cmd *command, args []string) error {
 			info.Breadcrumb = &crumbJSON{ID: crumb.ID, Token: crumb.Token, Session: fmt.Sprintf("0x%x", crumb.Session), Data: string(data)}
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		if err := a.printJSON(info); err != nil {
 			return err
 		}
@@ -109,7 +116,7 @@ func runLeader(a *app, cmd *command, args []string) error {
 		printLeader(a, info)
 	}
 	if info.Leader == nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s has no leader", path)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s has no leader", path)}
 	}
 	return nil
 }

@@ -8,16 +8,31 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
-var lockCommand = &command{
-	name:     "lock",
-	synopsis: "PATH [FLAGS] [-- CMD [ARG...]]",
-	brief:    "PATH -- CMD...",
-	summary:  "run CMD while holding a lock",
-	help: `
+// lockOptions are the flags of lock.
+type lockOptions struct {
+	read, write bool
+	limit       int
+	wait        time.Duration
+	try         bool
+	grace       time.Duration
+	data        string
+	revocable   bool
+}
+
+func newLockCommand(a *app) *cobra.Command {
+	var o lockOptions
+	cmd := &cobra.Command{
+		Use:         "lock PATH [FLAGS] [-- CMD [ARG...]]",
+		Short:       "run CMD while holding a lock",
+		Annotations: brief("PATH -- CMD..."),
+		Long: `
 Acquire the lock at PATH, run CMD while holding it, and release it when CMD
 ends. The lock is Apache Curator's InterProcessMutex (or, with --read and
 --write, the read and the write side of InterProcessReadWriteLock; with
@@ -60,34 +75,38 @@ CMD runs with:
 Example:
   zkcoord lock /locks/nightly-report -- ./report.sh
 `,
-	run: runLock,
+		Args: pathThenCommand,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, cmdArgs := splitCommand(cmd, args)
+			return runLock(a, &o, path[0], cmdArgs)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&o.read, "read", false, "take the read side of a read/write lock (many readers, no writer)")
+	fs.BoolVar(&o.write, "write", false, "take the write side of a read/write lock (excludes readers and writers)")
+	fs.IntVar(&o.limit, "limit", 0, "hold one of `n` leases of a semaphore instead of an exclusive lock")
+	fs.DurationVar(&o.wait, "wait", 0, "give up (exit 1) if the lock is not acquired within this `duration`; 0 waits for ever")
+	fs.BoolVar(&o.try, "try", false, "give up at once (exit 1) if the lock is held")
+	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.StringVar(&o.data, "data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
+	fs.BoolVar(&o.revocable, "revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
+	cmd.AddCommand(newLockBreakCommand(a), newLockRevokeCommand(a))
+	return cmd
 }
 
-func runLock(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	read := fs.Bool("read", false, "take the read side of a read/write lock (many readers, no writer)")
-	write := fs.Bool("write", false, "take the write side of a read/write lock (excludes readers and writers)")
-	limit := fs.Int("limit", 0, "hold one of `n` leases of a semaphore instead of an exclusive lock")
-	wait := fs.Duration("wait", 0, "give up (exit 1) if the lock is not acquired within this `duration`; 0 waits for ever")
-	try := fs.Bool("try", false, "give up at once (exit 1) if the lock is held")
-	grace := fs.Duration("grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
-	data := fs.String("data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
-	revocable := fs.Bool("revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
-	path, cmdArgs, err := fs.pathArg(args)
-	if err != nil {
-		return err
+func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
+	if o.read && o.write {
+		return cli.Usagef("lock: --read and --write exclude each other")
 	}
-	if *read && *write {
-		return usagef("lock: --read and --write exclude each other")
+	if (o.read || o.write) && o.limit > 0 {
+		return cli.Usagef("lock: --limit excludes --read and --write")
 	}
-	if (*read || *write) && *limit > 0 {
-		return usagef("lock: --limit excludes --read and --write")
+	if o.limit < 0 {
+		return cli.Usagef("lock: --limit must be positive")
 	}
-	if *limit < 0 {
-		return usagef("lock: --limit must be positive")
-	}
-	if *data == "" {
-		*data = defaultHolderData()
+	data := o.data
+	if data == "" {
+		data = defaultHolderData()
 	}
 	if err := a.setup(); err != nil {
 		return err
@@ -97,17 +116,17 @@ func runLock(a *app, cmd *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 	go watchSession(a, sess)
 
 	side := kindMutex
 	switch {
-	case *read:
+	case o.read:
 		side = kindRead
-	case *write:
+	case o.write:
 		side = kindWrite
 	}
-	lease, err := acquire(a, sess, path, side, *limit, *wait, *try, []byte(*data))
+	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data))
 	if err != nil {
 		return err
 	}
@@ -124,7 +143,7 @@ func runLock(a *app, cmd *command, args []string) error {
 	}
 
 	var revoked <-chan struct{} // nil: never ready
-	if *revocable {
+	if o.revocable {
 		revoked = lease.Revoked()
 	}
 	if len(cmdArgs) == 0 {
@@ -138,7 +157,7 @@ func runLock(a *app, cmd *command, args []string) error {
 			release()
 			return nil
 		case <-lease.Done():
-			return lostf("lost the lock %s: %v", path, lease.Err())
+			return cli.Lostf("lost the lock %s: %v", path, lease.Err())
 		}
 	}
 
@@ -147,7 +166,7 @@ func runLock(a *app, cmd *command, args []string) error {
 		"ZKCOORD_PATH=" + path,
 		"ZKCOORD_NODE=" + lease.Path(),
 	}
-	c, err := startChild(childSpec{name: cmdArgs[0], argv: cmdArgs, env: env, stdin: true})
+	c, err := supervise.Start(supervise.Spec{Name: cmdArgs[0], Argv: cmdArgs, Env: env, Stdin: true})
 	if err != nil {
 		release()
 		return err
@@ -157,23 +176,23 @@ func runLock(a *app, cmd *command, args []string) error {
 	case <-c.Done():
 		release()
 		a.log.Debug("command ended", "pid", c.Pid(), "how", c.Describe())
-		return exitStatus(c.Status())
+		return cli.ExitStatus(c.Status())
 	case <-lease.Done():
 		cause := lease.Err()
-		g := lossGrace(sess, cause, *grace)
+		g := supervise.LossGrace(sess, cause, o.grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
-		c.Stop(g, owner{sess: sess})
-		return lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
+		c.Stop(g, supervise.Owner{Session: sess})
+		return cli.Lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(*grace, owner{sess: sess, done: lease.Done(), cause: lease.Err})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
-		return exitStatus(c.Status())
+		return cli.ExitStatus(c.Status())
 	case <-revoked:
 		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
-		c.Stop(*grace, owner{sess: sess, done: lease.Done(), cause: lease.Err})
+		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
 		release()
-		return exitStatus(c.Status())
+		return cli.ExitStatus(c.Status())
 	}
 }
 
@@ -204,7 +223,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	case limit > 0:
 		s, err2 := lock.NewSemaphore(sess, path, limit, opts...)
 		if err2 != nil {
-			return nil, usagef("lock: %v", err2)
+			return nil, cli.Usagef("lock: %v", err2)
 		}
 		if try {
 			lease, err = s.TryAcquire(ctx)
@@ -214,7 +233,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	case kind == kindRead || kind == kindWrite:
 		rw, err2 := lock.NewRWMutex(sess, path, opts...)
 		if err2 != nil {
-			return nil, usagef("lock: %v", err2)
+			return nil, cli.Usagef("lock: %v", err2)
 		}
 		switch {
 		case kind == kindRead && try:
@@ -229,7 +248,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	default:
 		m, err2 := lock.NewMutex(sess, path, opts...)
 		if err2 != nil {
-			return nil, usagef("lock: %v", err2)
+			return nil, cli.Usagef("lock: %v", err2)
 		}
 		if try {
 			lease, err = m.TryLock(ctx)
@@ -246,7 +265,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 		return nil, fmt.Errorf("acquiring the lock %s: %w; every holder of a path must take the same kind of lock "+
 			"('zkcoord lock' takes a mutex, --read and --write a read/write lock, --limit a semaphore)", path, err)
 	case a.ctx.Err() != nil:
-		return nil, &exitError{code: exitFailure, err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
+		return nil, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("lock %s not acquired within %v", path, wait)
 	}

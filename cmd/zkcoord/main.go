@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,14 +10,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/metrics"
 )
 
 func main() {
-	runShimIfAsked()
+	supervise.RunShimIfAsked()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -28,45 +27,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, rec: metrics.Nop{},
 		log: slog.New(slog.DiscardHandler)}
 	defer a.close()
-	root := newRoot(a)
-	root.SetArgs(normalizeArgs(root, args))
+	a.args = args
+	root := newRootCommand(a)
+	root.SetArgs(args)
 	cc, err := root.ExecuteC()
-	code := exitCode(err)
-	if err != nil {
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.err != nil {
-			fmt.Fprintf(stderr, "zkcoord: %v\n", err)
-			if errors.Is(err, zkcoord.ErrNoAuth) {
-				fmt.Fprintln(stderr, "The node's ACL does not allow this; give credentials with --auth or ZKCOORD_AUTH.")
-			}
-			if code == exitUsage {
-				if name := topName(cc); name != "" {
-					fmt.Fprintf(stderr, "Run 'zkcoord %s --help' for usage.\n", name)
-				} else {
-					fmt.Fprintln(stderr, "Run 'zkcoord help' for usage.")
-				}
-			}
-		}
-	}
-	return code
-}
-
-// topName returns the name of the top-level command cc belongs to, or ""
-// for the root.
-func topName(cc *cobra.Command) string {
-	if cc == nil {
-		return ""
-	}
-	if c := commandOf(cc); c != nil && c.parent != "" { // lock break
-		return c.parent + " " + c.name
-	}
-	for cc.HasParent() && cc.Parent().HasParent() {
-		cc = cc.Parent()
-	}
-	if !cc.HasParent() || cc.Name() == "help" {
-		return ""
-	}
-	return cc.Name()
+	return cli.Report(stderr, cc, err)
 }
 
 // app is what every command shares: output streams, the common flags and
@@ -74,25 +39,14 @@ func topName(cc *cobra.Command) string {
 type app struct {
 	ctx            context.Context // cancelled by SIGINT and SIGTERM
 	stdout, stderr io.Writer
+	args           []string // the command line, for messages
 
-	conn    connOptions
-	logging logOptions
+	conn    cli.ConnOptions
+	logging cli.LogOptions
 	log     *slog.Logger
 	rec     metrics.Recorder
 	closers []func()
 	setUp   bool
-
-	declaring *cobra.Command // the command whose flags are being declared
-	running   *cobra.Command // the command being run
-}
-
-// flags returns the flag set of command c (and subcommand sub). The common
-// connection, logging and metrics flags are the root's persistent flags.
-func (a *app) flags(c *command, sub string) *flagSet {
-	if a.declaring != nil {
-		return &flagSet{FlagSet: a.declaring.Flags(), cmd: c, sub: sub}
-	}
-	return &flagSet{FlagSet: pflag.NewFlagSet(c.name, pflag.ContinueOnError), cmd: c, sub: sub, cc: a.running}
 }
 
 // setup applies the common flags after parsing: it builds the logger and
@@ -102,19 +56,12 @@ func (a *app) setup() error {
 	if a.setUp {
 		return nil
 	}
-	l, err := a.logging.logger(a.stderr)
+	log, rec, stop, err := a.logging.Start(a.stderr)
 	if err != nil {
 		return err
 	}
-	a.log = l
-	if a.logging.metricsAddr != "" {
-		rec, stop, err := serveMetrics(a.logging.metricsAddr, a.log)
-		if err != nil {
-			return err
-		}
-		a.rec = rec
-		a.closers = append(a.closers, stop)
-	}
+	a.log, a.rec = log, rec
+	a.closers = append(a.closers, stop)
 	a.setUp = true
 	return nil
 }
@@ -128,4 +75,14 @@ func (a *app) close() {
 // printf writes command output (not logs) on standard output.
 func (a *app) printf(format string, args ...any) {
 	fmt.Fprintf(a.stdout, format, args...)
+}
+
+// printJSON prints v as indented JSON on standard output.
+func (a *app) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	a.printf("%s\n", b)
+	return nil
 }

@@ -16,8 +16,16 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/zktest"
+)
+
+// The exit codes, as the tests name them.
+const (
+	exitFailure = cli.ExitFailure
+	exitUsage   = cli.ExitUsage
+	exitLost    = cli.ExitLost
 )
 
 // The tests run the zkcoord binary, built once, as a subprocess against a
@@ -45,18 +53,14 @@ func TestMain(m *testing.M) {
 }
 
 // buildBinary builds the command, with the race detector if the tests run
-// with it, and beside it zkcoord-demo (the same command with the demo built
-// in), which "zkcoord demo" runs.
+// with it, and beside it zkcoord-demo, which "zkcoord demo" runs.
 func buildBinary(out string) error {
-	for _, b := range []struct{ out, tags string }{{out, ""}, {filepath.Join(filepath.Dir(out), demoProgram), "demo"}} {
+	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(filepath.Dir(out), demoProgram), "../zkcoord-demo"}} {
 		args := []string{"build", "-o", b.out}
 		if raceEnabled {
 			args = append(args, "-race")
 		}
-		if b.tags != "" {
-			args = append(args, "-tags", b.tags)
-		}
-		cmd := exec.Command("go", append(args, ".")...)
+		cmd := exec.Command("go", append(args, b.pkg)...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
@@ -208,7 +212,7 @@ func session(t *testing.T) *zkcoord.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeSession(sess) })
+	t.Cleanup(func() { cli.CloseSession(sess) })
 	return sess
 }
 

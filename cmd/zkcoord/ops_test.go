@@ -34,7 +34,7 @@ func TestOperatorCommands(t *testing.T) {
 	if out := mustZkc(t, "counter", "add", counter, "2"); out != "42\n" {
 		t.Errorf("counter add: %q", out)
 	}
-	if out := mustZkc(t, "counter", "add", counter, "-50"); out != "-8\n" {
+	if out := mustZkc(t, "counter", "add", counter, "--", "-50"); out != "-8\n" {
 		t.Errorf("counter add negative: %q", out)
 	}
 

@@ -9,16 +9,28 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/queue"
 )
 
-var queueCommand = &command{
-	name:     "queue",
-	synopsis: "put|take|len PATH [ITEM...] [FLAGS]",
-	brief:    "put|take|len PATH",
-	summary:  "put items into a distributed queue, take them out",
-	help: `
+// queueOptions are the flags of queue.
+type queueOptions struct {
+	priority int
+	count    int
+	noWait   bool
+	timeout  time.Duration
+	work     bool
+}
+
+func newQueueCommand(a *app) *cobra.Command {
+	var o queueOptions
+	cmd := &cobra.Command{
+		Use:         "queue put|take|len PATH [ITEM...] [FLAGS]",
+		Short:       "put items into a distributed queue, take them out",
+		Annotations: brief("put|take|len PATH"),
+		Long: `
   queue put PATH ITEM...   append items (with "-", one item per line of standard input)
   queue take PATH          take the item at the head and print it; waits for one
                            (-n N: N items, taken in batches of up to 500)
@@ -48,42 +60,51 @@ Items are served by priority (0 to 999, lower first; items put without
 order within one priority. Every item is taken by at most one taker at a
 time, even when many processes take at once and connections drop.
 `,
-	run: runQueue,
+		RunE: subcommandRequired,
+	}
+	fs := cmd.PersistentFlags()
+	fs.IntVar(&o.priority, "priority", 0, "put: item `priority`, 0 (first) to 999")
+	fs.IntVarP(&o.count, "n", "n", 1, "take: take `n` items, one per line")
+	fs.BoolVar(&o.noWait, "no-wait", false, "take: exit 1 at once if the queue is empty")
+	fs.DurationVar(&o.timeout, "timeout", 0, "take: give up (exit 1) after this `duration`; 0 waits for ever")
+	fs.BoolVar(&o.work, "work", false, "use the work-queue layout: take is at-least-once (see above)")
+	for _, sub := range []struct{ use, short string }{
+		{"put PATH ITEM...", "append items"},
+		{"take PATH", "take items from the head and print them"},
+		{"len PATH", "print the number of items"},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   sub.use,
+			Short: sub.short,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runQueue(a, cmd, args, &o)
+			},
+		})
+	}
+	return cmd
 }
 
-func runQueue(a *app, cmd *command, args []string) error {
-	sub, fs, args, err := a.subFlags(cmd, args, "put", "take", "len")
-	if err != nil {
-		return err
-	}
-	prio := fs.Int("priority", 0, "put: item `priority`, 0 (first) to 999")
-	count := fs.Int("n", 1, "take: take `n` items, one per line")
-	noWait := fs.Bool("no-wait", false, "take: exit 1 at once if the queue is empty")
-	timeout := fs.Duration("timeout", 0, "take: give up (exit 1) after this `duration`; 0 waits for ever")
-	work := fs.Bool("work", false, "use the work-queue layout: take is at-least-once (see above)")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
+func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
+	sub := cmd.Name()
 	if len(pos) == 0 {
-		return usagef("queue %s: missing PATH", sub)
+		return cli.Usagef("queue %s: missing PATH", sub)
 	}
 	// Without --priority, items go into the plain FIFO queue, which Curator's
 	// DistributedQueue can read too.
-	withPriority := fs.isSet("priority")
+	withPriority := cmd.Flags().Changed("priority")
 	path, items := pos[0], pos[1:]
 	if err := zkcoord.ValidatePath(path); err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	switch {
 	case sub == "put" && len(items) == 0:
-		return usagef("queue put: missing ITEM (or - for standard input)")
+		return cli.Usagef("queue put: missing ITEM (or - for standard input)")
 	case sub != "put" && len(items) > 0:
-		return usagef("queue %s: unexpected argument %q", sub, items[0])
-	case *prio < 0 || *prio > queue.MaxPriority:
-		return usagef("queue: --priority must be in [0, 999]")
-	case *count < 1:
-		return usagef("queue take: -n must be at least 1")
+		return cli.Usagef("queue %s: unexpected argument %q", sub, items[0])
+	case o.priority < 0 || o.priority > queue.MaxPriority:
+		return cli.Usagef("queue: --priority must be in [0, 999]")
+	case o.count < 1:
+		return cli.Usagef("queue take: -n must be at least 1")
 	}
 	if len(items) == 1 && items[0] == "-" {
 		items = nil
@@ -102,24 +123,24 @@ func runQueue(a *app, cmd *command, args []string) error {
 	}
 	defer done()
 
-	if *work {
-		return workQueue(a, sess, ctx, sub, path, items, *prio, withPriority, *count, *noWait, *timeout)
+	if o.work {
+		return workQueue(a, sess, ctx, sub, path, items, o.priority, withPriority, o.count, o.noWait, o.timeout)
 	}
 	// A PriorityQueue serves a plain Queue's items as priority 0, so it
 	// can take from both kinds.
 	pq, err := queue.NewPriority(sess, path)
 	if err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	q, err := queue.New(sess, path)
 	if err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	switch sub {
 	case "put":
 		for _, it := range items {
 			if withPriority {
-				_, err = pq.Put(ctx, *prio, []byte(it))
+				_, err = pq.Put(ctx, o.priority, []byte(it))
 			} else {
 				_, err = q.Put(ctx, []byte(it))
 			}
@@ -134,19 +155,19 @@ func runQueue(a *app, cmd *command, args []string) error {
 		}
 		a.printf("%d\n", n)
 	case "take":
-		tctx, tcancel := takeContext(a, *timeout)
+		tctx, tcancel := takeContext(a, o.timeout)
 		defer tcancel()
 		// Items are taken in batches (one transaction each), as many as
 		// are still wanted.
-		for left := *count; left > 0; {
+		for left := o.count; left > 0; {
 			var got [][]byte
-			if *noWait {
+			if o.noWait {
 				got, err = pq.TryTakeN(ctx, min(left, queue.MaxBatch))
 			} else {
 				got, err = pq.TakeN(tctx, min(left, queue.MaxBatch))
 			}
 			if err != nil {
-				return takeError(a, path, *timeout, err)
+				return takeError(a, path, o.timeout, err)
 			}
 			for _, data := range got {
 				a.printf("%s\n", data)
@@ -169,9 +190,9 @@ func takeContext(a *app, timeout time.Duration) (context.Context, context.Cancel
 func takeError(a *app, path string, timeout time.Duration, err error) error {
 	switch {
 	case errors.Is(err, queue.ErrEmpty):
-		return &exitError{code: exitFailure, err: fmt.Errorf("queue %s is empty", path)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("queue %s is empty", path)}
 	case a.ctx.Err() != nil:
-		return &exitError{code: exitFailure, err: errors.New("interrupted")}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New("interrupted")}
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("no item in %s within %v", path, timeout)
 	}
@@ -184,7 +205,7 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 	prio int, withPriority bool, count int, noWait bool, timeout time.Duration) error {
 	wq, err := queue.NewWork(sess, path)
 	if err != nil {
-		return usagef("queue: %v", err)
+		return cli.Usagef("queue: %v", err)
 	}
 	if !withPriority {
 		prio = queue.DefaultWorkPriority

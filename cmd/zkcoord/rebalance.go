@@ -8,7 +8,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/metrics"
@@ -16,12 +19,13 @@ import (
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
-var rebalanceCommand = &command{
-	name:     "rebalance",
-	synopsis: "GROUP --exec 'CMD {resource}' [FLAGS]  or  rebalance GROUP [FLAGS] -- CMD {resource}...",
-	brief:    "GROUP --exec 'CMD {resource}'",
-	summary:  "join a group; run one CMD per resource this worker is given",
-	help: `
+func newRebalanceCommand(a *app) *cobra.Command {
+	var o rebalanceOptions
+	cmd := &cobra.Command{
+		Use:         "rebalance GROUP --exec 'CMD {resource}' [FLAGS]  or  rebalance GROUP [FLAGS] -- CMD {resource}...",
+		Short:       "join a group; run one CMD per resource this worker is given",
+		Annotations: brief("GROUP --exec 'CMD {resource}'"),
+		Long: `
 Join the rebalancing group GROUP as a worker. The group's resources (register
 them with 'zkcoord resources add') are shared evenly among the workers alive;
 for each resource given to this worker, one CMD process runs, with {resource}
@@ -72,11 +76,42 @@ Example:
   zkcoord resources add orders partition-0 partition-1 partition-2
   zkcoord rebalance orders --exec 'consume --partition {resource} --token $ZKCOORD_TOKEN'
 `,
-	run: runRebalance,
+		Args: func(cmd *cobra.Command, args []string) error {
+			pos, _ := splitCommand(cmd, args)
+			if err := wantArgs(cmd, pos, "GROUP"); err != nil {
+				return err
+			}
+			return checkGroup(cmd, pos[0])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pos, cmdArgs := splitCommand(cmd, args)
+			o.group, o.args = pos[0], cmdArgs
+			return runRebalance(a, &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.exec, "exec", "", "`command` to run for each resource; {resource} is replaced by its id")
+	fs.StringVar(&o.modeName, "mode", "incremental", "rebalancing `mode`: incremental, resource-barrier or global-barrier")
+	fs.StringVar(&o.root, "root", rebalance.DefaultRoot, "`path` under which groups live")
+	fs.StringVar(&o.name, "name", "", "worker `name` shown by status (default: host name and process id)")
+	fs.DurationVar(&o.grace, "grace", 5*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.StringVar(&o.restart, "restart", "on-failure", "restart `policy` of an exited CMD: always, on-failure or never")
+	fs.DurationVar(&o.restartDelay, "restart-delay", time.Second, "wait before the first restart (doubles while CMD keeps failing)")
+	fs.IntVar(&o.maxRestarts, "max-restarts", 0, "give up after `n` restarts of one resource's CMD (0: never give up)")
+	fs.DurationVar(&o.minInterval, "min-interval", rebalance.DefaultMinInterval, "as coordinator, start rebalancings at least this far apart")
+	fs.DurationVar(&o.startDelay, "start-delay", 0, "wait this long after taking a resource's barrier before starting CMD")
+	fs.BoolVar(&o.noRecover, "no-recover", false, "exit with status 3 when the session is lost, instead of joining again")
+	fs.BoolVar(&o.events, "events", false, "print acquire and release events on standard output, for test harnesses (CMD's output then goes to standard error)")
+	completeWords(cmd, "mode", "incremental", "resource-barrier", "global-barrier")
+	completeWords(cmd, "restart", "always", "on-failure", "never")
+	return cmd
 }
 
+// rebalanceOptions are the arguments and flags of rebalance.
 type rebalanceOptions struct {
 	group, root  string
+	exec         string // --exec, parsed into tmpl
+	modeName     string // --mode, parsed into mode
 	mode         rebalance.Mode
 	name         string
 	tmpl         commandTemplate
@@ -87,58 +122,32 @@ type rebalanceOptions struct {
 	maxRestarts  int
 	minInterval  time.Duration
 	startDelay   time.Duration
-	recover      bool
+	noRecover    bool
 	events       bool
 }
 
-func runRebalance(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	var o rebalanceOptions
-	exec := fs.String("exec", "", "`command` to run for each resource; {resource} is replaced by its id")
-	mode := fs.String("mode", "incremental", "rebalancing `mode`: incremental, resource-barrier or global-barrier")
-	fs.StringVar(&o.root, "root", rebalance.DefaultRoot, "`path` under which groups live")
-	fs.StringVar(&o.name, "name", "", "worker `name` shown by status (default: host name and process id)")
-	fs.DurationVar(&o.grace, "grace", 5*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
-	fs.StringVar(&o.restart, "restart", "on-failure", "restart `policy` of an exited CMD: always, on-failure or never")
-	fs.DurationVar(&o.restartDelay, "restart-delay", time.Second, "wait before the first restart (doubles while CMD keeps failing)")
-	fs.IntVar(&o.maxRestarts, "max-restarts", 0, "give up after `n` restarts of one resource's CMD (0: never give up)")
-	fs.DurationVar(&o.minInterval, "min-interval", rebalance.DefaultMinInterval, "as coordinator, start rebalancings at least this far apart")
-	fs.DurationVar(&o.startDelay, "start-delay", 0, "wait this long after taking a resource's barrier before starting CMD")
-	noRecover := fs.Bool("no-recover", false, "exit with status 3 when the session is lost, instead of joining again")
-	fs.BoolVar(&o.events, "events", false, "print acquire and release events on standard output, for test harnesses (CMD's output then goes to standard error)")
-	pos, cmdArgs, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.args(pos, "GROUP"); err != nil {
-		return err
-	}
-	o.group, o.recover = pos[0], !*noRecover
-	if err := zkcoord.ValidateName(o.group); err != nil {
-		return usagef("rebalance: group: %v", err)
-	}
+func runRebalance(a *app, o *rebalanceOptions) error {
+	var err error
 	switch {
-	case *exec != "" && len(cmdArgs) > 0:
-		return usagef("rebalance: give the command either with --exec or after --, not both")
-	case *exec != "":
-		if o.tmpl, err = parseTemplate(*exec, "resource"); err != nil {
-			return usagef("rebalance: --exec: %v", err)
+	case o.exec != "" && len(o.args) > 0:
+		return cli.Usagef("rebalance: give the command either with --exec or after --, not both")
+	case o.exec != "":
+		if o.tmpl, err = parseTemplate(o.exec, "resource"); err != nil {
+			return cli.Usagef("rebalance: --exec: %v", err)
 		}
-	case len(cmdArgs) > 0:
-		o.args = cmdArgs
-	default:
-		return usagef("rebalance: missing the command to run (--exec 'CMD {resource}' or -- CMD {resource})")
+	case len(o.args) == 0:
+		return cli.Usagef("rebalance: missing the command to run (--exec 'CMD {resource}' or -- CMD {resource})")
 	}
-	if o.mode, err = rebalance.ParseMode(*mode); err != nil {
-		return usagef("rebalance: --mode: %v", err)
+	if o.mode, err = rebalance.ParseMode(o.modeName); err != nil {
+		return cli.Usagef("rebalance: --mode: %v", err)
 	}
 	switch o.restart {
 	case "always", "on-failure", "never":
 	default:
-		return usagef("rebalance: --restart: want always, on-failure or never, not %q", o.restart)
+		return cli.Usagef("rebalance: --restart: want always, on-failure or never, not %q", o.restart)
 	}
 	if o.maxRestarts < 0 || o.restartDelay < 0 || o.grace < 0 || o.minInterval < 0 || o.startDelay < 0 {
-		return usagef("rebalance: durations and counts must not be negative")
+		return cli.Usagef("rebalance: durations and counts must not be negative")
 	}
 	if o.name == "" {
 		h, _ := os.Hostname()
@@ -147,11 +156,11 @@ func runRebalance(a *app, cmd *command, args []string) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
-	cfg, err := a.conn.config()
+	cfg, err := a.conn.Config()
 	if err != nil {
 		return err
 	}
-	w := newWorker(a, &o)
+	w := newWorker(a, o)
 	return w.run(cfg)
 }
 
@@ -181,7 +190,7 @@ func (w *worker) run(cfg zkcoord.Config) error {
 	for first := true; ; first = false {
 		sess, err := a.connectConfig(a.ctx, cfg)
 		if err != nil {
-			var ee *exitError
+			var ee *cli.ExitError
 			if first || a.ctx.Err() != nil || errors.As(err, &ee) || errors.Is(err, zkcoord.ErrAuthFailed) {
 				if a.ctx.Err() != nil {
 					return nil
@@ -197,18 +206,18 @@ func (w *worker) run(cfg zkcoord.Config) error {
 		}
 		joined := time.Now()
 		err = w.runSession(sess)
-		closeSession(sess)
+		cli.CloseSession(sess)
 		if time.Since(joined) > time.Minute {
 			backoff = 100 * time.Millisecond // it was a long membership
 		}
-		var ee *exitError
+		var ee *cli.ExitError
 		switch {
 		case err == nil || a.ctx.Err() != nil:
 			return nil
 		case errors.As(err, &ee):
 			return err
-		case !o.recover:
-			return lostf("left the group %s: %v", o.group, err)
+		case o.noRecover:
+			return cli.Lostf("left the group %s: %v", o.group, err)
 		case !recoverable(err):
 			return fmt.Errorf("left the group %s: %w", o.group, err)
 		}
@@ -232,7 +241,7 @@ func recoverable(err error) bool {
 }
 
 // runSession is one membership of the group, on one Session. It returns nil
-// when interrupted, an *exitError when the worker must end, and the cause of
+// when interrupted, an *cli.ExitError when the worker must end, and the cause of
 // the end of the membership otherwise.
 func (w *worker) runSession(sess *zkcoord.Session) error {
 	a, o := w.a, w.o
@@ -257,7 +266,7 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 			return nil
 		}
 		if errors.Is(err, rebalance.ErrInvalidOption) {
-			return usagef("rebalance: %v", err)
+			return cli.Usagef("rebalance: %v", err)
 		}
 		return err
 	}
@@ -278,7 +287,7 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 	case err := <-w.giveUp:
 		a.log.Error("giving up: leaving the group", "group", o.group, "err", err)
 		stop()
-		return &exitError{code: exitFailure, err: err}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: err}
 	case <-c.Done():
 		err := c.Err()
 		if err == nil {
@@ -319,17 +328,17 @@ func (w *worker) observe(ctx context.Context, sess *zkcoord.Session, c *rebalanc
 				defer close(done)
 				// A worker becomes coordinator at any time: what it
 				// finds settled was rebalanced before it looked.
-				eps := episodes{joined: true}
+				eps := groupwatch.Episodes{Joined: true}
 				path := zkcoord.Join(o.root, o.group)
 				defer a.rec.Leading(path, false)
 				first := true
-				_ = watchGroup(wctx, sess, o.root, o.group, func(s snapshot) {
+				_ = groupwatch.Watch(wctx, sess, o.root, o.group, func(s groupwatch.Snapshot) {
 					if first {
 						// Coordinating, and watching the group.
 						a.rec.Leading(path, true)
 						first = false
 					}
-					if e := eps.observe(s); e != nil {
+					if e := eps.Observe(s); e != nil {
 						a.rec.Rebalanced(o.group, e.Duration())
 						a.log.Info("rebalanced", "group", o.group, "change", e.Trigger, "moved", e.Moved,
 							"took", e.Duration().Round(time.Millisecond), "generation", e.Generation)
@@ -365,7 +374,7 @@ func (w *worker) childEnv(as rebalance.Assignment) []string {
 // childArgv is the command line of a resource's CMD.
 func (w *worker) childArgv(resource string) []string {
 	vals := map[string]string{"resource": resource}
-	if w.o.args != nil {
+	if len(w.o.args) > 0 {
 		return expandArgs(w.o.args, vals)
 	}
 	return w.o.tmpl.argv(vals)

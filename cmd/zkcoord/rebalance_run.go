@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -90,7 +91,7 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 			stdout = a.stderr // standard output carries the events
 		}
 		argv := w.childArgv(res)
-		c, err := startChild(childSpec{name: argv[0], argv: argv, env: w.childEnv(r.as), stdout: stdout, stderr: a.stderr})
+		c, err := supervise.Start(supervise.Spec{Name: argv[0], Argv: argv, Env: w.childEnv(r.as), Stdout: stdout, Stderr: a.stderr})
 		failed := err != nil
 		if err != nil {
 			a.log.Error("could not start the command", "resource", res, "err", err)
@@ -104,9 +105,9 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 				cause := context.Cause(ctx)
 				g := o.grace
 				if !handedOver(cause) {
-					g = lossGrace(sess, cause, o.grace)
+					g = supervise.LossGrace(sess, cause, o.grace)
 				}
-				c.Stop(g, owner{sess: sess})
+				c.Stop(g, supervise.Owner{Session: sess})
 				a.log.Info("command stopped", "resource", res, "pid", c.Pid(), "why", cause, "how", c.Describe())
 				return
 			}

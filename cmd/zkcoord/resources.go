@@ -5,16 +5,25 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
-var resourcesCommand = &command{
-	name:     "resources",
-	synopsis: "add|rm|ls GROUP [RESOURCE...] [--root PATH]",
-	brief:    "add|rm|ls GROUP",
-	summary:  "register, unregister or list a group's resources",
-	help: `
+// resourcesOptions are the flags of resources.
+type resourcesOptions struct {
+	root   string
+	asJSON bool
+}
+
+func newResourcesCommand(a *app) *cobra.Command {
+	var o resourcesOptions
+	cmd := &cobra.Command{
+		Use:         "resources add|rm|ls GROUP [RESOURCE...] [--root PATH]",
+		Short:       "register, unregister or list a group's resources",
+		Annotations: brief("add|rm|ls GROUP"),
+		Long: `
   resources add GROUP RESOURCE...   register resources; the group rebalances
   resources rm GROUP RESOURCE...    unregister resources; their owners stop them
   resources ls GROUP                list the registered resources, one per line
@@ -25,36 +34,45 @@ rebalancing, as it would for a move. Adding a resource that exists, or removing
 one that does not, is reported and makes the exit status 1, but the other
 resources given are still processed.
 `,
-	run: runResources,
+		RunE: subcommandRequired,
+	}
+	fs := cmd.PersistentFlags()
+	fs.StringVar(&o.root, "root", rebalance.DefaultRoot, "`path` under which groups live")
+	fs.BoolVar(&o.asJSON, "json", false, "ls: print a JSON array")
+	for _, sub := range []struct{ use, short string }{
+		{"add GROUP RESOURCE...", "register resources; the group rebalances"},
+		{"rm GROUP RESOURCE...", "unregister resources; their owners stop them"},
+		{"ls GROUP", "list the registered resources"},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   sub.use,
+			Short: sub.short,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runResources(a, cmd, args, &o)
+			},
+		})
+	}
+	return cmd
 }
 
-func runResources(a *app, cmd *command, args []string) error {
-	sub, fs, args, err := a.subFlags(cmd, args, "add", "rm", "ls")
-	if err != nil {
-		return err
-	}
-	root := fs.String("root", rebalance.DefaultRoot, "`path` under which groups live")
-	asJSON := fs.Bool("json", false, "ls: print a JSON array")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
+func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions) error {
+	sub := cmd.Name()
 	if len(pos) == 0 {
-		return usagef("resources %s: missing GROUP", sub)
+		return cli.Usagef("resources %s: missing GROUP", sub)
 	}
 	group, ids := pos[0], pos[1:]
-	if err := zkcoord.ValidateName(group); err != nil {
-		return usagef("resources: group: %v", err)
+	if err := checkGroup(cmd, group); err != nil {
+		return err
 	}
 	switch {
 	case sub == "ls" && len(ids) > 0:
-		return usagef("resources ls: unexpected argument %q", ids[0])
+		return cli.Usagef("resources ls: unexpected argument %q", ids[0])
 	case sub != "ls" && len(ids) == 0:
-		return usagef("resources %s: missing RESOURCE", sub)
+		return cli.Usagef("resources %s: missing RESOURCE", sub)
 	}
 	for _, id := range ids {
 		if err := zkcoord.ValidateName(id); err != nil {
-			return usagef("resources %s: resource %q: %v", sub, id, err)
+			return cli.Usagef("resources %s: resource %q: %v", sub, id, err)
 		}
 	}
 	sess, ctx, done, err := a.oneShot()
@@ -64,11 +82,11 @@ func runResources(a *app, cmd *command, args []string) error {
 	defer done()
 
 	if sub == "ls" {
-		list, err := rebalance.ListResources(ctx, sess, *root, group)
+		list, err := rebalance.ListResources(ctx, sess, o.root, group)
 		if err != nil {
 			return fmt.Errorf("listing the resources of %s: %w", group, err)
 		}
-		if *asJSON {
+		if o.asJSON {
 			if list == nil {
 				list = []string{}
 			}
@@ -85,9 +103,9 @@ func runResources(a *app, cmd *command, args []string) error {
 	for _, id := range ids {
 		var err error
 		if sub == "add" {
-			err = rebalance.AddResource(ctx, sess, *root, group, id)
+			err = rebalance.AddResource(ctx, sess, o.root, group, id)
 		} else {
-			err = rebalance.RemoveResource(ctx, sess, *root, group, id)
+			err = rebalance.RemoveResource(ctx, sess, o.root, group, id)
 		}
 		switch {
 		case err == nil:
@@ -97,7 +115,7 @@ func runResources(a *app, cmd *command, args []string) error {
 		case errors.Is(err, rebalance.ErrNoResource):
 			failed = append(failed, fmt.Errorf("%s: no such resource", id))
 		case errors.Is(err, rebalance.ErrInvalidOption):
-			return usagef("resources %s: %v", sub, err)
+			return cli.Usagef("resources %s: %v", sub, err)
 		default:
 			return fmt.Errorf("resources %s %s: %w", sub, id, err)
 		}

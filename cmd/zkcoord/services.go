@@ -8,19 +8,31 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/discovery"
 )
 
 // defaultServicesBase is where services ls looks without a BASE.
 const defaultServicesBase = "/services"
 
-var servicesCommand = &command{
-	name:     "services",
-	synopsis: "ls [BASE] | get BASE NAME | register BASE NAME --address A --port P [FLAGS]",
-	brief:    "ls|get|register",
-	summary:  "list, read or register service instances (Curator's service discovery)",
-	help: `
+// servicesOptions are the flags of services.
+type servicesOptions struct {
+	asJSON  bool
+	address string
+	port    int
+	id      string
+	payload string
+}
+
+func newServicesCommand(a *app) *cobra.Command {
+	var o servicesOptions
+	cmd := &cobra.Command{
+		Use:         "services ls [BASE] | get BASE NAME | register BASE NAME --address A --port P [FLAGS]",
+		Short:       "list, read or register service instances (Curator's service discovery)",
+		Annotations: brief("ls|get|register"),
+		Long: `
   services ls [BASE]             list the services under BASE (default /services)
   services get BASE NAME         list the instances of service NAME
   services register BASE NAME    register an instance and keep it until interrupted
@@ -35,48 +47,57 @@ Examples:
   zkcoord services register /services billing --address 10.0.0.5 --port 8080
   zkcoord services get /services billing --json
 `,
-	run: runServices,
+		RunE: subcommandRequired,
+	}
+	fs := cmd.PersistentFlags()
+	fs.BoolVar(&o.asJSON, "json", false, "ls, get: print JSON")
+	fs.StringVar(&o.address, "address", "", "register: the instance's host name or IP `address`")
+	fs.IntVar(&o.port, "port", 0, "register: the instance's `port`")
+	fs.StringVar(&o.id, "id", "", "register: the instance `id` (default: a random UUID)")
+	fs.StringVar(&o.payload, "payload", "", "register: a `JSON` value stored with the instance")
+	for _, sub := range []struct{ use, short string }{
+		{"ls [BASE]", "list the services under BASE"},
+		{"get BASE NAME", "list the instances of service NAME"},
+		{"register BASE NAME", "register an instance and keep it until interrupted"},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   sub.use,
+			Short: sub.short,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runServices(a, cmd, args, &o)
+			},
+		})
+	}
+	return cmd
 }
 
-func runServices(a *app, cmd *command, args []string) error {
-	sub, fs, args, err := a.subFlags(cmd, args, "ls", "get", "register")
-	if err != nil {
-		return err
-	}
-	asJSON := fs.Bool("json", false, "ls, get: print JSON")
-	address := fs.String("address", "", "register: the instance's host name or IP `address`")
-	port := fs.Int("port", 0, "register: the instance's `port`")
-	id := fs.String("id", "", "register: the instance `id` (default: a random UUID)")
-	payload := fs.String("payload", "", "register: a `JSON` value stored with the instance")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
+func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) error {
+	sub := cmd.Name()
 	base := defaultServicesBase
 	var name string
 	switch sub {
 	case "ls":
 		if len(pos) > 1 {
-			return usagef("services ls: unexpected argument %q", pos[1])
+			return cli.Usagef("services ls: unexpected argument %q", pos[1])
 		}
 		if len(pos) == 1 {
 			base = pos[0]
 		}
 	default:
-		if err := fs.args(pos, "BASE", "NAME"); err != nil {
+		if err := wantArgs(cmd, pos, "BASE", "NAME"); err != nil {
 			return err
 		}
 		base, name = pos[0], pos[1]
 	}
 	if err := zkcoord.ValidatePath(base); err != nil {
-		return usagef("services: %v", err)
+		return cli.Usagef("services: %v", err)
 	}
 	if sub == "register" {
-		if *address == "" || *port <= 0 || *port > 65535 {
-			return usagef("services register: give --address and a --port from 1 to 65535")
+		if o.address == "" || o.port <= 0 || o.port > 65535 {
+			return cli.Usagef("services register: give --address and a --port from 1 to 65535")
 		}
-		if *payload != "" && !json.Valid([]byte(*payload)) {
-			return usagef("services register: --payload is not JSON")
+		if o.payload != "" && !json.Valid([]byte(o.payload)) {
+			return cli.Usagef("services register: --payload is not JSON")
 		}
 	}
 	sess, ctx, done, err := a.oneShot()
@@ -86,7 +107,7 @@ func runServices(a *app, cmd *command, args []string) error {
 	defer done()
 	d, err := discovery.New(sess, base)
 	if err != nil {
-		return usagef("services: %v", err)
+		return cli.Usagef("services: %v", err)
 	}
 	switch sub {
 	case "ls":
@@ -94,7 +115,7 @@ func runServices(a *app, cmd *command, args []string) error {
 		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 			return fmt.Errorf("listing the services under %s: %w", base, err)
 		}
-		if *asJSON {
+		if o.asJSON {
 			if names == nil {
 				names = []string{}
 			}
@@ -109,7 +130,7 @@ func runServices(a *app, cmd *command, args []string) error {
 		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 			return fmt.Errorf("reading the instances of %s: %w", name, err)
 		}
-		if *asJSON {
+		if o.asJSON {
 			if ins == nil {
 				ins = []discovery.Instance{}
 			}
@@ -122,9 +143,9 @@ func runServices(a *app, cmd *command, args []string) error {
 		}
 		return tw.Flush()
 	}
-	in := discovery.Instance{Name: name, ID: *id, Address: *address, Port: *port}
-	if *payload != "" {
-		in.Payload = json.RawMessage(*payload)
+	in := discovery.Instance{Name: name, ID: o.id, Address: o.address, Port: o.port}
+	if o.payload != "" {
+		in.Payload = json.RawMessage(o.payload)
 	}
 	reg, err := d.Register(ctx, in)
 	if err != nil {
@@ -141,7 +162,7 @@ func runServices(a *app, cmd *command, args []string) error {
 		}
 		return nil
 	case <-sess.Done():
-		return lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
+		return cli.Lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
 	}
 }
 

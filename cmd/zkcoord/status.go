@@ -9,16 +9,25 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/zkcoord/zkcoord"
+	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
-var statusCommand = &command{
-	name:     "status",
-	synopsis: "GROUP [--json] [--watch] [--root PATH]",
-	brief:    "GROUP",
-	summary:  "show a group: members, coordinator, term, allocation, barriers",
-	help: `
+// statusOptions are the flags of status.
+type statusOptions struct {
+	root          string
+	asJSON, watch bool
+}
+
+func newStatusCommand(a *app) *cobra.Command {
+	var o statusOptions
+	cmd := &cobra.Command{
+		Use:         "status GROUP [--json] [--watch] [--root PATH]",
+		Short:       "show a group: members, coordinator, term, allocation, barriers",
+		Annotations: brief("GROUP"),
+		Long: `
 Show the state of the rebalancing group GROUP as ZooKeeper holds it: its
 members in election order (the first is the coordinator), the coordinator's
 term, the allocation (which member should run which resource, and the
@@ -32,46 +41,45 @@ interrupted.
 
 Exits with status 1 if the group does not exist.
 `,
-	run: runStatus,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := wantArgs(cmd, args, "GROUP"); err != nil {
+				return err
+			}
+			return checkGroup(cmd, args[0])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runStatus(a, args[0], &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.root, "root", rebalance.DefaultRoot, "`path` under which groups live")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
+	fs.BoolVar(&o.watch, "watch", false, "print again after every change until interrupted")
+	return cmd
 }
 
-func runStatus(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	root := fs.String("root", rebalance.DefaultRoot, "`path` under which groups live")
-	asJSON := fs.Bool("json", false, "print JSON")
-	watch := fs.Bool("watch", false, "print again after every change until interrupted")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.args(pos, "GROUP"); err != nil {
-		return err
-	}
-	group := pos[0]
-	if err := zkcoord.ValidateName(group); err != nil {
-		return usagef("status: group: %v", err)
-	}
+func runStatus(a *app, group string, o *statusOptions) error {
 	sess, err := a.open()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 
 	show := func(d *rebalance.Description) {
-		if *asJSON {
+		if o.asJSON {
 			b, _ := json.Marshal(d)
 			a.printf("%s\n", b)
 			return
 		}
 		printStatus(a.stdout, d)
 	}
-	if *watch {
-		err := watchGroup(a.ctx, sess, *root, group, func(s snapshot) {
-			if !*asJSON {
+	if o.watch {
+		err := groupwatch.Watch(a.ctx, sess, o.root, group, func(s groupwatch.Snapshot) {
+			if !o.asJSON {
 				a.printf("--- %s\n", s.At.Format(time.RFC3339Nano))
 			}
 			if s.D == nil {
-				if *asJSON {
+				if o.asJSON {
 					a.printf("null\n")
 				} else {
 					a.printf("group %s does not exist\n", group)
@@ -87,9 +95,9 @@ func runStatus(a *app, cmd *command, args []string) error {
 	}
 	ctx, cancel := a.opContext(sess)
 	defer cancel()
-	d, err := rebalance.Describe(ctx, sess, *root, group)
+	d, err := rebalance.Describe(ctx, sess, o.root, group)
 	if errors.Is(err, rebalance.ErrNoGroup) {
-		return fmt.Errorf("no group %s under %s", group, *root)
+		return fmt.Errorf("no group %s under %s", group, o.root)
 	}
 	if d == nil {
 		return fmt.Errorf("reading the group %s: %w", group, err)
@@ -111,7 +119,7 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	coord := "(none)"
 	if d.Coordinator != "" {
 		coord = d.Coordinator
-		if n := memberName(d, d.Coordinator); n != d.Coordinator {
+		if n := groupwatch.MemberName(d, d.Coordinator); n != d.Coordinator {
 			coord += " (" + n + ")"
 		}
 	}
@@ -121,7 +129,7 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	fmt.Fprintf(tw, "generation\t%d\n", d.Generation)
 	fmt.Fprintf(tw, "state\t%s\n", state)
 	if d.Status != nil {
-		fmt.Fprintf(tw, "phase\t%s (generation %d, checked in: %s)\n", d.Status.Phase, d.Status.Generation, orNone(d.Status.CheckedIn))
+		fmt.Fprintf(tw, "phase\t%s (generation %d, checked in: %s)\n", d.Status.Phase, d.Status.Generation, cli.Words(d.Status.CheckedIn))
 	}
 	if d.AllocationError != "" {
 		fmt.Fprintf(tw, "allocation error\t%s\n", d.AllocationError)
@@ -136,8 +144,8 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 		if m.Coordinator {
 			id += "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, dash(m.Name), dash(m.Host), m.PID, dash(m.Mode),
-			orNone(m.Allocated), orNone(m.Holding))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, cli.Dash(m.Name), cli.Dash(m.Host), m.PID, cli.Dash(m.Mode),
+			cli.Words(m.Allocated), cli.Words(m.Holding))
 	}
 	if len(d.Members) == 0 {
 		fmt.Fprintln(tw, "(no members)")
@@ -161,9 +169,9 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 		b, held := barriers[r]
 		holder, token := "-", "-"
 		if held {
-			holder, token = dash(b.Client), fmt.Sprint(b.Token)
+			holder, token = cli.Dash(b.Client), fmt.Sprint(b.Token)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r, dash(owners[r]), holder, token)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r, cli.Dash(owners[r]), holder, token)
 	}
 	if len(d.Resources) == 0 {
 		fmt.Fprintln(tw, "(no resources)")
@@ -172,25 +180,11 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	if len(d.Pending) > 0 {
 		var moves []string
 		for _, m := range d.Pending {
-			moves = append(moves, fmt.Sprintf("%s %s->%s", m.Resource, dash(m.From), m.To))
+			moves = append(moves, fmt.Sprintf("%s %s->%s", m.Resource, cli.Dash(m.From), m.To))
 		}
 		fmt.Fprintf(w, "\nmoving: %s\n", strings.Join(moves, ", "))
 	}
 	if len(d.Unallocated) > 0 {
 		fmt.Fprintf(w, "\nnot yet allocated: %s\n", strings.Join(d.Unallocated, " "))
 	}
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func orNone(list []string) string {
-	if len(list) == 0 {
-		return "-"
-	}
-	return strings.Join(list, " ")
 }

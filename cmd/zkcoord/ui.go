@@ -1,25 +1,22 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
-	"net/http"
-	"time"
 
-	"github.com/zkcoord/zkcoord"
+	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/internal/console"
 )
 
-var uiCommand = &command{
-	name:     "ui",
-	synopsis: "[--listen ADDR] [--root PATH] [--path [KIND:]PATH ...] [--admin] [--host NAME ...]",
-	brief:    "[--listen ADDR]",
-	summary:  "serve the live web console of the coordination state",
-	help: `
+func newUICommand(a *app) *cobra.Command {
+	var o console.Options
+	var listen string
+	cmd := &cobra.Command{
+		Use:         "ui [--listen ADDR] [--root PATH] [--path [KIND:]PATH ...] [--admin] [--host NAME ...]",
+		Short:       "serve the live web console of the coordination state",
+		Annotations: brief("[--listen ADDR]"),
+		Long: `
 Serve a live web console (docs/ui.md) of what is under --root: who leads,
 who holds which lock and who waits, which worker of a rebalancer group runs
 which resource, which service instances and group members are registered,
@@ -45,27 +42,26 @@ admin key, so a warning is printed when --listen is not a loopback address.
 Example:
   zkcoord ui --root /app --listen 127.0.0.1:8080
 `,
-	run: runUI,
+		Args: exactly(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runUI(a, listen, o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&listen, "listen", "127.0.0.1:8080", "serve on this `address`")
+	fs.StringVar(&o.Root, "root", "/", "show the recipes under this `path`")
+	fs.StringArrayVar(&o.Paths, "path", nil, "show only this `[KIND:]PATH` instead of --root (repeatable)")
+	fs.BoolVar(&o.Admin, "admin", false, "allow breaking locks and changing rebalancer resources")
+	fs.StringArrayVar(&o.Hosts, "host", nil, "also answer requests addressed to this host `name` (repeatable)")
+	return cmd
 }
 
-func runUI(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	listen := fs.String("listen", "127.0.0.1:8080", "serve on this `address`")
-	root := fs.String("root", "/", "show the recipes under this `path`")
-	paths := fs.StringArray("path", nil, "show only this `[KIND:]PATH` instead of --root (repeatable)")
-	admin := fs.Bool("admin", false, "allow breaking locks and changing rebalancer resources")
-	hosts := fs.StringArray("host", nil, "also answer requests addressed to this host `name` (repeatable)")
-	pos, _, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := fs.args(pos); err != nil {
-		return err
-	}
+// runUI serves the console with opts (the logger aside) on listen.
+func runUI(a *app, listen string, opts console.Options) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
@@ -74,62 +70,9 @@ func runUI(a *app, cmd *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 	go watchSession(a, sess)
 	announce := func(url string) { a.printf("console at %s\n", url) }
-	return serveConsole(a.ctx, sess, ln,
-		console.Options{Root: *root, Paths: *paths, Admin: *admin, Hosts: *hosts, Logger: a.log},
-		announce, a.stderr, a.log)
-}
-
-// serveConsole serves the console of sess on ln until ctx ends or the
-// Session does. It gives the URL to announce (with the admin key, if
-// admin actions are enabled) and, when ln is not on a
-// loopback address, prints a warning on warn. The Session stays the caller's, to close
-// after: the console is closed first (ending the event streams), then the
-// server is shut down.
-func serveConsole(ctx context.Context, sess *zkcoord.Session, ln net.Listener, opts console.Options,
-	announce func(url string), warn io.Writer, log *slog.Logger) error {
-	c, err := console.New(sess, opts)
-	if errors.Is(err, console.ErrInvalid) {
-		return usagef("ui: %v", err)
-	}
-	if err != nil {
-		return err
-	}
-	// No WriteTimeout: the event streams stay open for as long as a page
-	// is.
-	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	addr := ln.Addr().(*net.TCPAddr)
-	if !addr.IP.IsLoopback() {
-		fmt.Fprintf(warn, "zkcoord: warning: the console listens on %s, beyond this machine, and has no authentication\n", addr)
-	}
-	announce(c.AdminURL(consoleURL(addr)))
-	var serr error
-	select {
-	case <-ctx.Done():
-	case <-sess.Done():
-		serr = fmt.Errorf("the ZooKeeper session ended: %w", sess.Err())
-	case err := <-served:
-		serr = fmt.Errorf("serving the console: %w", err)
-	}
-	c.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Warn("stopping the console's server", "err", err)
-	}
-	return serr
-}
-
-// consoleURL is the address to open in a browser: a wildcard address is
-// shown as the loopback one.
-func consoleURL(addr *net.TCPAddr) string {
-	host := addr.IP
-	if host.IsUnspecified() {
-		host = net.IPv4(127, 0, 0, 1)
-	}
-	return "http://" + net.JoinHostPort(host.String(), fmt.Sprint(addr.Port)) + "/"
+	opts.Logger = a.log
+	return cli.ServeConsole(a.ctx, sess, ln, opts, announce, a.stderr, a.log)
 }

@@ -6,15 +6,25 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/cache"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
-var watchCommand = &command{
-	name:     "watch",
-	synopsis: "PATH [--tree] [--depth N] [--json]",
-	brief:    "PATH",
-	summary:  "print the changes of a node or a subtree as they happen",
-	help: `
+// watchOptions are the flags of watch.
+type watchOptions struct {
+	tree   bool
+	depth  int
+	asJSON bool
+}
+
+func newWatchCommand(a *app) *cobra.Command {
+	var o watchOptions
+	cmd := &cobra.Command{
+		Use:         "watch PATH [--tree] [--depth N] [--json]",
+		Short:       "print the changes of a node or a subtree as they happen",
+		Annotations: brief("PATH"),
+		Long: `
 Print a line for every change of the node at PATH (with --tree, of the
 subtree under it, down to --depth levels) until interrupted: first an Added
 line for every node that exists and Initialized, then Added, Updated and
@@ -26,7 +36,19 @@ object. Exits with status 1 when the session ends.
 Example:
   zkcoord watch /config --tree --depth 2
 `,
-	run: runWatch,
+		Args: pathArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("depth") && !o.tree {
+				return cli.Usagef("watch: --depth needs --tree")
+			}
+			return runWatch(a, args[0], &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&o.tree, "tree", false, "watch the subtree under PATH, not PATH alone")
+	fs.IntVar(&o.depth, "depth", -1, "with --tree, watch `n` levels below PATH (default: no limit)")
+	fs.BoolVar(&o.asJSON, "json", false, "print each event as a JSON object")
+	return cmd
 }
 
 // watchEvent is the --json form of a cache event.
@@ -40,31 +62,20 @@ type watchEvent struct {
 	Err     string `json:"error,omitempty"`
 }
 
-func runWatch(a *app, cmd *command, args []string) error {
-	fs := a.flags(cmd, "")
-	tree := fs.Bool("tree", false, "watch the subtree under PATH, not PATH alone")
-	depth := fs.Int("depth", -1, "with --tree, watch `n` levels below PATH (default: no limit)")
-	asJSON := fs.Bool("json", false, "print each event as a JSON object")
-	path, _, err := fs.pathArg(args)
-	if err != nil {
-		return err
-	}
-	if fs.isSet("depth") && !*tree {
-		return usagef("watch: --depth needs --tree")
-	}
+func runWatch(a *app, path string, o *watchOptions) error {
 	sess, err := a.open()
 	if err != nil {
 		return err
 	}
-	defer closeSession(sess)
+	defer cli.CloseSession(sess)
 	var c *cache.Cache
-	if *tree {
-		c, err = cache.NewTree(sess, path, cache.WithMaxDepth(*depth))
+	if o.tree {
+		c, err = cache.NewTree(sess, path, cache.WithMaxDepth(o.depth))
 	} else {
 		c, err = cache.NewNode(sess, path)
 	}
 	if err != nil {
-		return usagef("watch: %v", err)
+		return cli.Usagef("watch: %v", err)
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
@@ -82,7 +93,7 @@ func runWatch(a *app, cmd *command, args []string) error {
 				}
 				return fmt.Errorf("watching %s: %v", path, c.Err())
 			}
-			if *asJSON {
+			if o.asJSON {
 				b, _ := json.Marshal(toWatchEvent(ev))
 				a.printf("%s\n", b)
 			} else {

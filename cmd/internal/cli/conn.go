@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/zkcoord/zkcoord"
+)
+
+// Environment variables of the connection flags.
+const (
+	envServers        = "ZKCOORD_SERVERS"
+	envChroot         = "ZKCOORD_CHROOT"
+	envSessionTimeout = "ZKCOORD_SESSION_TIMEOUT"
+	envAuth           = "ZKCOORD_AUTH"
+	envACL            = "ZKCOORD_ACL"
+	envTLS            = "ZKCOORD_TLS"
+	envTLSCA          = "ZKCOORD_TLS_CA"
+	envTLSCert        = "ZKCOORD_TLS_CERT"
+	envTLSKey         = "ZKCOORD_TLS_KEY"
+	envConnectTimeout = "ZKCOORD_CONNECT_TIMEOUT"
+)
+
+const (
+	defaultServers        = "127.0.0.1:2181"
+	defaultConnectTimeout = 15 * time.Second
+)
+
+// ConnOptions are the connection flags, with defaults from the environment
+// (Register).
+type ConnOptions struct {
+	Servers        string
+	Chroot         string
+	SessionTimeout time.Duration
+	Auth           string
+	ACL            string
+	TLS            bool
+	TLSCA          string
+	TLSCert        string
+	TLSKey         string
+	ConnectTimeout time.Duration
+
+	envErrs []error // environment values that could not be parsed
+}
+
+// Register registers the connection flags on fs, with their defaults from
+// the environment.
+func (o *ConnOptions) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Servers, "zk", envOr(envServers, defaultServers), "comma-separated ZooKeeper `servers` (host:port)")
+	fs.StringVar(&o.Chroot, "chroot", os.Getenv(envChroot), "`path` prefixed to every path")
+	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.envDuration(envSessionTimeout, zkcoord.DefaultSessionTimeout),
+		"session timeout asked of the server (a `duration`)")
+	fs.StringVar(&o.Auth, "auth", os.Getenv(envAuth), "digest credentials `user:password`")
+	fs.StringVar(&o.ACL, "acl", envOr(envACL, "open"), "`mode` of the nodes created: open (anyone may do anything) or creator (only the authenticated user)")
+	fs.BoolVar(&o.TLS, "tls", o.envBool(envTLS), "connect with TLS (implied by --tls-ca, --tls-cert)")
+	fs.StringVar(&o.TLSCA, "tls-ca", os.Getenv(envTLSCA), "PEM `file` of the CA certificates that signed the servers' (default: the system's)")
+	fs.StringVar(&o.TLSCert, "tls-cert", os.Getenv(envTLSCert), "PEM `file` of the client certificate")
+	fs.StringVar(&o.TLSKey, "tls-key", os.Getenv(envTLSKey), "PEM `file` of the client key")
+	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", o.envDuration(envConnectTimeout, defaultConnectTimeout),
+		"give up if no session is established within this `duration`")
+	grouped(fs, groupConn, map[string]string{"zk": envServers, "chroot": envChroot, "session-timeout": envSessionTimeout,
+		"auth": envAuth, "acl": envACL, "tls": envTLS, "tls-ca": envTLSCA, "tls-cert": envTLSCert, "tls-key": envTLSKey,
+		"connect-timeout": envConnectTimeout})
+}
+
+// grouped marks the flags of a group, each with its environment variable.
+func grouped(fs *pflag.FlagSet, group string, env map[string]string) {
+	for name, v := range env {
+		_ = fs.SetAnnotation(name, annotGroup, []string{group})
+		_ = fs.SetAnnotation(name, annotEnv, []string{v})
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (o *ConnOptions) envDuration(name string, def time.Duration) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: not a duration (like 10s)", name, v))
+		return def
+	}
+	return d
+}
+
+func (o *ConnOptions) envBool(name string) bool {
+	v := os.Getenv(name)
+	if v == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: want true or false", name, v))
+	}
+	return b
+}
+
+// Config builds the Session configuration. Bad values, given as flags or
+// in the environment, are usage errors.
+func (o *ConnOptions) Config() (zkcoord.Config, error) {
+	if len(o.envErrs) > 0 {
+		return zkcoord.Config{}, &ExitError{Code: ExitUsage, Err: errors.Join(o.envErrs...)}
+	}
+	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot}
+	for _, s := range strings.Split(o.Servers, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			cfg.Servers = append(cfg.Servers, s)
+		}
+	}
+	if len(cfg.Servers) == 0 {
+		return cfg, Usagef("--zk: no servers given")
+	}
+	if o.Chroot != "" {
+		if err := zkcoord.ValidatePath(o.Chroot); err != nil {
+			return cfg, Usagef("--chroot: %v", err)
+		}
+	}
+	if o.SessionTimeout <= 0 {
+		return cfg, Usagef("--session-timeout must be positive")
+	}
+	if o.ConnectTimeout <= 0 {
+		return cfg, Usagef("--connect-timeout must be positive")
+	}
+	if o.Auth != "" {
+		if !strings.Contains(o.Auth, ":") {
+			return cfg, Usagef("--auth: want user:password")
+		}
+		cfg.Auth = []zkcoord.Auth{{Scheme: "digest", Credential: o.Auth}}
+	}
+	switch o.ACL {
+	case "open", "":
+	case "creator":
+		if o.Auth == "" {
+			return cfg, Usagef("--acl creator needs --auth (the creator is the authenticated user)")
+		}
+		cfg.ACL = zkcoord.AuthACL(zkcoord.PermAll)
+	default:
+		return cfg, Usagef("--acl: want open or creator, not %q", o.ACL)
+	}
+	if o.TLS || o.TLSCA != "" || o.TLSCert != "" || o.TLSKey != "" {
+		tc, err := o.tlsConfig()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.TLS = tc
+	}
+	return cfg, nil
+}
+
+func (o *ConnOptions) tlsConfig() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.TLSCA != "" {
+		pem, err := os.ReadFile(o.TLSCA)
+		if err != nil {
+			return nil, Usagef("--tls-ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, Usagef("--tls-ca: no PEM certificate in %s", o.TLSCA)
+		}
+		tc.RootCAs = pool
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return nil, Usagef("--tls-cert and --tls-key go together")
+	}
+	if o.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return nil, Usagef("--tls-cert/--tls-key: %v", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// PassOn returns the flags that give another zkcoord process the same
+// credentials, ACL, TLS and chroot (not the servers or timeouts).
+func (o *ConnOptions) PassOn() []string {
+	args := []string{"--chroot", o.Chroot, "--auth", o.Auth, "--acl", o.ACL,
+		"--tls-ca", o.TLSCA, "--tls-cert", o.TLSCert, "--tls-key", o.TLSKey}
+	if o.TLS {
+		args = append(args, "--tls")
+	} else {
+		args = append(args, "--tls=false")
+	}
+	return args
+}
+
+// Connect opens a Session, waiting at most timeout, and turns the usual
+// failures into messages an operator can act on. With log at the debug
+// level, the Session logs there too.
+func Connect(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, log *slog.Logger) (*zkcoord.Session, error) {
+	if log.Enabled(ctx, slog.LevelDebug) {
+		cfg.Logger = log // the Session's own logs; what matters otherwise is reported by the command
+	}
+	errTimeout := errors.New("connect timeout")
+	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
+	defer cancel()
+	sess, err := zkcoord.Connect(cctx, cfg)
+	switch {
+	case err == nil:
+		log.Debug("connected", "server", sess.Server(), "session", fmt.Sprintf("0x%x", sess.ID()),
+			"timeout", sess.Timeout())
+		return sess, nil
+	case errors.Is(context.Cause(cctx), errTimeout):
+		return nil, fmt.Errorf("cannot reach ZooKeeper at %s within %v: are the servers running and reachable? (set them with --zk or %s)",
+			strings.Join(cfg.Servers, ","), timeout, envServers)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, zkcoord.ErrAuthFailed):
+		return nil, fmt.Errorf("ZooKeeper rejected the credentials of --auth: %w", err)
+	case errors.Is(err, zkcoord.ErrInvalidConfig):
+		return nil, Usagef("%v", err)
+	case errors.Is(err, zkcoord.ErrNoAuth):
+		return nil, fmt.Errorf("not allowed to create the chroot %s: %w", cfg.Chroot, err)
+	}
+	return nil, fmt.Errorf("connecting to %s: %w", strings.Join(cfg.Servers, ","), err)
+}
+
+// CloseSession closes sess, waiting a bounded time.
+func CloseSession(sess *zkcoord.Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout()+5*time.Second)
+	defer cancel()
+	_ = sess.Close(ctx)
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/lock"
+)
+
+// "lock break" and "lock revoke" are subcommands of lock. A lock path
+// always starts with "/", so "zkcoord lock break ..." can never mean a lock
+// named "break": the lock at /break is "zkcoord lock /break".
+
+func newLockBreakCommand(a *app) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:         "break PATH --yes",
+		Short:       "delete the node of a mutex's holder",
+		Annotations: brief("PATH --yes"),
+		Long: `
+Delete the lock node of the holder of the mutex at PATH, so that the next
+waiter gets the lock. The holder is not asked: a zkcoord holder sees the loss
+and stops its command, but a holder that is stuck or partitioned may still
+act until it notices. Use it only when the holder is known to be dead and its
+session has not expired yet; prefer 'lock revoke'. Without --yes nothing is
+done (exit 2). Prints the node, token and session of the holder it broke.
+
+Example:
+  zkcoord lock break /locks/nightly-report --yes
+`,
+		Args: pathArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLockBreak(a, args[0], yes)
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "really break the lock")
+	return cmd
+}
+
+func runLockBreak(a *app, path string, yes bool) error {
+	if !yes {
+		return cli.Usagef("lock break: breaking %s lets another client take it while its holder may still act; give --yes to do it", path)
+	}
+	sess, ctx, done, err := a.oneShot()
+	if err != nil {
+		return err
+	}
+	defer done()
+	m, err := lock.NewMutex(sess, path)
+	if err != nil {
+		return cli.Usagef("lock break: %v", err)
+	}
+	h, err := m.Break(ctx)
+	if errors.Is(err, lock.ErrNotHeld) {
+		return fmt.Errorf("%s is not held", path)
+	}
+	if err != nil {
+		return err
+	}
+	a.printf("broke %s node %s token %d session 0x%x\n", path, h.Path, h.Token, h.Session)
+	return nil
+}
