@@ -41,7 +41,8 @@ type Config struct {
 	MaxReply int
 	// PingEvery, if set, gives the ping interval for a negotiated session
 	// timeout: a ping is written when nothing else was written for that
-	// long. Default: a third of the read timeout, as ClientCnxn.
+	// long. Default: a third of the read timeout (2T/9); ClientCnxn pings
+	// after half its read timeout less up to a second.
 	PingEvery func(timeout time.Duration) time.Duration
 }
 

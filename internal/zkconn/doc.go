@@ -14,8 +14,8 @@
 // the timeout asked for, the session's id and password (zeros for a new
 // session) and readOnly false; the server's answer fixes the negotiated
 // timeout (SessionTimeout), from which the read timeout (two thirds of
-// it, as ClientCnxn) and the ping interval (a third of the read timeout)
-// follow. A handshake is bounded by the timeout divided among the
+// it, as ClientCnxn) and the ping interval (by default a third of the
+// read timeout) follow. A handshake is bounded by the timeout divided among the
 // servers, as ClientCnxn's connectTimeout, but never less than a second.
 //
 // When a connection fails (a read or write error, nothing read for the
