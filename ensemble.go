@@ -3,6 +3,7 @@ package zkcoord
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -66,6 +67,25 @@ func (s *Session) checkEnsemble(addr string) {
 		return
 	}
 	s.log.Debug("zookeeper ensemble timing leaves Lost before expiry", attrs...)
+}
+
+// FourLetter sends one of ZooKeeper's four-letter words (such as "mntr",
+// "conf", "srvr", "cons", "ruok") to server, or to the server the Session
+// last used if server is "", through the Session's dialer and TLS, and
+// returns the reply. A server answers only the words its
+// 4lw.commands.whitelist allows; others get a short refusal text.
+func (s *Session) FourLetter(ctx context.Context, server, word string) (string, error) {
+	if len(word) != 4 || strings.Trim(word, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return "", fmt.Errorf("zkcoord: %q is not a four-letter word", word)
+	}
+	if server == "" {
+		server = s.Server()
+	}
+	reply, err := s.fourLetter(ctx, server, word)
+	if err != nil {
+		return "", fmt.Errorf("zkcoord: %s to %s: %w", word, server, err)
+	}
+	return reply, nil
 }
 
 // fourLetter sends a four-letter word through the Session's dialer (and

@@ -176,20 +176,31 @@ func (s *Session) Create(ctx context.Context, path string, data []byte, flags in
 	if err := s.checkCreate(path, data, flags); err != nil {
 		return "", err
 	}
-	created, err := s.create(ctx, path, data, flags)
+	created, _, err := s.create(ctx, path, data, flags)
 	return created, wrapPath(err, "create", path)
 }
 
+// CreateWithStat is Create that also returns the new node's Stat, from the
+// same reply: its Czxid is the node's fencing token, read back without a
+// second round trip.
+func (s *Session) CreateWithStat(ctx context.Context, path string, data []byte, flags int32) (string, *Stat, error) {
+	if err := s.checkCreate(path, data, flags); err != nil {
+		return "", nil, err
+	}
+	created, st, err := s.create(ctx, path, data, flags)
+	return created, st, wrapPath(err, "create", path)
+}
+
 // create sends one create, the path and data checked.
-func (s *Session) create(ctx context.Context, path string, data []byte, flags int32) (string, error) {
+func (s *Session) create(ctx context.Context, path string, data []byte, flags int32) (string, *Stat, error) {
 	resp, err := call(s, ctx, func(ctx context.Context) (wire.Create2Response, error) {
 		r, _, err := s.conn.Create(ctx, s.root.add(path), data, s.acl, wire.CreateMode(flags))
 		return r, err
 	})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return s.root.strip(resp.Path), nil
+	return s.root.strip(resp.Path), statOf(resp.Stat), nil
 }
 
 func (s *Session) checkCreate(path string, data []byte, flags int32) error {

@@ -100,7 +100,7 @@ func (s *Session) createProtected(ctx context.Context, parent, prefix, path stri
 // createOnce sends one create. If ctx ends after the request was written,
 // the node, should it exist, is deleted in the background (abandon).
 func (s *Session) createOnce(ctx context.Context, path string, data []byte, flags int32, parent, prefix string) (string, error) {
-	created, err := s.create(ctx, path, data, flags)
+	created, _, err := s.create(ctx, path, data, flags)
 	if errors.Is(err, ErrOutcomeUnknown) && s.alive() == nil {
 		s.abandon(parent, prefix)
 	}

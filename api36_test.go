@@ -1,0 +1,104 @@
+package zkcoord_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord"
+)
+
+// MultiRead answers several reads in one request, each on its own, the
+// chroot applied.
+func TestMultiRead(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/multiread"})
+	ctx := testCtx(t, 30*time.Second)
+	if _, err := s.Create(ctx, "/a", []byte("va"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(ctx, "/a/x", nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.MultiRead(ctx, zkcoord.GetOp("/a"), zkcoord.ChildrenOp("/a"), zkcoord.GetOp("/missing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res[0].Data) != "va" || res[0].Stat == nil || res[0].Stat.NumChildren != 1 || res[0].Err != nil {
+		t.Errorf("get /a: %+v", res[0])
+	}
+	if !slices.Equal(res[1].Children, []string{"x"}) || res[1].Err != nil {
+		t.Errorf("children /a: %+v", res[1])
+	}
+	if !errors.Is(res[2].Err, zkcoord.ErrNoNode) {
+		t.Errorf("get /missing: %+v, want ErrNoNode", res[2])
+	}
+	if _, err := s.MultiRead(ctx, zkcoord.ReadOp{}); err == nil {
+		t.Error("an empty ReadOp was accepted")
+	}
+}
+
+// CreateWithStat returns the node's Stat from the create's own reply.
+func TestCreateWithStat(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers()})
+	ctx := testCtx(t, 30*time.Second)
+	p, st, err := s.CreateWithStat(ctx, "/withstat-", []byte("abc"), zkcoord.FlagEphemeralSequential)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, read, err := s.Get(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *st != *read || st.DataLength != 3 || st.EphemeralOwner != s.ID() {
+		t.Fatalf("CreateWithStat's stat %+v, read back %+v", st, read)
+	}
+}
+
+// FourLetter asks the server, and refuses what is not a four-letter word.
+func TestFourLetter(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers()})
+	ctx := testCtx(t, 30*time.Second)
+	out, err := s.FourLetter(ctx, "", "srvr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Zookeeper version") {
+		t.Fatalf("srvr answered %q", out)
+	}
+	if _, err := s.FourLetter(ctx, "", "kill\n"); err == nil {
+		t.Fatal("a word with a newline was sent")
+	}
+}
+
+// DeleteAll deletes a tree bottom-up in transactions, says how many nodes
+// it deleted, and refuses /.
+func TestDeleteAll(t *testing.T) {
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/deleteall"})
+	ctx := testCtx(t, 60*time.Second)
+	want := 1
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 20; j++ {
+			if err := s.EnsurePath(ctx, fmt.Sprintf("/t/n%d/m%d", i, j)); err != nil {
+				t.Fatal(err)
+			}
+			want++
+		}
+		want++
+	}
+	n, err := s.DeleteAll(ctx, "/t")
+	if err != nil || n != want {
+		t.Fatalf("DeleteAll = %d, %v; want %d deleted", n, err, want)
+	}
+	if ok, _, err := s.Exists(ctx, "/t"); err != nil || ok {
+		t.Fatalf("/t after DeleteAll: exists %v, %v", ok, err)
+	}
+	if n, err := s.DeleteAll(ctx, "/t"); err != nil || n != 0 {
+		t.Fatalf("DeleteAll of a missing node = %d, %v", n, err)
+	}
+	if _, err := s.DeleteAll(ctx, "/"); !errors.Is(err, zkcoord.ErrInvalidPath) {
+		t.Fatalf("DeleteAll(/) = %v, want ErrInvalidPath", err)
+	}
+}
