@@ -96,6 +96,10 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	s.server, _ = conn.Connected()
 	s.state = Connected
 	s.log.Info("zookeeper session "+Connected.String(), "session", fmt.Sprintf("0x%x", s.id), "why", "session established")
+	if s.timeout != cfg.SessionTimeout {
+		s.log.Info("zookeeper negotiated another session timeout than asked",
+			"asked", cfg.SessionTimeout, "negotiated", s.timeout, "lostAfter", s.LostAfter())
+	}
 	go s.run()
 
 	if err := s.setup(ctx); err != nil {

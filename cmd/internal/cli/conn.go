@@ -55,7 +55,7 @@ type ConnOptions struct {
 // Register registers the connection flags on fs, with their defaults from
 // the environment.
 func (o *ConnOptions) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Servers, "zk", envOr(envServers, defaultServers), "comma-separated ZooKeeper `servers` (host:port)")
+	fs.StringVar(&o.Servers, "zk", envOr(envServers, defaultServers), "comma-separated ZooKeeper `servers` (host:port), optionally followed by a chroot path (host:2181/app)")
 	fs.StringVar(&o.Chroot, "chroot", os.Getenv(envChroot), "`path` prefixed to every path")
 	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.envDuration(envSessionTimeout, zkcoord.DefaultSessionTimeout),
 		"session timeout asked of the server (a `duration`)")
@@ -119,13 +119,19 @@ func (o *ConnOptions) Config() (zkcoord.Config, error) {
 		return zkcoord.Config{}, &ExitError{Code: ExitUsage, Err: errors.Join(o.envErrs...)}
 	}
 	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot}
-	for _, s := range strings.Split(o.Servers, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			cfg.Servers = append(cfg.Servers, s)
-		}
-	}
-	if len(cfg.Servers) == 0 {
+	if strings.TrimSpace(strings.ReplaceAll(o.Servers, ",", "")) == "" {
 		return cfg, Usagef("--zk: no servers given")
+	}
+	servers, chroot, err := zkcoord.ParseConnectString(o.Servers)
+	if err != nil {
+		return cfg, Usagef("--zk: %v", err)
+	}
+	cfg.Servers = servers
+	if chroot != "" {
+		if o.Chroot != "" && o.Chroot != chroot {
+			return cfg, Usagef("--zk names the chroot %s and --chroot %s: give it once", chroot, o.Chroot)
+		}
+		cfg.Chroot, o.Chroot = chroot, chroot
 	}
 	if o.Chroot != "" {
 		if err := zkcoord.ValidatePath(o.Chroot); err != nil {
