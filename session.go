@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/fifo"
@@ -21,6 +22,8 @@ type Session struct {
 	log  *slog.Logger
 	conn *zkconn.Client
 	acl  []wire.ACL // Config.ACL as sent
+	// established is set once the first connection is up.
+	established atomic.Bool
 
 	closeReq  chan struct{}
 	closeOnce sync.Once
@@ -83,6 +86,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		// A listing of a large directory can exceed the server's 1 MiB
 		// jute.maxbuffer, which bounds what it reads, not what it sends.
 		MaxReply:  16 << 20,
+		Failed:    s.attemptFailed,
 		PingEvery: func(t time.Duration) time.Duration { return heartbeatEvery(t, cfg.LostAfter) },
 	})
 	if err != nil {
@@ -92,6 +96,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, fmt.Errorf("zkcoord: connect to %v: %w", cfg.Servers, err)
 	}
 	s.conn = conn
+	s.established.Store(true)
 	s.id, s.timeout, s.passwd = conn.SessionID(), conn.SessionTimeout(), conn.Password()
 	s.server, _ = conn.Connected()
 	s.state = Connected
@@ -112,6 +117,18 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	server := s.Server()
 	s.spawn(func() { s.checkEnsemble(server) })
 	return s, nil
+}
+
+// attemptFailed logs a connection attempt that failed: at warn level until
+// the session is established, so that a refused connection or an unknown
+// host is reported at once with its reason, at debug level afterwards,
+// when the Session's state tells the story.
+func (s *Session) attemptFailed(server string, err error) {
+	if s.established.Load() {
+		s.log.Debug("zookeeper connection attempt failed", "server", server, "err", err)
+		return
+	}
+	s.log.Warn("cannot connect to a ZooKeeper server; trying the next", "server", server, "err", err)
 }
 
 // setup waits until the server has answered a request after the

@@ -44,6 +44,10 @@ type Config struct {
 	// long. Default: a third of the read timeout (2T/9); ClientCnxn pings
 	// after half its read timeout less up to a second.
 	PingEvery func(timeout time.Duration) time.Duration
+	// Failed, if set, hears of every connection attempt that failed, with
+	// the server and the reason, as it happens (on the client's goroutine:
+	// it must not block).
+	Failed func(server string, err error)
 }
 
 // Client is one ZooKeeper session, over a succession of connections to

@@ -57,6 +57,9 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", addr, err))
+			if c.cfg.Failed != nil {
+				c.cfg.Failed(addr, err)
+			}
 			continue
 		}
 		return cn, nil
