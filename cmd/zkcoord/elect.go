@@ -158,6 +158,11 @@ func runElect(a *app, o *electOptions) error {
 			o.gate = newHealthGate(check, o.healthInterval, o.healthFailures, func(msg string, args ...any) { a.log.Warn(msg, args...) })
 		}
 	}
+	if len(o.cmd) > 0 {
+		if _, err := supervise.Find(o.cmd); err != nil {
+			return fmt.Errorf("elect: %w (no candidacy was started)", err)
+		}
+	}
 	if err := a.setup(); err != nil {
 		return err
 	}

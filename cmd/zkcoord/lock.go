@@ -108,6 +108,11 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	if data == "" {
 		data = defaultHolderData()
 	}
+	if len(cmdArgs) > 0 {
+		if _, err := supervise.Find(cmdArgs); err != nil {
+			return fmt.Errorf("lock %s: %w (the lock was not taken)", path, err)
+		}
+	}
 	if err := a.setup(); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -429,4 +430,26 @@ func TestLockWriteSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	reader.exitCode(t, time.Second)
+}
+
+// A command that cannot run is reported before the lock is taken: no
+// contender node is ever created.
+func TestLockMissingCommandTakesNothing(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	r := zkc(t, "lock", path, "--", "/no/such/command")
+	if r.code == 0 || !strings.Contains(r.stderr, "/no/such/command") || !strings.Contains(r.stderr, "not taken") {
+		t.Fatalf("lock with a missing command: %s", r)
+	}
+	s := session(t)
+	if kids, _, err := s.Children(context.Background(), path); err == nil && len(kids) > 0 {
+		t.Fatalf("the lock directory holds %v", kids)
+	}
+	r = zkc(t, "elect", path+"-e", "--", "/no/such/command")
+	if r.code == 0 || !strings.Contains(r.stderr, "/no/such/command") {
+		t.Fatalf("elect with a missing command: %s", r)
+	}
+	if kids, _, err := s.Children(context.Background(), path+"-e"); err == nil && len(kids) > 0 {
+		t.Fatalf("the election holds %v", kids)
+	}
 }

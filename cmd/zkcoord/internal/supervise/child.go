@@ -44,12 +44,22 @@ type Spec struct {
 	Stderr io.Writer
 }
 
+// Find looks a command up as Start will, so that a command that cannot
+// run is reported before anything is taken on its behalf.
+func Find(argv []string) (string, error) {
+	if len(argv) == 0 {
+		return "", errors.New("empty command")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return "", fmt.Errorf("cannot run %s: %w", argv[0], err)
+	}
+	return path, nil
+}
+
 // Start starts a child.
 func Start(spec Spec) (*Child, error) {
-	if len(spec.Argv) == 0 {
-		return nil, errors.New("empty command")
-	}
-	path, err := exec.LookPath(spec.Argv[0])
+	path, err := Find(spec.Argv)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", spec.Name, err)
 	}
