@@ -18,7 +18,7 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
-	"github.com/zkcoord/zkcoord/internal/console"
+	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/internal/event"
 	"github.com/zkcoord/zkcoord/internal/launch"
 	"github.com/zkcoord/zkcoord/internal/oracle"

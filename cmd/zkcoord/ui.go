@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
-	"github.com/zkcoord/zkcoord/internal/console"
+	"github.com/zkcoord/zkcoord/cmd/internal/console"
 )
 
 func newUICommand(a *app) *cobra.Command {

@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/console"
+	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/console"
+	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
