@@ -13,11 +13,11 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/discovery"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/group"
-	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/queue"

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
+	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
