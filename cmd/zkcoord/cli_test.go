@@ -26,22 +26,32 @@ func TestHelp(t *testing.T) {
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
 			"--restart POLICY", "--restart-delay DURATION", "--max-restarts N", "--min-interval DURATION",
 			"--start-delay DURATION", "--no-recover", "--events"},
-		"resources": {"--root PATH", "--json"},
-		"status":    {"--root PATH", "--json", "--watch"},
-		"barrier":   {"--timeout DURATION", "--members N", "--ephemeral"},
-		"queue":     {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION", "--work"},
-		"counter":   {"--seed VALUE"},
-		"locks":     {"--kind KIND", "--json"},
-		"election":  {"--json", "--wait DURATION"},
-		"watch":     {"--tree", "--depth N", "--json"},
-		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
-		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
+		"resources":  {"--root PATH", "--json"},
+		"status":     {"--root PATH", "--json", "--watch"},
+		"barrier":    {"--timeout DURATION", "--members N", "--ephemeral"},
+		"queue":      {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION", "--work"},
+		"counter":    {"--seed VALUE"},
+		"locks":      {"--kind KIND", "--json"},
+		"election":   {"--json", "--wait DURATION"},
+		"watch":      {"--tree", "--depth N", "--json"},
+		"ls":         {"--recursive", "--json"},
+		"get":        {"--raw", "--json"},
+		"stat":       {"--json"},
+		"set":        {"--version N", "--json"},
+		"create":     {"--parents", "--sequential", "--ephemeral", "--ttl DURATION", "--json"},
+		"rm":         {"--recursive", "--version N", "--yes", "--json"},
+		"acl":        {"--json", "--version N"},
+		"whoami":     {"--json"},
+		"ephemerals": {"--session ID", "--json"},
+		"server":     {"--json"},
+		"ui":         {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
+		"services":   {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
 			"--pace DURATION", "--ui ADDRESS"},
 	}
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
-		"locks": "ls", "election": "ls", "services": "get"}
+		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat"}
 	seen := map[string]bool{}
 	for _, c := range newRootCommand(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
 		cname := c.Name()

@@ -2,8 +2,10 @@
 // shell: it runs a command under a lock, runs a command only while leading an
 // election (with fencing of the previous active for failover), and shares
 // resources among workers that each run one command per resource they are
-// given. It also reads and changes groups, barriers, queues and counters, and
-// plays a demo of the rebalancer on a ZooKeeper server of its own.
+// given. It also reads and changes groups, barriers, queues and counters,
+// reads and changes any node as zkCli.sh does (ls, get, set, create, rm, acl
+// and friends), and plays a demo of the rebalancer on a ZooKeeper server of
+// its own.
 //
 // Usage:
 //
@@ -25,6 +27,16 @@
 //	election ls PATH                          participants of an election
 //	election revoke PATH                      ask an election's leader to step down
 //	watch PATH [--tree]                       print changes as they happen
+//	ls [-R] PATH                              a node's children, or its subtree
+//	get PATH [--raw]                          a node's data (shown safely on a terminal)
+//	stat PATH                                 a node's metadata
+//	set PATH DATA|- [--version N]             write a node's data
+//	create PATH [DATA|-]                      create a node (--parents, --sequential, --ephemeral, --ttl)
+//	rm [-r] PATH [--yes]                      delete a node, or a subtree
+//	acl get|set PATH [ACL...]                 a node's ACL, in zkCli.sh's syntax
+//	whoami                                    the identities the server knows zkcoord by
+//	ephemerals [PATH]                         ephemeral nodes and their sessions
+//	server stat [SERVER...]                   each server's mode, zxid, nodes, connections
 //	services ls|get|register                  Curator-compatible service discovery
 //	ui [--listen ADDR]                        the live web console
 //	demo                                      watch workers share resources while things go wrong
