@@ -91,7 +91,8 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("zkcoord: connect to %v: %w", cfg.Servers, ctx.Err())
+			// err says why each server failed, ctx why Connect stopped.
+			return nil, fmt.Errorf("zkcoord: connect to %v: %w (%v)", cfg.Servers, ctx.Err(), err)
 		}
 		return nil, fmt.Errorf("zkcoord: connect to %v: %w", cfg.Servers, err)
 	}

@@ -165,8 +165,15 @@ func TestUnreachable(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v to give up", d)
 	}
-	r = zkc(t, "--zk", "nonsense", "status", "g")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "host:port") {
+	// A host without a port is ZooKeeper's port 2181 of that host, as in
+	// zkCli's connect strings; an unknown one is reported with its reason
+	// at once, then the command gives up.
+	r = zkc(t, "--zk", "nonsense.invalid", "--connect-timeout", "2s", "status", "g")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "nonsense.invalid:2181") || !strings.Contains(r.stderr, "no such host") {
+		t.Fatalf("want exit 1 naming the unknown host and the reason, got %s", r)
+	}
+	r = zkc(t, "--zk", "a:b:c", "status", "g")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "IPv6") {
 		t.Fatalf("want exit 2 for a malformed server, got %s", r)
 	}
 }

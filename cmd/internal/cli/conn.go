@@ -215,6 +215,10 @@ func (o *ConnOptions) PassOn() []string {
 func Connect(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, log *slog.Logger) (*zkcoord.Session, error) {
 	if log.Enabled(ctx, slog.LevelDebug) {
 		cfg.Logger = log // the Session's own logs; what matters otherwise is reported by the command
+	} else {
+		// The Session's warnings (a server refusing the connection, an
+		// unknown host, an ensemble whose timing defeats Lost) at once.
+		cfg.Logger = slog.New(warnOnly{log.Handler()})
 	}
 	errTimeout := errors.New("connect timeout")
 	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
@@ -246,3 +250,16 @@ func CloseSession(sess *zkcoord.Session) {
 	defer cancel()
 	_ = sess.Close(ctx)
 }
+
+// warnOnly passes on a handler's records of level warn and above.
+type warnOnly struct{ slog.Handler }
+
+func (w warnOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+
+func (w warnOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return warnOnly{w.Handler.WithAttrs(attrs)}
+}
+
+func (w warnOnly) WithGroup(name string) slog.Handler { return warnOnly{w.Handler.WithGroup(name)} }
