@@ -135,6 +135,25 @@ func (c checker) exit(ctx context.Context, id string) ([]string, error) {
 	}
 }
 
+// downgrade turns the exclusive holder id into one reader, as an RWMutex
+// holder does with Downgrade: the checker must say "W<id>" and change
+// without interference.
+func (c checker) downgrade(ctx context.Context, id string) ([]string, error) {
+	s, v, err := c.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var bad []string
+	if s != "W"+id {
+		bad = append(bad, "downgrading while the checker says "+s)
+	}
+	ok, err := c.set(ctx, "R1", v)
+	if err == nil && !ok {
+		bad = append(bad, "checker changed while downgrading")
+	}
+	return bad, err
+}
+
 // acquirer is one Go contender: it acquires, and returns the lease.
 type acquirer func(ctx context.Context) (*lock.Lease, error)
 
@@ -194,6 +213,64 @@ func goLoop(ctx context.Context, name string, c checker, rounds int, acquirers .
 	}
 	wg.Wait()
 	return res
+}
+
+// downgradeLoop runs rounds of write lock, check in as the writer, check
+// over to one reader, Downgrade, hold briefly, check out, RUnlock,
+// for each RWMutex concurrently, and returns when all are done. c's kind
+// is ignored.
+func downgradeLoop(ctx context.Context, name string, c checker, rounds int, rws ...*lock.RWMutex) *loopResult {
+	res := &loopResult{}
+	write, read := c.with(c.sess, "write"), c.with(c.sess, "read")
+	var wg sync.WaitGroup
+	for i, rw := range rws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				id := fmt.Sprintf("%s-%d-%d", name, i, r)
+				bad, err := downgradeOnce(ctx, rw, write, read, id)
+				for j := range bad {
+					bad[j] = id + ": " + bad[j]
+				}
+				res.add(1, bad, err)
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+func downgradeOnce(ctx context.Context, rw *lock.RWMutex, write, read checker, id string) ([]string, error) {
+	if _, err := rw.Lock(ctx); err != nil {
+		return nil, err
+	}
+	bad, err := write.enter(ctx, id)
+	if err != nil {
+		return bad, err
+	}
+	time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+	// The checker turns to one reader while the write lock still excludes
+	// everyone: once Downgrade has let the waiting readers in, they must
+	// find it so.
+	more, err := write.downgrade(ctx, id)
+	bad = append(bad, more...)
+	if err != nil {
+		return bad, err
+	}
+	if _, err := rw.Downgrade(ctx); err != nil {
+		return bad, err
+	}
+	time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+	more, err = read.exit(ctx, id)
+	bad = append(bad, more...)
+	if rerr := rw.RUnlock(ctx); err == nil {
+		err = rerr
+	}
+	return bad, err
 }
 
 // check reports the loop's violations and errors, and checks its count.

@@ -75,6 +75,7 @@ type Lease struct {
 	watchOne sync.Once
 	revoked  chan struct{} // closed when revocation is requested (Revoke)
 	revOnce  sync.Once
+	swaps    chan swap // a node to take the lease's place (RWMutex.Downgrade)
 
 	mu     sync.Mutex
 	err    error // why the lease ended; nil while held
@@ -97,6 +98,7 @@ func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
 		release:   make(chan struct{}),
 		watch:     make(chan struct{}),
 		revoked:   make(chan struct{}),
+		swaps:     make(chan swap),
 	}
 	if own != nil {
 		l.wantWatch()
@@ -256,6 +258,10 @@ func (l *Lease) run(own <-chan ownWatch) {
 		case <-l.release:
 			l.releaseNode()
 			return
+		case sw := <-l.swaps:
+			if l.swapNode(sw) {
+				return
+			}
 		}
 	}
 }
@@ -289,6 +295,11 @@ func (l *Lease) releaseNode() {
 		l.end(lost(l.sessErr(err)))
 		return
 	}
+	l.released()
+}
+
+// released records a release and closes Done.
+func (l *Lease) released() {
 	l.mu.Lock()
 	l.err = ErrReleased
 	l.result = nil
