@@ -173,8 +173,9 @@ func TestRWMutexDowngradeExclusion(t *testing.T) {
 		readers = append(readers, r.RLock)
 		writers = append(writers, w.Lock)
 	}
+	downgraders := []*lock.RWMutex{newRW(t, a, dir), newRW(t, b, dir), newRW(t, c, dir)}
 	res := make(chan *loopResult, 3)
-	go func() { res <- downgradeLoop(ctx, "down", ck, rounds, newRW(t, a, dir), newRW(t, b, dir), newRW(t, c, dir)) }()
+	go func() { res <- downgradeLoop(ctx, "down", ck, rounds, downgraders...) }()
 	go func() { res <- goLoop(ctx, "read", ck.with(b, "read"), rounds, readers...) }()
 	go func() { res <- goLoop(ctx, "write", ck.with(c, "write"), rounds, writers...) }()
 	total := 0
