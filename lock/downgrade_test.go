@@ -27,15 +27,23 @@ func acquisitionOf(ctx context.Context, acquire func(context.Context) (*lock.Lea
 // watching waits until the session watches path.
 func watching(t *testing.T, ctx context.Context, sess *zkcoord.Session, path string) {
 	t.Helper()
-	testkit.WaitFor(t, 30*time.Second, fmt.Sprintf("session 0x%x watching %s", sess.ID(), path), func() error {
+	watchedBy(t, ctx, path, func(id int64) bool { return id == sess.ID() })
+}
+
+// watchedBy waits until a session that who accepts watches path.
+func watchedBy(t *testing.T, ctx context.Context, path string, who func(session int64) bool) {
+	t.Helper()
+	testkit.WaitFor(t, 30*time.Second, "a watch on "+path, func() error {
 		w, err := cluster.Server(0).Wchc(ctx)
 		if err != nil {
 			return err
 		}
-		if !slices.Contains(w[sess.ID()], path) {
-			return fmt.Errorf("it watches %v", w[sess.ID()])
+		for id, paths := range w {
+			if who(id) && slices.Contains(paths, path) {
+				return nil
+			}
 		}
-		return nil
+		return fmt.Errorf("watches: %v", w)
 	})
 }
 

@@ -254,6 +254,55 @@ func TestInteropCuratorRWMutex(t *testing.T) {
 	checkFree(t, c)
 }
 
+// TestInteropCuratorRWMutexDowngrade: Downgrade lets in a Curator reader
+// that waits behind the write lock, while a Curator writer that waits
+// behind that reader waits on, for the downgraded read lock: Curator
+// orders the read node where the write node was. In loops, Go writers
+// that downgrade never overlap Curator's writers or readers wrongly.
+func TestInteropCuratorRWMutexDowngrade(t *testing.T) {
+	ctx := testCtx(t, 150*time.Second)
+	dir, chk := testDir(t), testDir(t)+"-check"
+	cur := startCurator(t)
+	a, b := connect(t), connect(t)
+	rw := newRW(t, a, dir)
+	if _, err := rw.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur.send(t, "r1 hold read "+dir+" 1")
+	queued(t, a, dir, 2)
+	cur.send(t, "w1 hold write "+dir+" 1")
+	queued(t, a, dir, 3)
+	lr, err := rw.Downgrade(ctx)
+	if err != nil {
+		t.Fatalf("Downgrade: %v", err)
+	}
+	cur.mustExpect(t, ctx, "r1", "held")
+	cur.send(t, "r1 release")
+	cur.mustExpect(t, ctx, "r1", "released")
+	// Curator's writer, woken by the release of the reader before it,
+	// lists the lock again and waits for the downgraded reader.
+	watchedBy(t, ctx, lr.Path(), func(id int64) bool { return id != a.ID() })
+	if cur.pending("w1") {
+		t.Fatal("Curator's writer took the lock from a downgraded reader")
+	}
+	if err := rw.RUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur.mustExpect(t, ctx, "w1", "held")
+	cur.send(t, "w1 release")
+	cur.mustExpect(t, ctx, "w1", "released")
+
+	const rounds = 8
+	c := newChecker(t, a, chk, "write", 1)
+	cur.send(t, fmt.Sprintf("R loop read %s 1 2 %d %s", dir, rounds, chk))
+	cur.send(t, fmt.Sprintf("W loop write %s 1 2 %d %s", dir, rounds, chk))
+	res := downgradeLoop(ctx, "go-down", c, rounds, newRW(t, a, dir), newRW(t, b, dir))
+	res.check(t, "zkcoord downgraders", 2*rounds)
+	cur.checkLoop(t, ctx, "R", 2*rounds)
+	cur.checkLoop(t, ctx, "W", 2*rounds)
+	checkFree(t, c)
+}
+
 func TestInteropCuratorSemaphore(t *testing.T) {
 	ctx := testCtx(t, 150*time.Second)
 	dir, chk := testDir(t), testDir(t)+"-check"
