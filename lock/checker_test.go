@@ -273,6 +273,53 @@ func downgradeOnce(ctx context.Context, rw *lock.RWMutex, write, read checker, i
 	return bad, err
 }
 
+// semLoop runs rounds of AcquireN (n[i] leases for sems[i]), check in once
+// per lease, hold briefly, check out, release, for each semaphore
+// concurrently, and returns when all are done. Every lease counts as an
+// entry.
+func semLoop(ctx context.Context, name string, c checker, rounds int, sems []*lock.Semaphore, n []int) *loopResult {
+	res := &loopResult{}
+	var wg sync.WaitGroup
+	for i, s := range sems {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				id := fmt.Sprintf("%s-%d-%d", name, i, r)
+				ml, err := s.AcquireN(ctx, n[i])
+				if err != nil {
+					res.add(0, nil, err)
+					return
+				}
+				var bad []string
+				for k := 0; k < n[i] && err == nil; k++ {
+					var more []string
+					more, err = c.enter(ctx, fmt.Sprintf("%s-%d", id, k))
+					bad = append(bad, more...)
+				}
+				time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+				for k := 0; k < n[i] && err == nil; k++ {
+					var more []string
+					more, err = c.exit(ctx, fmt.Sprintf("%s-%d", id, k))
+					bad = append(bad, more...)
+				}
+				if rerr := ml.Release(ctx); err == nil {
+					err = rerr
+				}
+				for j := range bad {
+					bad[j] = id + ": " + bad[j]
+				}
+				res.add(n[i], bad, err)
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
 // check reports the loop's violations and errors, and checks its count.
 func (r *loopResult) check(t *testing.T, who string, want int) {
 	t.Helper()

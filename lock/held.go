@@ -26,6 +26,9 @@ var (
 	// ErrNoLease: TryAcquire found no free lease, or found another
 	// acquirer holding the semaphore's mutex and did not wait for it.
 	ErrNoLease = errors.New("lock: no free lease")
+	// ErrBadCount: AcquireN or TryAcquireN asked for fewer than one lease,
+	// or for more than the semaphore has.
+	ErrBadCount = errors.New("lock: number of leases out of range")
 	// ErrNotHeld: Unlock or RUnlock on a value that holds no such lock.
 	ErrNotHeld = errors.New("lock: not held")
 	// ErrAlreadyHeld: Lock (or RLock) on a value that already holds, or is
@@ -42,6 +45,8 @@ var (
 // write side of an RWMutex, or one lease of a Semaphore.
 //
 // Done closes when the lease ends, for whatever reason; Err then tells why.
+// A write lease that RWMutex.Downgrade turned into a read lease ends as
+// released.
 // A lease is lost, without anyone releasing it, when its Session ends
 // (Lost, Expired or Closed) or when another client deletes its node. The
 // Session declares itself Lost before the server can expire it, so a holder
