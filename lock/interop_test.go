@@ -360,6 +360,80 @@ func TestInteropCuratorSemaphore(t *testing.T) {
 	checkFree(t, c)
 }
 
+// TestInteropCuratorSemaphoreAcquireN: leases taken several at once by
+// Curator's acquire(qty) and by AcquireN count against one limit, and
+// AcquireN waits for all its leases while Curator's acquirers queue behind
+// it; in loops, Curator's acquirers and Go's AcquireN never hold more than
+// MaxLeases together.
+func TestInteropCuratorSemaphoreAcquireN(t *testing.T) {
+	ctx := testCtx(t, 150*time.Second)
+	dir, chk := testDir(t), testDir(t)+"-check"
+	const max = 4
+	cur := startCurator(t)
+	a, b := connect(t), connect(t)
+	sa, sb := newSem(t, a, dir, max), newSem(t, b, dir, max)
+
+	cur.send(t, fmt.Sprintf("s1 holdn %s %d 2", dir, max))
+	if f := cur.mustExpect(t, ctx, "s1", "held"); len(strings.Split(f[0], ",")) != 2 {
+		t.Fatalf("Curator holds %v, want two leases", f)
+	}
+	if _, err := sa.TryAcquireN(ctx, 3); !errors.Is(err, lock.ErrNoLease) {
+		t.Fatalf("three leases beside Curator's two: %v, want ErrNoLease", err)
+	}
+	ma, err := sa.AcquireN(ctx, 2)
+	if err != nil {
+		t.Fatalf("two leases beside Curator's two: %v", err)
+	}
+	cur.send(t, fmt.Sprintf("t1 try sem %s %d", dir, max))
+	if f := cur.mustExpect(t, ctx, "t1", "tried"); f[0] != "false" {
+		t.Fatal("Curator got a fifth lease")
+	}
+	// b waits for three, holding the acquirers' mutex; a Curator acquirer
+	// queues behind it.
+	mb := make(chan *lock.MultiLease, 1)
+	go func() {
+		ml, err := sb.AcquireN(ctx, 3)
+		if err != nil {
+			t.Error(err)
+		}
+		mb <- ml
+	}()
+	queued(t, a, dir+"/leases", 7)
+	cur.send(t, fmt.Sprintf("s2 hold sem %s %d", dir, max))
+	queued(t, a, dir+"/locks", 2)
+	if err := ma.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queued(t, a, dir+"/leases", 5)
+	if len(mb) > 0 || cur.pending("s2") {
+		t.Fatal("a lease granted beyond the limit")
+	}
+	cur.send(t, "s1 release")
+	cur.mustExpect(t, ctx, "s1", "released")
+	got := <-mb
+	if got == nil {
+		t.FailNow()
+	}
+	cur.mustExpect(t, ctx, "s2", "held")
+	// Released one by one.
+	for _, l := range got.Leases() {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur.send(t, "s2 release")
+	cur.mustExpect(t, ctx, "s2", "released")
+	queued(t, a, dir+"/leases", 0)
+
+	const rounds = 6
+	c := newChecker(t, a, chk, "sem", max)
+	cur.send(t, fmt.Sprintf("L loop sem %s %d 3 %d %s", dir, max, rounds, chk))
+	res := semLoop(ctx, "go", c, rounds, []*lock.Semaphore{sa, sb, newSem(t, b, dir, max)}, []int{2, 3, 1})
+	res.check(t, "zkcoord", 6*rounds)
+	cur.checkLoop(t, ctx, "L", 3*rounds)
+	checkFree(t, c)
+}
+
 // TestInteropKazooMutex: Kazoo's Lock with extra_lock_patterns=["-lock-"]
 // and Mutex exclude each other. (Curator does not order Kazoo's
 // "__lock__" nodes correctly, so Curator and Kazoo must not share a lock.)
