@@ -149,6 +149,10 @@
 // MultiLocks over overlapping sets never deadlock. Its [MultiLease] ends
 // as soon as any one of its leases ends.
 //
+// Semaphore.AcquireN takes several leases of a Semaphore all or nothing,
+// in Curator's layout, and returns them as a MultiLease too: released
+// together, or one by one.
+//
 // # Cost
 //
 // An uncontended Lock and Unlock cost three round trips, as Curator's do:

@@ -19,7 +19,8 @@ import (
 // mutex, waits until there are at most MaxLeases lease nodes; then it
 // releases the mutex and holds its lease until it releases it or loses it.
 // Because acquirers take turns, only one client at a time waits for a
-// lease to be freed, and a release wakes only that one.
+// lease to be freed, and a release wakes only that one. AcquireN creates
+// its n lease nodes in one turn and waits until they all fit.
 //
 // Like Curator's, the limit is not stored in ZooKeeper: every client of a
 // semaphore must be given the same MaxLeases. Children of leases/ whose
@@ -27,6 +28,12 @@ import (
 // path that holds the contenders of a Mutex or an RWMutex, with
 // ErrOtherKind (see the package documentation); they find out once they
 // hold the acquirers' mutex.
+//
+// Curator's acquire(qty) takes its leases one turn at a time, and between
+// two turns holds some leases while others may take the rest: two Curator
+// clients acquiring several leases each can deadlock, and so can such a
+// Curator client and AcquireN, when together they want more than
+// MaxLeases. Between zkcoord clients, AcquireN cannot.
 //
 // A Semaphore is safe for concurrent use, and one Semaphore value may hold
 // several leases.
