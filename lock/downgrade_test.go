@@ -202,3 +202,51 @@ func TestRWMutexDowngradeExclusion(t *testing.T) {
 	}
 	checkFree(t, ck)
 }
+
+// TestRWMutexDowngradeLostReply: the reply to the downgrade's transaction
+// is lost after the server applied it; Downgrade settles it by the read
+// node and returns the read lease, once.
+func TestRWMutexDowngradeLostReply(t *testing.T) {
+	ctx := testCtx(t, 120*time.Second)
+	proxy := cluster.NewProxy(t)
+	sess := connect(t, withServers(proxy.Servers()), withTimeout(testkit.SessionTimeout))
+	observer := connect(t)
+	testkit.UntilLost(t, func(delay time.Duration) bool {
+		dir := testDir(t)
+		rw := newRW(t, sess, dir)
+		lw, err := rw.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unknown := make(chan struct{}, 1)
+		states := sess.Watch(ctx)
+		go func() {
+			for sc := range states {
+				if sc.State == zkcoord.Suspended {
+					select {
+					case unknown <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}()
+		var lr *lock.Lease
+		lost, err := testkit.LoseReply(t, ctx, proxy, observer, lw.Path(), delay, unknown, func() (err error) {
+			lr, err = rw.Downgrade(ctx)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("Downgrade: %v", err)
+		}
+		if got := children(t, observer, dir); len(got) != 1 || got[0] != zkcoord.Base(lr.Path()) {
+			t.Fatalf("nodes %v, want only the read node %s", got, lr.Path())
+		}
+		if !errors.Is(lw.Err(), lock.ErrReleased) || lr.Err() != nil {
+			t.Fatalf("write lease %v, read lease %v", lw.Err(), lr.Err())
+		}
+		if err := rw.RUnlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return lost
+	})
+}
