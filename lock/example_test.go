@@ -146,7 +146,8 @@ func ExampleRWMutex_Downgrade() {
 	defer sess.Close(ctx)
 
 	rw, _ := lock.NewRWMutex(sess, "/example/downgrade")
-	other, _ := lock.NewRWMutex(sess, "/example/downgrade")
+	reader, _ := lock.NewRWMutex(sess, "/example/downgrade")
+	writer, _ := lock.NewRWMutex(sess, "/example/downgrade")
 	if _, err := rw.Lock(ctx); err != nil {
 		log.Fatal(err)
 	}
@@ -154,16 +155,16 @@ func ExampleRWMutex_Downgrade() {
 	if _, err := rw.Downgrade(ctx); err != nil {
 		log.Fatal(err)
 	}
-	_, err = other.TryLock(ctx)
-	fmt.Println("another writer:", errors.Is(err, lock.ErrLocked))
-	r, err := other.TryRLock(ctx)
+	r, err := reader.TryRLock(ctx)
 	fmt.Println("another reader:", err)
+	_, err = writer.TryLock(ctx)
+	fmt.Println("a writer:", errors.Is(err, lock.ErrLocked))
 	// ... read ...
 	rw.RUnlock(ctx)
 	r.Release(ctx)
 	// Output:
-	// another writer: true
 	// another reader: <nil>
+	// a writer: true
 }
 
 func ExampleSemaphore() {
