@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
@@ -218,15 +219,16 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]string, error) {
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for i, node := range nodes {
-			if errs[i] == nil {
-				s.sess.EnsureDeletedLater(node)
-			}
-		}
-		return nil, err
+	failed := slices.IndexFunc(errs, func(err error) bool { return err != nil })
+	if failed < 0 {
+		return nodes, nil
 	}
-	return nodes, nil
+	for i, node := range nodes {
+		if errs[i] == nil {
+			s.sess.EnsureDeletedLater(node)
+		}
+	}
+	return nil, errs[failed]
 }
 
 // refuseOtherKind returns ErrOtherKind if the semaphore's path holds the
