@@ -73,6 +73,9 @@ func (l *Leadership) proclaim(value string) error {
 	for attempt := 1; ; attempt++ {
 		if l.ackVersion < 0 {
 			v, err := l.readAckVersion()
+			if err != nil && e.sess.Err() != nil {
+				return notOwner(fmt.Sprintf("the Session ended (%v)", e.sess.Err()))
+			}
 			if err != nil {
 				return fmt.Errorf("election: proclaim in %s: %w", e.path, err)
 			}
