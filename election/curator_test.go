@@ -53,7 +53,8 @@ func (p *curatorPeer) leader(asker string) (string, bool) {
 
 // TestCuratorInterop: Curator LeaderLatch participants and zkcoord
 // candidates share one election path and agree on the leader through
-// graceful failovers and a crash of the JVM. A node whose sequence number
+// graceful failovers and a crash of the JVM, and a value a zkcoord
+// leader proclaims changes nothing for Curator. A node whose sequence number
 // wrapped negative sorts first for Curator, which queues behind it, while
 // zkcoord refuses to stand beside it.
 func TestCuratorInterop(t *testing.T) {
@@ -146,6 +147,15 @@ func TestCuratorInterop(t *testing.T) {
 	if who, _ := observer.Leader(ctx); !who.Acting || who.Node != g1.Node() {
 		t.Fatalf("zkcoord leader not acting: %+v", who)
 	}
+	// A value proclaimed by the zkcoord leader is seen beside it, and
+	// Curator, which reads the participant nodes, still names it.
+	if err := g1.Leadership().Proclaim(ctx, "g1.example:80"); err != nil {
+		t.Fatal(err)
+	}
+	agree("g1", "j2")
+	if who, _ := observer.Leader(ctx); who.Value != "g1.example:80" {
+		t.Fatalf("observer reads %+v, want the value proclaimed", who)
+	}
 
 	// zkcoord hands over to Curator.
 	if err := g1.Resign(ctx); err != nil {
@@ -153,6 +163,9 @@ func TestCuratorInterop(t *testing.T) {
 	}
 	java.expect("ISLEADER j2")
 	agree("j2", "j2")
+	if who, _ := observer.Leader(ctx); who.Value != "" || who.Acting {
+		t.Fatalf("a Curator leader is reported with a value, or acting: %+v", who)
+	}
 	if g2.State().Following != j2 {
 		t.Fatalf("g2 follows %s", g2.State().Following)
 	}

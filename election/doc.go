@@ -79,6 +79,19 @@
 //   - the leader node is ephemeral and is deleted on Resign and End, so it
 //     never outlives the leader's session.
 //
+// # Advertising a value
+//
+// A leader can advertise a value, such as the address it serves at, in the
+// leader node beside its id, node, token and term: WithValue gives the
+// value it takes office with, and Leadership.Proclaim (etcd's Proclaim)
+// replaces it. Proclaim writes in a transaction that checks the leader's
+// node and its term, so a leader that was deposed, resigned or lost its
+// node is refused with zkcoord.ErrNotOwner, whether or not it has heard
+// yet. Observers read the value in Leader.Value (Leader, Observe,
+// Participants, `zkcoord leader`); Observe reports every new value. The
+// participant nodes keep Curator's layout (their data is the id); a
+// Curator leader, never Acting, advertises nothing.
+//
 // # Fencing
 //
 // Leadership.Token is the creation zxid of the leader's node. A leader that

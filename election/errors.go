@@ -7,6 +7,9 @@ import "errors"
 var (
 	// ErrInvalidID: a participant id is empty, too long or not UTF-8.
 	ErrInvalidID = errors.New("election: invalid participant id")
+	// ErrInvalidValue: a value to advertise (WithValue, Proclaim) is not
+	// UTF-8.
+	ErrInvalidValue = errors.New("election: invalid value")
 	// ErrEnded: the election was ended (Election.End); candidates are
 	// finished and no new ones can join.
 	ErrEnded = errors.New("election: election ended")

@@ -160,3 +160,36 @@ func ExampleElection_Revoke() {
 	// asked: worker-1
 	// resigned: true
 }
+
+// A leader advertises where it serves, and says so again when that
+// changes; observers read it with the leader.
+func ExampleLeadership_Proclaim() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: exampleServers()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	e, _ := election.New(sess, "/examples/proclaim", election.WithID("svc-a"), election.WithValue("10.0.0.1:8080"))
+	l, err := e.Campaign(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	who, _ := e.Leader(ctx)
+	fmt.Printf("%s serves at %s\n", who.ID, who.Value)
+	if err := l.Proclaim(ctx, "10.0.0.1:9090"); err != nil {
+		log.Fatal(err)
+	}
+	who, _ = e.Leader(ctx)
+	fmt.Printf("%s serves at %s\n", who.ID, who.Value)
+
+	// Once it has resigned, its word no longer counts.
+	l.Resign(ctx)
+	err = l.Proclaim(ctx, "10.0.0.1:7070")
+	fmt.Println("after Resign:", errors.Is(err, zkcoord.ErrNotOwner))
+	// Output:
+	// svc-a serves at 10.0.0.1:8080
+	// svc-a serves at 10.0.0.1:9090
+	// after Resign: true
+}

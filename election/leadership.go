@@ -26,12 +26,19 @@ type Leadership struct {
 	revoked     chan struct{} // closed when revocation is requested
 	revokeWatch sync.Once     // starts watching for it
 
+	// proclaiming holds a token while a Proclaim writes; its holder owns
+	// ackVersion, the leader node's version as this leader last wrote it
+	// (it created the node at version 0), -1 when not known.
+	proclaiming chan struct{}
+	ackVersion  int32
+
 	mu  sync.Mutex
 	err error
 }
 
 func newLeadership(c *Candidate, token int64, off elect.Office) *Leadership {
-	l := &Leadership{c: c, token: token, term: off.Term, lost: make(chan struct{}), revoked: make(chan struct{})}
+	l := &Leadership{c: c, token: token, term: off.Term, lost: make(chan struct{}), revoked: make(chan struct{}),
+		proclaiming: make(chan struct{}, 1)}
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	// The Session's end cancels the context at once, with the loss as its
 	// cause, whatever the candidate's goroutine is doing. (A context derived

@@ -30,6 +30,9 @@ type Leader struct {
 	Acting bool
 	// Term is the term the acting leader took office in (0 if not Acting).
 	Term int64
+	// Value is what the acting leader advertises (WithValue,
+	// Leadership.Proclaim); "" if none, or if not Acting.
+	Value string
 }
 
 // Leader returns the current leader: the participant with the lowest node.
@@ -50,8 +53,8 @@ func (e *Election) Leader(ctx context.Context) (Leader, error) {
 }
 
 // Observe returns a channel that receives the current leader and then every
-// change of leader or of its Acting flag; the zero Leader means there is
-// none. It needs no candidate. The channel is closed when ctx ends, when
+// change of leader, of its Acting flag or of the value it advertises; the
+// zero Leader means there is none. It needs no candidate. The channel is closed when ctx ends, when
 // the Session ends, or after an error that is not a connection loss (which
 // is logged). An observer watches the election's children and the leader
 // node, so every join and leave wakes it; that is one read per change per
@@ -172,7 +175,7 @@ func (e *Election) lookup(ctx context.Context, watchChildren, watchAck bool) (l 
 		}
 		if stat != nil && len(ack) > 0 {
 			if r, err := decodeAck(ack); err == nil && r.Node == l.Node && r.Token == stat.Czxid {
-				l.Acting, l.Term = true, r.Term
+				l.Acting, l.Term, l.Value = true, r.Term, r.Value
 			}
 		}
 		return l, childW, ackW, nil

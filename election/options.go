@@ -3,8 +3,10 @@ package election
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -29,6 +31,7 @@ type options struct {
 	ackPath    string
 	revokePath string
 	recheck    time.Duration
+	value      string
 }
 
 // WithRecheck sets how often a follower reads the participants again in
@@ -43,6 +46,15 @@ func WithRecheck(d time.Duration) Option {
 // name, process id and a random suffix.
 func WithID(id string) Option {
 	return func(o *options) { o.id, o.idSet = id, true }
+}
+
+// WithValue sets the value a leader of this Election advertises from the
+// moment it takes office, until it proclaims another (Leadership.Proclaim):
+// observers read it in Leader.Value. It is kept in the leader node, so it
+// must be UTF-8 and, with the rest of that node's data, fit
+// Config.MaxDataSize. Default: none ("").
+func WithValue(value string) Option {
+	return func(o *options) { o.value = value }
 }
 
 // WithLogger sends the Election's logs to l. Default: the Session's logger.
@@ -96,6 +108,9 @@ func (o *options) validate(sess *zkcoord.Session, path string) error {
 	if err := validateID(o.id); err != nil {
 		return err
 	}
+	if err := o.validateValue(sess, path, o.value); err != nil {
+		return err
+	}
 	if o.termPath == "" {
 		o.termPath = path + "-term"
 	}
@@ -130,6 +145,21 @@ func validateID(id string) error {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrInvalidID, len(id), MaxIDLen)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("%w: not UTF-8", ErrInvalidID)
+	}
+	return nil
+}
+
+// validateValue checks that value can be advertised by a leader of the
+// election at path: UTF-8, and the leader node that holds it within
+// Config.MaxDataSize, whatever the leader's node, token and term.
+func (o *options) validateValue(sess *zkcoord.Session, path, value string) error {
+	if !utf8.ValidString(value) {
+		return fmt.Errorf("%w: not UTF-8", ErrInvalidValue)
+	}
+	longest := zkcoord.Join(path, zkcoord.ProtectedPrefix+strings.Repeat("0", 36)+"-"+latchName+"-2147483648")
+	data, _ := json.Marshal(ackRecord{ID: o.id, Node: longest, Token: math.MaxInt64, Term: math.MaxInt64, Value: value})
+	if max := sess.Config().MaxDataSize; len(data) > max {
+		return fmt.Errorf("election: %w: the leader node would hold %d bytes with this value, limit %d", zkcoord.ErrTooLarge, len(data), max)
 	}
 	return nil
 }

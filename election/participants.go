@@ -29,6 +29,8 @@ type Participant struct {
 	// Acting is set on the leader when it took office: the leader node
 	// names it (see Leader.Acting).
 	Acting bool
+	// Value is what the acting leader advertises (see Leader.Value).
+	Value string
 }
 
 // maxParallelReads bounds the reads Participants keeps in flight at once.
@@ -82,7 +84,7 @@ func (e *Election) participants(ctx context.Context) ([]Participant, error) {
 	if len(out) > 0 {
 		out[0].Leader = true
 		if r, err := decodeAck(ack); len(ack) > 0 && err == nil && r.Node == out[0].Node && r.Token == out[0].Token {
-			out[0].Acting = true
+			out[0].Acting, out[0].Value = true, r.Value
 		}
 	}
 	return out, nil

@@ -30,12 +30,22 @@ type termRecord struct {
 	Ended   bool   `json:"ended,omitempty"`
 }
 
-// ackRecord is the JSON data of the leader node.
+// ackRecord is the JSON data of the leader node. Value is what the
+// leader advertises (WithValue, Leadership.Proclaim); empty, it is left
+// out.
 type ackRecord struct {
 	ID    string `json:"id"`
 	Node  string `json:"node"`
 	Token int64  `json:"token"`
 	Term  int64  `json:"term"`
+	Value string `json:"value,omitempty"`
+}
+
+// leaderData is the data of the leader node written by the leader whose
+// node is node, with fencing token token, in term, advertising value.
+func (e *Election) leaderData(node string, token, term int64, value string) []byte {
+	data, _ := json.Marshal(ackRecord{ID: e.opts.id, Node: node, Token: token, Term: term, Value: value})
+	return data
 }
 
 func decodeTerm(data []byte) (termRecord, error) {
@@ -86,8 +96,7 @@ func (e *Election) layout() elect.Layout {
 			return data
 		},
 		LeaderData: func(node string, token, term int64) []byte {
-			data, _ := json.Marshal(ackRecord{ID: e.opts.id, Node: node, Token: token, Term: term})
-			return data
+			return e.leaderData(node, token, term, e.opts.value)
 		},
 		Refuse: func(data []byte) error {
 			if r, err := decodeTerm(data); err == nil && r.Ended {

@@ -135,6 +135,25 @@ func (c checker) exit(ctx context.Context, id string) ([]string, error) {
 	}
 }
 
+// downgrade turns the exclusive holder id into one reader, as an RWMutex
+// holder does with Downgrade: the checker must say "W<id>" and change
+// without interference.
+func (c checker) downgrade(ctx context.Context, id string) ([]string, error) {
+	s, v, err := c.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var bad []string
+	if s != "W"+id {
+		bad = append(bad, "downgrading while the checker says "+s)
+	}
+	ok, err := c.set(ctx, "R1", v)
+	if err == nil && !ok {
+		bad = append(bad, "checker changed while downgrading")
+	}
+	return bad, err
+}
+
 // acquirer is one Go contender: it acquires, and returns the lease.
 type acquirer func(ctx context.Context) (*lock.Lease, error)
 
@@ -186,6 +205,111 @@ func goLoop(ctx context.Context, name string, c checker, rounds int, acquirers .
 					bad[j] = id + ": " + bad[j]
 				}
 				res.add(1, bad, err)
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+// downgradeLoop runs rounds of write lock, check in as the writer, check
+// over to one reader, Downgrade, hold briefly, check out, RUnlock,
+// for each RWMutex concurrently, and returns when all are done. c's kind
+// is ignored.
+func downgradeLoop(ctx context.Context, name string, c checker, rounds int, rws ...*lock.RWMutex) *loopResult {
+	res := &loopResult{}
+	write, read := c.with(c.sess, "write"), c.with(c.sess, "read")
+	var wg sync.WaitGroup
+	for i, rw := range rws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				id := fmt.Sprintf("%s-%d-%d", name, i, r)
+				bad, err := downgradeOnce(ctx, rw, write, read, id)
+				for j := range bad {
+					bad[j] = id + ": " + bad[j]
+				}
+				res.add(1, bad, err)
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+func downgradeOnce(ctx context.Context, rw *lock.RWMutex, write, read checker, id string) ([]string, error) {
+	if _, err := rw.Lock(ctx); err != nil {
+		return nil, err
+	}
+	bad, err := write.enter(ctx, id)
+	if err != nil {
+		return bad, err
+	}
+	time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+	// The checker turns to one reader while the write lock still excludes
+	// everyone: once Downgrade has let the waiting readers in, they must
+	// find it so.
+	more, err := write.downgrade(ctx, id)
+	bad = append(bad, more...)
+	if err != nil {
+		return bad, err
+	}
+	if _, err := rw.Downgrade(ctx); err != nil {
+		return bad, err
+	}
+	time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+	more, err = read.exit(ctx, id)
+	bad = append(bad, more...)
+	if rerr := rw.RUnlock(ctx); err == nil {
+		err = rerr
+	}
+	return bad, err
+}
+
+// semLoop runs rounds of AcquireN (n[i] leases for sems[i]), check in once
+// per lease, hold briefly, check out, release, for each semaphore
+// concurrently, and returns when all are done. Every lease counts as an
+// entry.
+func semLoop(ctx context.Context, name string, c checker, rounds int, sems []*lock.Semaphore, n []int) *loopResult {
+	res := &loopResult{}
+	var wg sync.WaitGroup
+	for i, s := range sems {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				id := fmt.Sprintf("%s-%d-%d", name, i, r)
+				ml, err := s.AcquireN(ctx, n[i])
+				if err != nil {
+					res.add(0, nil, err)
+					return
+				}
+				var bad []string
+				for k := 0; k < n[i] && err == nil; k++ {
+					var more []string
+					more, err = c.enter(ctx, fmt.Sprintf("%s-%d", id, k))
+					bad = append(bad, more...)
+				}
+				time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+				for k := 0; k < n[i] && err == nil; k++ {
+					var more []string
+					more, err = c.exit(ctx, fmt.Sprintf("%s-%d", id, k))
+					bad = append(bad, more...)
+				}
+				if rerr := ml.Release(ctx); err == nil {
+					err = rerr
+				}
+				for j := range bad {
+					bad[j] = id + ": " + bad[j]
+				}
+				res.add(n[i], bad, err)
 				if err != nil {
 					return
 				}

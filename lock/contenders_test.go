@@ -35,7 +35,7 @@ func names(cs []contender) []string {
 	return out
 }
 
-const uuid = "_c_0b5d8a59-3b0e-4a3c-9d36-1b1f4bd0b6a1-"
+const protected = "_c_0b5d8a59-3b0e-4a3c-9d36-1b1f4bd0b6a1-"
 
 func TestOrderAcrossTheWrap(t *testing.T) {
 	// ZooKeeper numbers children with a signed 32-bit counter; Curator
@@ -48,7 +48,7 @@ func TestOrderAcrossTheWrap(t *testing.T) {
 	}
 	var children []string
 	for _, s := range seqs {
-		children = append(children, uuid+"lock-"+seq.Format(s))
+		children = append(children, protected+"lock-"+seq.Format(s))
 	}
 	got := sortContenders(children, mutexContender)
 	if len(got) != len(want) {
@@ -69,8 +69,8 @@ func TestMutexContender(t *testing.T) {
 		name string
 		key  string // "" = not a contender
 	}{
-		{uuid + "lock-0000000007", "0000000007"},
-		{uuid + "lock--2147483648", "-2147483648"},
+		{protected + "lock-0000000007", "0000000007"},
+		{protected + "lock--2147483648", "-2147483648"},
 		{"lock-0000000007", "0000000007"},                                    // unprotected Curator-style
 		{"0123456789abcdef0123456789abcdef__lock__0000000003", "0000000003"}, // Kazoo
 		{"0123456789abcdef0123456789abcdef__lock__-000000003", "-000000003"}, // Kazoo after the wrap
@@ -80,8 +80,8 @@ func TestMutexContender(t *testing.T) {
 		{"lock-", ""},
 		{"lock-abc", ""},
 		{"lock-0000000001-x", ""},
-		{uuid + "__READ__0000000001", ""},
-		{uuid + "lease-0000000001", ""},
+		{protected + "__READ__0000000001", ""},
+		{protected + "lease-0000000001", ""},
 		{"0000000001", ""},
 	} {
 		c, ok := mutexContender(tc.name)
@@ -97,12 +97,12 @@ func TestRWContender(t *testing.T) {
 		key    string
 		writer bool
 	}{
-		{uuid + "__READ__0000000001", "0000000001", false},
-		{uuid + "__WRIT__0000000002", "0000000002", true},
-		{uuid + "__WRIT__-2147483648", "-2147483648", true},
+		{protected + "__READ__0000000001", "0000000001", false},
+		{protected + "__WRIT__0000000002", "0000000002", true},
+		{protected + "__WRIT__-2147483648", "-2147483648", true},
 		{"a__WRIT__b__READ__0000000003", "0000000003", true}, // Curator: contains __WRIT__ → writer
 		{"a__READ__b__WRIT__0000000004", "0000000004", true},
-		{uuid + "lock-0000000001", "", false},
+		{protected + "lock-0000000001", "", false},
 		{"__READ__", "", false},
 		{"__WRIT__12", "", false},
 	} {
@@ -114,8 +114,8 @@ func TestRWContender(t *testing.T) {
 }
 
 func TestBlocker(t *testing.T) {
-	r := func(s string) string { return uuid + "__READ__" + s }
-	w := func(s string) string { return uuid + "__WRIT__" + s }
+	r := func(s string) string { return protected + "__READ__" + s }
+	w := func(s string) string { return protected + "__WRIT__" + s }
 	children := []string{
 		w("0000000004"), r("0000000001"), r("0000000002"), r("0000000005"),
 		w("0000000006"), r("0000000007"), "foreign", r("-000000001"),
@@ -221,7 +221,7 @@ func TestAgreesWithCurator(t *testing.T) {
 // FuzzRecognise: arbitrary names never crash the parsers, and a recognised
 // name's key is the one Curator would compare.
 func FuzzRecognise(f *testing.F) {
-	for _, s := range []string{uuid + "lock-0000000001", "x__WRIT__-2147483648", "lease-", "__lock__0000000001", "\xff"} {
+	for _, s := range []string{protected + "lock-0000000001", "x__WRIT__-2147483648", "lease-", "__lock__0000000001", "\xff"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
@@ -246,7 +246,7 @@ func FuzzRecognise(f *testing.F) {
 		if c, ok := leaseContender(name); ok && c.Key != curatorKey(name, "lease-") {
 			t.Fatalf("lease key %q of %q", c.Key, name)
 		}
-		sorted := sortContenders([]string{name, uuid + "lock-0000000001"}, mutexContender)
+		sorted := sortContenders([]string{name, protected + "lock-0000000001"}, mutexContender)
 		blocker(sorted, name)
 	})
 }
@@ -259,16 +259,16 @@ func TestOtherKind(t *testing.T) {
 		node     string // "" = no other kind
 		kind     string
 	}{
-		{mutexKind, []string{uuid + "lock-0000000001", kazoo + "__lock__0000000002", "readme", "locks", "lease-0000000003"}, "", ""},
-		{mutexKind, []string{uuid + "lock-0000000001", uuid + "__READ__0000000002"}, uuid + "__READ__0000000002", rwKind},
-		{mutexKind, []string{uuid + "__WRIT__0000000002"}, uuid + "__WRIT__0000000002", rwKind},
+		{mutexKind, []string{protected + "lock-0000000001", kazoo + "__lock__0000000002", "readme", "locks", "lease-0000000003"}, "", ""},
+		{mutexKind, []string{protected + "lock-0000000001", protected + "__READ__0000000002"}, protected + "__READ__0000000002", rwKind},
+		{mutexKind, []string{protected + "__WRIT__0000000002"}, protected + "__WRIT__0000000002", rwKind},
 		{mutexKind, []string{kazoo + "__rlock__0000000002"}, kazoo + "__rlock__0000000002", rwKind},
-		{rwKind, []string{uuid + "__READ__0000000001", uuid + "__WRIT__0000000002", kazoo + "__lock__0000000003", kazoo + "__rlock__0000000004"}, "", ""},
-		{rwKind, []string{uuid + "__READ__0000000001", uuid + "lock-0000000002"}, uuid + "lock-0000000002", mutexKind},
-		{rwKind, []string{"lock-abc", "__READ__", uuid + "lease-0000000001"}, "", ""},
+		{rwKind, []string{protected + "__READ__0000000001", protected + "__WRIT__0000000002", kazoo + "__lock__0000000003", kazoo + "__rlock__0000000004"}, "", ""},
+		{rwKind, []string{protected + "__READ__0000000001", protected + "lock-0000000002"}, protected + "lock-0000000002", mutexKind},
+		{rwKind, []string{"lock-abc", "__READ__", protected + "lease-0000000001"}, "", ""},
 		{semaphoreKind, []string{"locks", "leases"}, "", ""},
 		{semaphoreKind, []string{"locks", "leases", kazoo + "__lock__0000000003"}, kazoo + "__lock__0000000003", mutexKind},
-		{semaphoreKind, []string{"leases", uuid + "__READ__0000000001"}, uuid + "__READ__0000000001", rwKind},
+		{semaphoreKind, []string{"leases", protected + "__READ__0000000001"}, protected + "__READ__0000000001", rwKind},
 	} {
 		node, kind := otherKind(tc.children, tc.mine)
 		if node != tc.node || kind != tc.kind {

@@ -113,6 +113,19 @@
 // Use one Mutex or RWMutex value per holder. A Semaphore value may hold any
 // number of leases.
 //
+// # Downgrading
+//
+// RWMutex.Downgrade turns a held write lock into a read lock with no
+// moment unlocked: in one transaction it creates a read node that sorts
+// where the write node was and deletes the write node, so readers waiting
+// behind the writer get in and writers waiting behind it wait on. The read
+// node is named as Curator's InterProcessReadWriteLock names a write
+// holder's read node since Curator 5.5 (CURATOR-621), and Curator orders
+// it the same way. Curator before 5.5 gives a write holder's read lock a
+// new sequence number, behind any writer that waits, which then takes the
+// lock as soon as the write lock is released: a Curator client that
+// downgrades needs Curator 5.5 or later.
+//
 // # Seeing and breaking locks
 //
 // Mutex.Contenders, RWMutex.Contenders and Semaphore.Holders list who
@@ -135,6 +148,10 @@
 // InterProcessMultiLock, always in the order of their paths, so that
 // MultiLocks over overlapping sets never deadlock. Its [MultiLease] ends
 // as soon as any one of its leases ends.
+//
+// Semaphore.AcquireN takes several leases of a Semaphore all or nothing,
+// in Curator's layout, and returns them as a MultiLease too: released
+// together, or one by one.
 //
 // # Cost
 //

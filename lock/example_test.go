@@ -135,6 +135,38 @@ func ExampleRWMutex() {
 	// writer in
 }
 
+// A writer that goes on reading what it wrote keeps the lock: no other
+// writer can get in between, and readers that waited get in at once.
+func ExampleRWMutex_Downgrade() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	rw, _ := lock.NewRWMutex(sess, "/example/downgrade")
+	reader, _ := lock.NewRWMutex(sess, "/example/downgrade")
+	writer, _ := lock.NewRWMutex(sess, "/example/downgrade")
+	if _, err := rw.Lock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	// ... write ...
+	if _, err := rw.Downgrade(ctx); err != nil {
+		log.Fatal(err)
+	}
+	r, err := reader.TryRLock(ctx)
+	fmt.Println("another reader:", err)
+	_, err = writer.TryLock(ctx)
+	fmt.Println("a writer:", errors.Is(err, lock.ErrLocked))
+	// ... read ...
+	rw.RUnlock(ctx)
+	r.Release(ctx)
+	// Output:
+	// another reader: <nil>
+	// a writer: true
+}
+
 func ExampleSemaphore() {
 	ctx := context.Background()
 	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
@@ -160,6 +192,33 @@ func ExampleSemaphore() {
 	// Output:
 	// third lease: true
 	// after a release: <nil>
+}
+
+// A job that needs three of the five slots takes them all at once, or
+// waits for them without holding any.
+func ExampleSemaphore_AcquireN() {
+	ctx := context.Background()
+	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	s, _ := lock.NewSemaphore(sess, "/example/slots", 5)
+	big, err := s.AcquireN(ctx, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = s.TryAcquireN(ctx, 3)
+	fmt.Println("three more:", errors.Is(err, lock.ErrNoLease))
+	// Give one slot back early, the other two at the end.
+	big.Leases()[0].Release(ctx)
+	n, _ := s.Leases(ctx)
+	fmt.Println("held:", n)
+	big.Release(ctx)
+	// Output:
+	// three more: true
+	// held: 2
 }
 
 func ExampleMultiLock() {

@@ -26,6 +26,9 @@ var (
 	// ErrNoLease: TryAcquire found no free lease, or found another
 	// acquirer holding the semaphore's mutex and did not wait for it.
 	ErrNoLease = errors.New("lock: no free lease")
+	// ErrBadCount: AcquireN or TryAcquireN asked for fewer than one lease,
+	// or for more than the semaphore has.
+	ErrBadCount = errors.New("lock: number of leases out of range")
 	// ErrNotHeld: Unlock or RUnlock on a value that holds no such lock.
 	ErrNotHeld = errors.New("lock: not held")
 	// ErrAlreadyHeld: Lock (or RLock) on a value that already holds, or is
@@ -42,6 +45,8 @@ var (
 // write side of an RWMutex, or one lease of a Semaphore.
 //
 // Done closes when the lease ends, for whatever reason; Err then tells why.
+// A write lease that RWMutex.Downgrade turned into a read lease ends as
+// released.
 // A lease is lost, without anyone releasing it, when its Session ends
 // (Lost, Expired or Closed) or when another client deletes its node. The
 // Session declares itself Lost before the server can expire it, so a holder
@@ -75,6 +80,7 @@ type Lease struct {
 	watchOne sync.Once
 	revoked  chan struct{} // closed when revocation is requested (Revoke)
 	revOnce  sync.Once
+	swaps    chan swap // a node to take the lease's place (RWMutex.Downgrade)
 
 	mu     sync.Mutex
 	err    error // why the lease ended; nil while held
@@ -97,6 +103,7 @@ func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
 		release:   make(chan struct{}),
 		watch:     make(chan struct{}),
 		revoked:   make(chan struct{}),
+		swaps:     make(chan swap),
 	}
 	if own != nil {
 		l.wantWatch()
@@ -256,6 +263,10 @@ func (l *Lease) run(own <-chan ownWatch) {
 		case <-l.release:
 			l.releaseNode()
 			return
+		case sw := <-l.swaps:
+			if l.swapNode(sw) {
+				return
+			}
 		}
 	}
 }
@@ -289,6 +300,11 @@ func (l *Lease) releaseNode() {
 		l.end(lost(l.sessErr(err)))
 		return
 	}
+	l.released()
+}
+
+// released records a release and closes Done.
+func (l *Lease) released() {
 	l.mu.Lock()
 	l.err = ErrReleased
 	l.result = nil

@@ -45,7 +45,9 @@ func (rw *RWMutex) Contenders(ctx context.Context) ([]Contender, error) {
 // Holders lists the Semaphore's lease nodes in order, and the acquirers
 // waiting in turn for the acquirers' mutex. The first MaxLeases lease
 // nodes hold a lease (Holds); a node after them belongs to the acquirer
-// that holds the mutex and waits for a lease to be freed.
+// that holds the mutex and waits for a lease to be freed. An AcquireN
+// that waits holds none of its nodes, though some may be among the first
+// MaxLeases.
 func (s *Semaphore) Holders(ctx context.Context) (holders, waiting []Contender, err error) {
 	leases, err := s.leases.contenders(ctx)
 	if err != nil {

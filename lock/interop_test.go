@@ -254,6 +254,55 @@ func TestInteropCuratorRWMutex(t *testing.T) {
 	checkFree(t, c)
 }
 
+// TestInteropCuratorRWMutexDowngrade: Downgrade lets in a Curator reader
+// that waits behind the write lock, while a Curator writer that waits
+// behind that reader waits on, for the downgraded read lock: Curator
+// orders the read node where the write node was. In loops, Go writers
+// that downgrade never overlap Curator's writers or readers wrongly.
+func TestInteropCuratorRWMutexDowngrade(t *testing.T) {
+	ctx := testCtx(t, 150*time.Second)
+	dir, chk := testDir(t), testDir(t)+"-check"
+	cur := startCurator(t)
+	a, b := connect(t), connect(t)
+	rw := newRW(t, a, dir)
+	if _, err := rw.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur.send(t, "r1 hold read "+dir+" 1")
+	queued(t, a, dir, 2)
+	cur.send(t, "w1 hold write "+dir+" 1")
+	queued(t, a, dir, 3)
+	lr, err := rw.Downgrade(ctx)
+	if err != nil {
+		t.Fatalf("Downgrade: %v", err)
+	}
+	cur.mustExpect(t, ctx, "r1", "held")
+	cur.send(t, "r1 release")
+	cur.mustExpect(t, ctx, "r1", "released")
+	// Curator's writer, woken by the release of the reader before it,
+	// lists the lock again and waits for the downgraded reader.
+	watchedBy(t, ctx, lr.Path(), func(id int64) bool { return id != a.ID() })
+	if cur.pending("w1") {
+		t.Fatal("Curator's writer took the lock from a downgraded reader")
+	}
+	if err := rw.RUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur.mustExpect(t, ctx, "w1", "held")
+	cur.send(t, "w1 release")
+	cur.mustExpect(t, ctx, "w1", "released")
+
+	const rounds = 8
+	c := newChecker(t, a, chk, "write", 1)
+	cur.send(t, fmt.Sprintf("R loop read %s 1 2 %d %s", dir, rounds, chk))
+	cur.send(t, fmt.Sprintf("W loop write %s 1 2 %d %s", dir, rounds, chk))
+	res := downgradeLoop(ctx, "go-down", c, rounds, newRW(t, a, dir), newRW(t, b, dir))
+	res.check(t, "zkcoord downgraders", 2*rounds)
+	cur.checkLoop(t, ctx, "R", 2*rounds)
+	cur.checkLoop(t, ctx, "W", 2*rounds)
+	checkFree(t, c)
+}
+
 func TestInteropCuratorSemaphore(t *testing.T) {
 	ctx := testCtx(t, 150*time.Second)
 	dir, chk := testDir(t), testDir(t)+"-check"
@@ -307,6 +356,80 @@ func TestInteropCuratorSemaphore(t *testing.T) {
 	}
 	res := goLoop(ctx, "go", c, rounds, acqs...)
 	res.check(t, "zkcoord", 4*rounds)
+	cur.checkLoop(t, ctx, "L", 3*rounds)
+	checkFree(t, c)
+}
+
+// TestInteropCuratorSemaphoreAcquireN: leases taken several at once by
+// Curator's acquire(qty) and by AcquireN count against one limit, and
+// AcquireN waits for all its leases while Curator's acquirers queue behind
+// it; in loops, Curator's acquirers and Go's AcquireN never hold more than
+// MaxLeases together.
+func TestInteropCuratorSemaphoreAcquireN(t *testing.T) {
+	ctx := testCtx(t, 150*time.Second)
+	dir, chk := testDir(t), testDir(t)+"-check"
+	const max = 4
+	cur := startCurator(t)
+	a, b := connect(t), connect(t)
+	sa, sb := newSem(t, a, dir, max), newSem(t, b, dir, max)
+
+	cur.send(t, fmt.Sprintf("s1 holdn %s %d 2", dir, max))
+	if f := cur.mustExpect(t, ctx, "s1", "held"); len(strings.Split(f[0], ",")) != 2 {
+		t.Fatalf("Curator holds %v, want two leases", f)
+	}
+	if _, err := sa.TryAcquireN(ctx, 3); !errors.Is(err, lock.ErrNoLease) {
+		t.Fatalf("three leases beside Curator's two: %v, want ErrNoLease", err)
+	}
+	ma, err := sa.AcquireN(ctx, 2)
+	if err != nil {
+		t.Fatalf("two leases beside Curator's two: %v", err)
+	}
+	cur.send(t, fmt.Sprintf("t1 try sem %s %d", dir, max))
+	if f := cur.mustExpect(t, ctx, "t1", "tried"); f[0] != "false" {
+		t.Fatal("Curator got a fifth lease")
+	}
+	// b waits for three, holding the acquirers' mutex; a Curator acquirer
+	// queues behind it.
+	mb := make(chan *lock.MultiLease, 1)
+	go func() {
+		ml, err := sb.AcquireN(ctx, 3)
+		if err != nil {
+			t.Error(err)
+		}
+		mb <- ml
+	}()
+	queued(t, a, dir+"/leases", 7)
+	cur.send(t, fmt.Sprintf("s2 hold sem %s %d", dir, max))
+	queued(t, a, dir+"/locks", 2)
+	if err := ma.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queued(t, a, dir+"/leases", 5)
+	if len(mb) > 0 || cur.pending("s2") {
+		t.Fatal("a lease granted beyond the limit")
+	}
+	cur.send(t, "s1 release")
+	cur.mustExpect(t, ctx, "s1", "released")
+	got := <-mb
+	if got == nil {
+		t.FailNow()
+	}
+	cur.mustExpect(t, ctx, "s2", "held")
+	// Released one by one.
+	for _, l := range got.Leases() {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur.send(t, "s2 release")
+	cur.mustExpect(t, ctx, "s2", "released")
+	queued(t, a, dir+"/leases", 0)
+
+	const rounds = 6
+	c := newChecker(t, a, chk, "sem", max)
+	cur.send(t, fmt.Sprintf("L loop sem %s %d 3 %d %s", dir, max, rounds, chk))
+	res := semLoop(ctx, "go", c, rounds, []*lock.Semaphore{sa, sb, newSem(t, b, dir, max)}, []int{2, 3, 1})
+	res.check(t, "zkcoord", 6*rounds)
 	cur.checkLoop(t, ctx, "L", 3*rounds)
 	checkFree(t, c)
 }

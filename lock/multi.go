@@ -67,7 +67,8 @@ func releaseAll(leases []*Lease) {
 	}
 }
 
-// MultiLease is what a MultiLock holds: one Lease per lock, in lock order.
+// MultiLease holds several leases as one: what a MultiLock holds (one
+// Lease per lock, in lock order), or the leases of Semaphore.AcquireN.
 type MultiLease struct {
 	leases []*Lease
 	done   chan struct{}
@@ -95,12 +96,14 @@ func newMultiLease(leases []*Lease) *MultiLease {
 	return ml
 }
 
-// Leases returns the held leases, sorted by lock path. Each has its own
-// fencing token.
+// Leases returns the held leases: a MultiLock's sorted by lock path, a
+// Semaphore's in no particular order. Each has its own fencing token, and
+// each may be released on its own (Lease.Release), which ends the
+// MultiLease.
 func (ml *MultiLease) Leases() []*Lease { return slices.Clone(ml.leases) }
 
 // Done is closed as soon as any of the leases ends: the MultiLease no
-// longer holds every lock.
+// longer holds every lease.
 func (ml *MultiLease) Done() <-chan struct{} { return ml.done }
 
 // Err returns nil while every lease is held, then the error of the first

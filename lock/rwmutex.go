@@ -22,6 +22,8 @@ import (
 // An RWMutex value holds at most one lease at a time, read or write: a
 // second RLock or Lock through the same value returns ErrAlreadyHeld (so
 // neither re-entry nor upgrading can deadlock). Use one value per holder.
+// Downgrade turns the write lock it holds into a read lock without letting
+// another writer in between; there is no upgrade.
 //
 // An RWMutex is safe for concurrent use.
 type RWMutex struct {

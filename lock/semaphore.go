@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -18,7 +20,8 @@ import (
 // mutex, waits until there are at most MaxLeases lease nodes; then it
 // releases the mutex and holds its lease until it releases it or loses it.
 // Because acquirers take turns, only one client at a time waits for a
-// lease to be freed, and a release wakes only that one.
+// lease to be freed, and a release wakes only that one. AcquireN creates
+// its n lease nodes in one turn and waits until they all fit.
 //
 // Like Curator's, the limit is not stored in ZooKeeper: every client of a
 // semaphore must be given the same MaxLeases. Children of leases/ whose
@@ -26,6 +29,12 @@ import (
 // path that holds the contenders of a Mutex or an RWMutex, with
 // ErrOtherKind (see the package documentation); they find out once they
 // hold the acquirers' mutex.
+//
+// Curator's acquire(qty) takes its leases one turn at a time, and between
+// two turns holds some leases while others may take the rest: two Curator
+// clients acquiring several leases each can deadlock, and so can such a
+// Curator client and AcquireN, when together they want more than
+// MaxLeases. Between zkcoord clients, AcquireN cannot.
 //
 // A Semaphore is safe for concurrent use, and one Semaphore value may hold
 // several leases.
@@ -66,7 +75,11 @@ func (s *Semaphore) MaxLeases() int { return s.max }
 // Acquire waits until it holds a lease, ctx ends or the Session ends. If it
 // fails, it leaves no node behind.
 func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
-	return s.acquire(ctx, false)
+	leases, err := s.acquire(ctx, 1, false)
+	if err != nil {
+		return nil, err
+	}
+	return leases[0], nil
 }
 
 // TryAcquire acquires a lease if one is free and returns ErrNoLease
@@ -75,16 +88,66 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 // for a lease or is just taking one, TryAcquire returns ErrNoLease at once,
 // as Curator's acquire with a zero wait does.
 func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
-	// Fail fast without taking the mutex. A client that holds the mutex
-	// while waiting for a lease has its own lease node counted here.
-	n, err := s.count(ctx)
+	leases, err := s.tryAcquire(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
-	if n >= s.max {
+	return leases[0], nil
+}
+
+// AcquireN waits until it holds n leases at once, all or nothing, like
+// Curator's acquire(qty) but in one turn: it creates the n lease nodes
+// while holding the acquirers' mutex and waits until they all fit, so
+// acquirers of several leases never hold some while waiting for the rest,
+// and cannot deadlock each other. n must be between 1 and MaxLeases. If it
+// fails, it leaves no node behind.
+//
+// The MultiLease holds the n leases: release them together with its
+// Release, or one by one through Leases. Its Done closes as soon as any
+// one of them ends.
+func (s *Semaphore) AcquireN(ctx context.Context, n int) (*MultiLease, error) {
+	if err := s.checkN(n); err != nil {
+		return nil, err
+	}
+	leases, err := s.acquire(ctx, n, false)
+	if err != nil {
+		return nil, err
+	}
+	return newMultiLease(leases), nil
+}
+
+// TryAcquireN acquires n leases if that many are free and returns
+// ErrNoLease otherwise, without waiting, as TryAcquire does.
+func (s *Semaphore) TryAcquireN(ctx context.Context, n int) (*MultiLease, error) {
+	if err := s.checkN(n); err != nil {
+		return nil, err
+	}
+	leases, err := s.tryAcquire(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return newMultiLease(leases), nil
+}
+
+// checkN refuses a number of leases that could never be held.
+func (s *Semaphore) checkN(n int) error {
+	if n < 1 || n > s.max {
+		return fmt.Errorf("lock: semaphore %s: %w: %d leases asked, between 1 and %d can be held", s.path, ErrBadCount, n, s.max)
+	}
+	return nil
+}
+
+func (s *Semaphore) tryAcquire(ctx context.Context, n int) ([]*Lease, error) {
+	// Fail fast without taking the mutex. A client that holds the mutex
+	// while waiting for a lease has its own lease nodes counted here.
+	held, err := s.count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if held+n > s.max {
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
 	}
-	return s.acquire(ctx, true)
+	return s.acquire(ctx, n, true)
 }
 
 // Leases returns the number of lease nodes currently in the semaphore.
@@ -101,9 +164,9 @@ func (s *Semaphore) count(ctx context.Context) (int, error) {
 	return len(sortContenders(children, leaseContender)), nil
 }
 
-// acquire takes the acquirers' mutex, creates a lease node and waits for
-// it to count. With try it waits for neither the mutex nor a lease.
-func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
+// acquire takes the acquirers' mutex, creates n lease nodes and waits for
+// them to count. With try it waits for neither the mutex nor the leases.
+func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, error) {
 	guard, err := s.locks.acquire(ctx, try)
 	if errors.Is(err, ErrLocked) {
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
@@ -113,15 +176,13 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 	}
 	defer guard.releaseAsync()
 	// The check for other kinds of lock on the path goes out beside the
-	// lease's create: both come after the create of the acquirer's node in
+	// leases' creates: all come after the create of the acquirer's node in
 	// locks/, which is what a Mutex or an RWMutex created later finds.
 	checked := make(chan error, 1)
 	go func() { checked <- s.refuseOtherKind(ctx) }()
-	// If ctx ends before the outcome is known, CreateProtected deletes the
-	// node in the background once it turns out to exist.
-	node, err := s.sess.CreateProtected(ctx, s.leases.dir, leaseName, s.leases.data, zkcoord.FlagEphemeralSequential)
+	nodes, err := s.createLeases(ctx, n)
 	if kerr := <-checked; kerr != nil {
-		if err == nil {
+		for _, node := range nodes {
 			deleteNow(ctx, s.sess, node)
 		}
 		if rerr := guard.Release(ctx); rerr != nil {
@@ -132,12 +193,42 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (*Lease, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock: %s: %w", s.leases.dir, err)
 	}
-	l, err := s.wait(ctx, node, guard, try)
+	leases, err := s.wait(ctx, nodes, guard, try)
 	if err != nil {
-		s.sess.EnsureDeletedLater(node)
+		for _, node := range nodes {
+			s.sess.EnsureDeletedLater(node)
+		}
 		return nil, err
 	}
-	return l, nil
+	return leases, nil
+}
+
+// createLeases creates n lease nodes, their requests in flight together.
+// If ctx ends before a create's outcome is known, CreateProtected deletes
+// its node in the background once it turns out to exist. On failure the
+// nodes created are deleted and none returned.
+func (s *Semaphore) createLeases(ctx context.Context, n int) ([]string, error) {
+	nodes := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nodes[i], errs[i] = s.sess.CreateProtected(ctx, s.leases.dir, leaseName, s.leases.data, zkcoord.FlagEphemeralSequential)
+		}()
+	}
+	wg.Wait()
+	failed := slices.IndexFunc(errs, func(err error) bool { return err != nil })
+	if failed < 0 {
+		return nodes, nil
+	}
+	for i, node := range nodes {
+		if errs[i] == nil {
+			s.sess.EnsureDeletedLater(node)
+		}
+	}
+	return nil, errs[failed]
 }
 
 // refuseOtherKind returns ErrOtherKind if the semaphore's path holds the
@@ -157,10 +248,11 @@ func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
 }
 
 // wait counts the leases, while holding the mutex guard, until there are
-// at most MaxLeases.
-func (s *Semaphore) wait(ctx context.Context, node string, guard *Lease, try bool) (*Lease, error) {
-	me := zkcoord.Base(node)
-	own := &self{node: node}
+// at most MaxLeases, nodes (the acquirer's own) included.
+func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try bool) ([]*Lease, error) {
+	// The first node is watched while waiting, and its lease gets that
+	// watch; a deletion of any of them fires the children watch anyway.
+	own := &self{node: nodes[0]}
 	watch := false // list without a watch first: a free lease needs none
 	for {
 		var (
@@ -174,20 +266,26 @@ func (s *Semaphore) wait(ctx context.Context, node string, guard *Lease, try boo
 			children, _, err = s.sess.Children(ctx, s.leases.dir)
 		}
 		if errors.Is(err, zkcoord.ErrNoNode) {
-			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+			return nil, fmt.Errorf("lock: %s: %w", nodes[0], ErrNodeDeleted)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 		}
 		leases := sortContenders(children, leaseContender)
-		if _, found := blocker(leases, me); !found {
-			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+		for _, node := range nodes {
+			if _, found := blocker(leases, zkcoord.Base(node)); !found {
+				return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
+			}
 		}
 		if len(leases) <= s.max {
 			if err := guard.Err(); err != nil {
 				return nil, fmt.Errorf("lock: semaphore %s: mutex: %w", s.path, err)
 			}
-			return own.lease(s.sess), nil
+			out := []*Lease{own.lease(s.sess)}
+			for _, node := range nodes[1:] {
+				out = append(out, newLease(s.sess, node, nil))
+			}
+			return out, nil
 		}
 		if try {
 			return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)

@@ -80,6 +80,116 @@ func TestSemaphoreLeases(t *testing.T) {
 	queued(t, a, dir+"/leases", 0)
 }
 
+// TestSemaphoreAcquireN: several leases are acquired at once or not at
+// all, and released one by one or together.
+func TestSemaphoreAcquireN(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	a, b, c := connect(t), connect(t), connect(t)
+	dir := testDir(t)
+	sa, sb, sc := newSem(t, a, dir, 3), newSem(t, b, dir, 3), newSem(t, c, dir, 3)
+	for _, n := range []int{0, -1, 4} {
+		if _, err := sa.AcquireN(ctx, n); !errors.Is(err, lock.ErrBadCount) {
+			t.Errorf("AcquireN(%d) of 3: %v, want ErrBadCount", n, err)
+		}
+		if _, err := sa.TryAcquireN(ctx, n); !errors.Is(err, lock.ErrBadCount) {
+			t.Errorf("TryAcquireN(%d) of 3: %v, want ErrBadCount", n, err)
+		}
+	}
+	queued(t, a, dir+"/leases", 0)
+
+	ma, err := sa.AcquireN(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la := ma.Leases()
+	if len(la) != 2 || la[0].Path() == la[1].Path() {
+		t.Fatalf("AcquireN(2) gave %d leases", len(la))
+	}
+	for _, l := range la {
+		if zkcoord.Parent(l.Path()) != dir+"/leases" || !curatorLeaseNode.MatchString(zkcoord.Base(l.Path())) {
+			t.Errorf("lease node %s does not have Curator's InterProcessSemaphoreV2 layout", l.Path())
+		}
+	}
+	// Two more do not fit, and the attempt leaves nothing behind.
+	if _, err := sb.TryAcquireN(ctx, 2); !errors.Is(err, lock.ErrNoLease) {
+		t.Fatalf("TryAcquireN(2) with one lease free: %v, want ErrNoLease", err)
+	}
+	if n, err := sb.Leases(ctx); err != nil || n != 2 {
+		t.Fatalf("Leases = %d, %v; want 2", n, err)
+	}
+	// b waits for two, holding the acquirers' mutex; c waits for one
+	// behind it, although one is free.
+	mb := make(chan *lock.MultiLease, 1)
+	go func() {
+		ml, err := sb.AcquireN(ctx, 2)
+		if err != nil {
+			t.Error(err)
+		}
+		mb <- ml
+	}()
+	queued(t, a, dir+"/leases", 4)
+	lc := acquisitionOf(ctx, sc.Acquire)
+	queued(t, a, dir+"/locks", 2)
+
+	// One of a's leases released on its own ends the MultiLease, and
+	// makes room for b's two.
+	if err := la[0].Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ma.Done():
+	case <-ctx.Done():
+		t.Fatal("a's MultiLease did not end when one of its leases was released")
+	}
+	if !errors.Is(ma.Err(), lock.ErrReleased) {
+		t.Errorf("MultiLease after one release: %v, want ErrReleased", ma.Err())
+	}
+	got := <-mb
+	if got == nil {
+		t.FailNow()
+	}
+	if closed(la[1].Done()) {
+		t.Error("the lease not released ended with the other")
+	}
+	// Now c holds the mutex and waits: three leases are held.
+	queued(t, a, dir+"/leases", 4)
+	select {
+	case <-lc:
+		t.Fatal("a fourth lease was granted")
+	default:
+	}
+	if err := ma.Release(ctx); err != nil {
+		t.Fatalf("releasing what is left of a's leases: %v", err)
+	}
+	awaitAcquisition(t, ctx, lc).lease.Release(ctx)
+	if err := got.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range got.Leases() {
+		if !errors.Is(l.Err(), lock.ErrReleased) {
+			t.Errorf("lease %s after Release: %v", l.Path(), l.Err())
+		}
+	}
+	queued(t, a, dir+"/leases", 0)
+	queued(t, a, dir+"/locks", 0)
+}
+
+// TestSemaphoreAcquireNLimit: acquirers of one, two and three leases on
+// several sessions never hold more than MaxLeases together, and none of
+// them waits forever holding part of what it wants.
+func TestSemaphoreAcquireNLimit(t *testing.T) {
+	ctx := testCtx(t, 120*time.Second)
+	dir, chk := testDir(t), testDir(t)+"-check"
+	const max, rounds = 3, 6
+	a, b, c := connect(t), connect(t), connect(t)
+	ck := newChecker(t, a, chk, "sem", max)
+	sems := []*lock.Semaphore{newSem(t, a, dir, max), newSem(t, b, dir, max), newSem(t, c, dir, max), newSem(t, c, dir, max)}
+	n := []int{2, 2, 3, 1}
+	res := semLoop(ctx, "go", ck, rounds, sems, n)
+	res.check(t, "zkcoord", 8*rounds)
+	checkFree(t, ck)
+}
+
 // TestSemaphoreLimit: many acquirers on several sessions never hold more
 // than MaxLeases at once, and all get through.
 func TestSemaphoreLimit(t *testing.T) {

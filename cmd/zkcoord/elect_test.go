@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/testkit"
 )
 
@@ -218,5 +220,40 @@ func TestElectStopEndsBeforeExpiry(t *testing.T) {
 	}
 	if got := readLines(t, nextFile); len(got) != 1 || got[0] != "gone" {
 		t.Fatalf("when b's command started, a's command was %q, want gone", got)
+	}
+}
+
+// leader shows the value an acting leader advertises, and leader --watch
+// prints a line when the leader proclaims another.
+func TestLeaderShowsValue(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	e, err := election.New(session(t), path, election.WithID("svc-1"), election.WithValue("10.0.0.1:80"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := e.Campaign(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := start(t, nil, "leader", path, "--watch")
+	seen := func(want string) {
+		t.Helper()
+		testkit.Eventually(t, 30*time.Second, "leader --watch to print "+want, func() bool {
+			return slices.ContainsFunc(w.stdout(), func(line string) bool { return strings.HasSuffix(line, want) })
+		})
+	}
+	seen(`leader svc-1 term 1 token ` + strconv.FormatInt(l.Token(), 10) + ` acting yes value "10.0.0.1:80"`)
+	if err := l.Proclaim(t.Context(), "10.0.0.2:80 (primary)"); err != nil {
+		t.Fatal(err)
+	}
+	seen(`acting yes value "10.0.0.2:80 (primary)"`)
+	if out := mustZkc(t, "leader", path); !strings.Contains(out, `value    "10.0.0.2:80 (primary)"`) {
+		t.Errorf("leader: %s", out)
+	}
+	var info leaderInfo
+	if r := zkc(t, "leader", path, "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &info) != nil ||
+		info.Leader == nil || info.Leader.Value != "10.0.0.2:80 (primary)" {
+		t.Errorf("leader --json: %s", r)
 	}
 }

@@ -25,7 +25,8 @@ func newLeaderCommand(a *app) *cobra.Command {
 Print the leader of the election at PATH: its participant id, node, fencing
 token, term and session. "acting" says that the leader has taken office (a
 zkcoord leader does so right after it is elected; a Curator LeaderLatch leader
-never does). For a failover group (elect --fence) at PATH, the breadcrumb
+never does); "value", quoted, is what an acting leader advertises, if
+anything (election.WithValue, Leadership.Proclaim). For a failover group (elect --fence) at PATH, the breadcrumb
 naming the last active process is shown too.
 
 Exits with status 1 if the election has no leader. With --watch, print a line
@@ -55,6 +56,7 @@ type leaderJSON struct {
 	Term    int64  `json:"term"`
 	Session string `json:"session"`
 	Acting  bool   `json:"acting"`
+	Value   string `json:"value,omitempty"`
 }
 
 type crumbJSON struct {
@@ -123,7 +125,7 @@ func runLeader(a *app, path string, asJSON, watch bool) error {
 
 func toLeaderJSON(l election.Leader) *leaderJSON {
 	return &leaderJSON{ID: l.ID, Node: l.Node, Token: l.Token, Term: l.Term,
-		Session: fmt.Sprintf("0x%x", l.Session), Acting: l.Acting}
+		Session: fmt.Sprintf("0x%x", l.Session), Acting: l.Acting, Value: l.Value}
 }
 
 func printLeader(a *app, info leaderInfo) {
@@ -139,6 +141,9 @@ func printLeader(a *app, info leaderInfo) {
 		fmt.Fprintf(tw, "term\t%d\n", l.Term)
 		fmt.Fprintf(tw, "session\t%s\n", l.Session)
 		fmt.Fprintf(tw, "acting\t%s\n", yesNo(l.Acting))
+		if l.Value != "" {
+			fmt.Fprintf(tw, "value\t%q\n", l.Value)
+		}
 	}
 	if c := info.Breadcrumb; c != nil {
 		fmt.Fprintf(tw, "breadcrumb\t%s (token %d, session %s, data %s)\n", c.ID, c.Token, c.Session, c.Data)
@@ -162,6 +167,9 @@ func watchLeader(a *app, e *election.Election, path string, asJSON bool) error {
 		default:
 			line = fmt.Sprintf("%s leader %s term %d token %d acting %s", time.Now().Format(time.RFC3339Nano),
 				l.ID, l.Term, l.Token, yesNo(l.Acting))
+			if l.Value != "" {
+				line += fmt.Sprintf(" value %q", l.Value)
+			}
 		}
 		a.printf("%s\n", line)
 	}

@@ -3,6 +3,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +33,8 @@ import org.apache.zookeeper.data.Stat;
  *
  *   T loop KIND PATH MAX THREADS ROUNDS CHECKER  -> T done ENTRIES VIOLATIONS
  *   T hold KIND PATH MAX                         -> T held NODE
+ *   T holdn PATH MAX QTY                         -> T held NODE,NODE...
+ *                                                   (QTY semaphore leases)
  *   T release                                    -> T released
  *   T try KIND PATH MAX                          -> T tried true|false
  *   T sort LOCKNAME NAME...                      -> T sorted NAME...
@@ -216,6 +219,21 @@ public class CuratorLocks {
             case "hold":
                 hold(tag, holder(f[2], f[3], Integer.parseInt(f[4])));
                 break;
+            case "holdn": { // InterProcessSemaphoreV2.acquire(qty)
+                InterProcessSemaphoreV2 s = new InterProcessSemaphoreV2(client, f[2], Integer.parseInt(f[3]));
+                CountDownLatch release = new CountDownLatch(1);
+                releases.put(tag, release);
+                Collection<Lease> leases = s.acquire(Integer.parseInt(f[4]));
+                List<String> names = new ArrayList<>();
+                for (Lease l : leases) {
+                    names.add(l.getNodeName());
+                }
+                out(tag + " held " + String.join(",", names));
+                release.await();
+                s.returnAll(leases);
+                out(tag + " released");
+                break;
+            }
             case "holdrevocable": {
                 InterProcessMutex m = new InterProcessMutex(client, f[2]);
                 m.makeRevocable(lock -> out(tag + " revoked"));
