@@ -29,7 +29,7 @@ const (
 	nameGuess    = 128            // bytes of a child's name, until longer ones were seen
 	requestLimit = 256 << 10      // bytes of paths in one request, far below jute.maxbuffer
 	maxOps       = 500            // reads in one request
-	inflight     = 4              // requests in flight at once, pipelined on the connection
+	inflight     = 8              // requests in flight at once, pipelined on the connection
 )
 
 // span is a batch: the reads paths[from:to].
