@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,11 +179,14 @@ func bothWays(t *testing.T, test func(t *testing.T)) {
 // withoutPersistentWatches makes the caches that the test starts meet a
 // server without persistent watches: their addWatch fails as ZooKeeper
 // before 3.6 answers it (Unimplemented), and they find their way from
-// there.
-func withoutPersistentWatches(t *testing.T) {
+// there. It returns how many times a cache asked.
+func withoutPersistentWatches(t *testing.T) *atomic.Int64 {
 	real := addWatch
+	var asked atomic.Int64
 	addWatch = func(_ context.Context, _ *zkcoord.Session, path string) (*zkcoord.PersistentWatch, error) {
+		asked.Add(1)
 		return nil, fmt.Errorf("zkcoord: add watch %s: %w", path, zkcoord.ErrUnimplemented)
 	}
 	t.Cleanup(func() { addWatch = real })
+	return &asked
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -20,11 +21,20 @@ var addWatch = func(ctx context.Context, s *zkcoord.Session, path string) (*zkco
 	return s.AddWatch(ctx, path, true)
 }
 
+// refused holds the Sessions whose server did not know persistent
+// watches, until they end, so that their next caches do not ask again: a
+// server before 3.6 closes the connection on a request it does not know.
+var refused sync.Map // *zkcoord.Session -> struct{}
+
 // watchTree sets the recursive watch on the root and starts following it.
 // A server that refuses it (before 3.6 it does not know the request)
 // leaves the cache on one-shot watches; only the Session's end or Close is
 // an error.
 func (c *Cache) watchTree() error {
+	if _, ok := refused.Load(c.sess); ok {
+		c.oneShot = true
+		return nil
+	}
 	w, err := addWatch(c.ctx, c.sess, c.root)
 	if err != nil {
 		if c.fatal(err) {
@@ -32,6 +42,14 @@ func (c *Cache) watchTree() error {
 		}
 		c.oneShot = true
 		c.sess.Logger().Info("cache: no persistent watch; following with one-shot watches", "path", c.root, "err", err)
+		if errors.Is(err, zkcoord.ErrUnimplemented) {
+			if _, known := refused.LoadOrStore(c.sess, struct{}{}); !known {
+				go func(s *zkcoord.Session) {
+					<-s.Done()
+					refused.Delete(s)
+				}(c.sess)
+			}
+		}
 		return nil
 	}
 	c.watchMu.Lock()

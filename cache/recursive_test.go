@@ -218,3 +218,29 @@ func TestSubtreeReplacedBetweenReads(t *testing.T) {
 	set(t, writer, "/t/a/x", "newer")
 	r.expect(t, i, "Updated /t/a/x")
 }
+
+// On a server without persistent watches, a tree cache follows the tree
+// on one-shot watches, and the next caches of the same Session do not ask
+// for a persistent watch again (such a server closes the connection on a
+// request it does not know).
+func TestServerWithoutPersistentWatches(t *testing.T) {
+	asked := withoutPersistentWatches(t)
+	sess := connect(t)
+	mk(t, sess, "/t", "/t/a")
+	one := started(t)(NewTree(sess, "/t"))
+	r1 := record(t, one)
+	i := r1.expect(t, 0, "Added /t", "Added /t/a", "Initialized")
+	two := started(t)(NewChildren(sess, "/t"))
+	r2 := record(t, two)
+	r2.expect(t, 0, "Added /t/a", "Initialized")
+	if n := asked.Load(); n != 1 {
+		t.Errorf("asked for a persistent watch %d times, want once", n)
+	}
+	paths, _, err := watchedBy(t, sess)
+	slices.Sort(paths)
+	if want := []string{testkit.Chroot(t) + "/t", testkit.Chroot(t) + "/t/a"}; err != nil || !slices.Equal(paths, want) {
+		t.Errorf("data watches of the session: %q (%v), want one per node, %q", paths, err, want)
+	}
+	mk(t, sess, "/t/b")
+	r1.expect(t, i, "Added /t/b")
+}
