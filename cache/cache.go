@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/fifo"
@@ -38,8 +39,17 @@ type Cache struct {
 	nodes map[string]*entry // written only by the owner goroutine
 
 	// Owned by the owner goroutine.
-	nextWatch uint64
-	rootWatch uint64 // id of the watch on the missing root's creation
+	oneShot     bool   // one-shot watches, not one recursive watch
+	nextWatch   uint64 // of one-shot watches
+	rootWatch   uint64 // id of the watch on the missing root's creation
+	largest     int    // the largest data length read, for batches
+	longestName int    // the longest child name listed, for batches
+
+	// The recursive watch, removed by Close; set by the owner goroutine.
+	watchMu sync.Mutex
+	watch   *zkcoord.PersistentWatch
+
+	singleReads atomic.Bool // the server does not know multiRead
 
 	errMu sync.Mutex
 	err   error
@@ -94,7 +104,10 @@ func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Ca
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{
 		sess: sess, root: path, maxDepth: maxDepth, hideRoot: hideRoot,
-		ctx: ctx, cancel: cancel,
+		// A recursive watch on a single node would report its whole
+		// subtree for nothing; one one-shot watch costs the same per change.
+		oneShot: maxDepth == 0 || brokenDeletion,
+		ctx:     ctx, cancel: cancel,
 		events: make(chan Event),
 		out:    fifo.New[Event](),
 		inbox:  fifo.New[fired](),
@@ -196,9 +209,13 @@ func (c *Cache) setErr(err error) {
 }
 
 // Close stops the cache and waits, bounded by ctx, until its goroutines
-// have ended; Events is then closed. Watches already set on the server stay
-// there until they fire or the Session ends, but nothing re-arms them: each costs the server one notification
-// at most.
+// have ended; Events is then closed. It then removes the cache's recursive
+// watch from the server (removeWatches), on servers that can remove it
+// alone (ZooKeeper 3.9 and later); before 3.9 the server keeps it until the
+// Session's connection is next lost or the Session ends, and the Session
+// drops its notifications. One-shot watches stay on the server until they
+// fire or the Session ends, but nothing sets them again: each costs the
+// server one notification at most.
 func (c *Cache) Close(ctx context.Context) error {
 	c.cancel()
 	finished := make(chan struct{})
@@ -209,8 +226,18 @@ func (c *Cache) Close(ctx context.Context) error {
 	}()
 	select {
 	case <-finished:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	c.watchMu.Lock()
+	w := c.watch
+	c.watch = nil
+	c.watchMu.Unlock()
+	if w == nil {
+		return nil
+	}
+	if err := w.Remove(ctx); err != nil && c.sess.Err() == nil {
+		return fmt.Errorf("cache: close %s: %w", c.root, err)
+	}
+	return nil
 }

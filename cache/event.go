@@ -30,9 +30,11 @@ const (
 	Resynced
 	// Failed: a read failed for a reason other than a missing node or the
 	// Session's end (Event.Err, for example ErrNoAuth). A cached node
-	// keeps its last value and is no longer followed; a node not cached
-	// yet stays out of the cache (and of Children) and is read again at
-	// its parent's next listing or at a resync.
+	// keeps its last value; on one-shot watches it is no longer
+	// followed, on a recursive watch it is read again at its next change.
+	// A node not cached yet stays out of the cache (and of Children) and
+	// is read again at its next change (on one-shot watches: at its
+	// parent's next listing) or at a resync.
 	Failed
 )
 

@@ -7,8 +7,8 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// parallel is how many reads a load or resync keeps in flight, pipelined
-// on the Session's one connection.
+// parallel is how many reads a load or resync on one-shot watches keeps in
+// flight, pipelined on the Session's one connection.
 const parallel = 64
 
 // read is what to read of one node.

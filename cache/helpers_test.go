@@ -1,10 +1,12 @@
 package cache
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,4 +162,31 @@ func (r *recorder) snapshot() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.evs)
+}
+
+// bothWays runs test on the two ways a cache follows a tree: one
+// recursive watch (the test server, ZooKeeper 3.8, has them) and one-shot
+// watches, as on a server before 3.6.
+func bothWays(t *testing.T, test func(t *testing.T)) {
+	t.Helper()
+	t.Run("recursive", test)
+	t.Run("one-shot", func(t *testing.T) {
+		withoutPersistentWatches(t)
+		test(t)
+	})
+}
+
+// withoutPersistentWatches makes the caches that the test starts meet a
+// server without persistent watches: their addWatch fails as ZooKeeper
+// before 3.6 answers it (Unimplemented), and they find their way from
+// there. It returns how many times a cache asked.
+func withoutPersistentWatches(t *testing.T) *atomic.Int64 {
+	real := addWatch
+	var asked atomic.Int64
+	addWatch = func(_ context.Context, _ *zkcoord.Session, path string) (*zkcoord.PersistentWatch, error) {
+		asked.Add(1)
+		return nil, fmt.Errorf("zkcoord: add watch %s: %w", path, zkcoord.ErrUnimplemented)
+	}
+	t.Cleanup(func() { addWatch = real })
+	return &asked
 }

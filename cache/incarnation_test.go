@@ -79,11 +79,13 @@ func (h *hold) wait(t *testing.T) {
 	}
 }
 
-// A child deleted and created again after its parent's children changed
-// and before the parent is listed again: the listing still names it, and
-// the old node's deletion arrives after the listing. The cache reports the
-// old node removed and the new one added, and follows the new one.
+// On one-shot watches, a child deleted and created again after its
+// parent's children changed and before the parent is listed again: the
+// listing still names it, and the old node's deletion arrives after the
+// listing. The cache reports the old node removed and the new one added,
+// and follows the new one.
 func TestChildCreatedAgainBeforeItsParentIsListed(t *testing.T) {
+	withoutPersistentWatches(t)
 	writer := connect(t)
 	mk(t, writer, "/p", "/p/a=old")
 	hs := holdReads(t)
@@ -110,11 +112,12 @@ func TestChildCreatedAgainBeforeItsParentIsListed(t *testing.T) {
 	r.expect(t, i, "Updated /p/a")
 }
 
-// A child deleted between its parent's listing and its own read, then
-// created again before the parent is listed once more: the cache never
-// held it, so the next listing reads it, and Children never names a node
-// that Get does not have.
+// On one-shot watches, a child deleted between its parent's listing and
+// its own read, then created again before the parent is listed once more:
+// the cache never held it, so the next listing reads it, and Children
+// never names a node that Get does not have.
 func TestChildGoneBeforeItsReadIsReadWhenCreatedAgain(t *testing.T) {
+	withoutPersistentWatches(t)
 	writer := connect(t)
 	mk(t, writer, "/q")
 	hs := holdReads(t)
@@ -147,31 +150,33 @@ func TestChildGoneBeforeItsReadIsReadWhenCreatedAgain(t *testing.T) {
 // A child the cache's Session may not read is reported Failed and is not
 // cached; Children does not name it either.
 func TestUnreadableChildIsNotListed(t *testing.T) {
-	writer := connect(t)
-	mk(t, writer, "/n", "/n/open=o")
-	secret := connect(t, func(cfg *zkcoord.Config) {
-		cfg.Auth = []zkcoord.Auth{{Scheme: "digest", Credential: "alice:pw"}}
-		cfg.ACL = zkcoord.DigestACL(zkcoord.PermAll, "alice", "pw")
-	})
-	mk(t, secret, "/n/closed=c")
-	sess := connect(t)
-	c := started(t)(NewChildren(sess, "/n"))
-	r := record(t, c)
-	r.until(t, 0, "Initialized")
+	bothWays(t, func(t *testing.T) {
+		writer := connect(t)
+		mk(t, writer, "/n", "/n/open=o")
+		secret := connect(t, func(cfg *zkcoord.Config) {
+			cfg.Auth = []zkcoord.Auth{{Scheme: "digest", Credential: "alice:pw"}}
+			cfg.ACL = zkcoord.DigestACL(zkcoord.PermAll, "alice", "pw")
+		})
+		mk(t, secret, "/n/closed=c")
+		sess := connect(t)
+		c := started(t)(NewChildren(sess, "/n"))
+		r := record(t, c)
+		r.until(t, 0, "Initialized")
 
-	var failed Event
-	for _, ev := range r.snapshot() {
-		if ev.Type == Failed {
-			failed = ev
+		var failed Event
+		for _, ev := range r.snapshot() {
+			if ev.Type == Failed {
+				failed = ev
+			}
 		}
-	}
-	if failed.Node.Path != "/n/closed" || !errors.Is(failed.Err, zkcoord.ErrNoAuth) {
-		t.Errorf("Failed event %v, want /n/closed with ErrNoAuth", failed)
-	}
-	if got := c.Children("/n"); !slices.Equal(got, []string{"open"}) {
-		t.Errorf("Children /n = %q, want only the readable child", got)
-	}
-	if _, ok := c.Get("/n/closed"); ok || c.Len() != 1 {
-		t.Errorf("the unreadable child is cached: %v", c.Snapshot())
-	}
+		if failed.Node.Path != "/n/closed" || !errors.Is(failed.Err, zkcoord.ErrNoAuth) {
+			t.Errorf("Failed event %v, want /n/closed with ErrNoAuth", failed)
+		}
+		if got := c.Children("/n"); !slices.Equal(got, []string{"open"}) {
+			t.Errorf("Children /n = %q, want only the readable child", got)
+		}
+		if _, ok := c.Get("/n/closed"); ok || c.Len() != 1 {
+			t.Errorf("the unreadable child is cached: %v", c.Snapshot())
+		}
+	})
 }

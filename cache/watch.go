@@ -9,6 +9,7 @@ const (
 	dataWatch   watchKind = iota + 1 // on a cached node's data (and deletion)
 	kidsWatch                        // on a cached node's children
 	existsWatch                      // on the missing root's creation
+	treeWatch                        // the recursive watch on the root
 	resync                           // not a watch: the Session reconnected
 )
 
