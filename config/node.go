@@ -89,7 +89,7 @@ func (n *Node) create(ctx context.Context, data []byte) (Version, error) {
 	if err := ctx.Err(); err != nil {
 		return Version{}, err // not sent
 	}
-	_, err := n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
+	_, st, err := n.sess.CreateWithStat(ctx, n.path, data, zkcoord.FlagPersistent)
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		if err := n.sess.EnsurePath(ctx, zkcoord.Parent(n.path)); err != nil {
 			return Version{}, fmt.Errorf("config: %w", err)
@@ -97,11 +97,13 @@ func (n *Node) create(ctx context.Context, data []byte) (Version, error) {
 		if err := ctx.Err(); err != nil {
 			return Version{}, err
 		}
-		_, err = n.sess.Create(ctx, n.path, data, zkcoord.FlagPersistent)
+		_, st, err = n.sess.CreateWithStat(ctx, n.path, data, zkcoord.FlagPersistent)
 	}
 	switch {
 	case err == nil:
-		return n.confirm(ctx, data, 0)
+		// The create's own reply says what it made: no read that could
+		// fail after the write succeeded.
+		return Version{Data: data, Version: st.Version, Zxid: st.Mzxid, Exists: true, czxid: st.Czxid}, nil
 	case errors.Is(err, zkcoord.ErrNodeExists):
 		return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
 	}
@@ -125,20 +127,6 @@ func lostReply(err error) {
 	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
 		testHookOutcomeUnknown()
 	}
-}
-
-// confirm reads back the version a successful write produced. The read may
-// already see a later write; the version we wrote is what the caller needs,
-// so it is rebuilt from what we know when the read is newer.
-func (n *Node) confirm(ctx context.Context, data []byte, version int32) (Version, error) {
-	v, err := n.Get(ctx)
-	if err != nil {
-		return Version{}, err
-	}
-	if v.Version != version {
-		return Version{Data: data, Version: version, Exists: true}, nil
-	}
-	return v, nil
 }
 
 // Set writes data if the node is still at version (AnyVersion: whatever
