@@ -27,10 +27,11 @@ var ErrFrameTooLarge = errors.New("wire: frame too large")
 
 // FrameReader reads frames: an int32 length and that many bytes.
 type FrameReader struct {
-	r   io.Reader
-	max int
-	hdr [4]byte
-	buf []byte
+	r     io.Reader
+	max   int
+	hdr   [4]byte
+	buf   []byte
+	large int // the length of a frame refused as too large, 0 when none
 }
 
 // NewFrameReader returns a FrameReader reading r, refusing frames longer
@@ -57,8 +58,10 @@ func (f *FrameReader) ReadFrame() ([]byte, error) {
 	case n < 0:
 		return nil, fmt.Errorf("%w: negative frame length %d", ErrMalformed, n)
 	case int64(n) > int64(f.max):
+		f.large = int(n)
 		return nil, fmt.Errorf("%w: %d bytes, at most %d accepted", ErrFrameTooLarge, n, f.max)
 	}
+	f.large = 0
 	if cap(f.buf) < int(n) {
 		f.buf = make([]byte, n)
 	}
@@ -70,6 +73,29 @@ func (f *FrameReader) ReadFrame() ([]byte, error) {
 		return nil, err
 	}
 	return f.buf, nil
+}
+
+// Discard reads past the frame the last ReadFrame refused as too large,
+// keeping at most its first keep bytes (a reply's header, say), which it
+// returns; the stream is then at the next frame. With no such frame it
+// returns nil.
+func (f *FrameReader) Discard(keep int) ([]byte, error) {
+	n := f.large
+	if n == 0 {
+		return nil, nil
+	}
+	f.large = 0
+	head := make([]byte, min(keep, n))
+	if _, err := io.ReadFull(f.r, head); err != nil {
+		return nil, err
+	}
+	if _, err := io.CopyN(io.Discard, f.r, int64(n-len(head))); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return head, nil
 }
 
 // AppendFrame appends a frame holding the records in order (for a request,

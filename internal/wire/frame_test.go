@@ -146,3 +146,33 @@ func FuzzFrameReader(f *testing.F) {
 type rawRecord struct{ b []byte }
 
 func (r *rawRecord) Encode(e *Encoder) { e.buf = append(e.buf, r.b...) }
+
+// A frame refused as too large can be skipped, keeping its head, and the
+// next frame is read as usual.
+func TestDiscardTooLargeFrame(t *testing.T) {
+	var stream []byte
+	stream, _ = AppendFrame(stream, 0, &ReplyHeader{Xid: 7, Zxid: 9}, &GetDataResponse{Data: make([]byte, 100)})
+	stream, _ = AppendFrame(stream, 0, &ReplyHeader{Xid: 8})
+	fr := NewFrameReader(bytes.NewReader(stream), 50)
+	if _, err := fr.ReadFrame(); !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("ReadFrame: %v, want ErrFrameTooLarge", err)
+	}
+	head, err := fr.Discard(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h ReplyHeader
+	if err := Unmarshal(head, &h); err != nil || h.Xid != 7 || h.Zxid != 9 {
+		t.Fatalf("kept head %+v, %v", h, err)
+	}
+	b, err := fr.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Unmarshal(b, &h); err != nil || h.Xid != 8 {
+		t.Fatalf("the next frame: %+v, %v", h, err)
+	}
+	if head, err := fr.Discard(16); head != nil || err != nil {
+		t.Fatalf("Discard with nothing refused: %v, %v", head, err)
+	}
+}

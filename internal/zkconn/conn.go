@@ -157,6 +157,9 @@ func (cn *conn) writeBytes(frame []byte) bool {
 // AuthPacket.
 var errAuthFailed = fmt.Errorf("zkconn: authentication refused: %w", wire.ErrAuthFailed)
 
+// replyHeaderLen is the length of a ReplyHeader: xid, zxid and err.
+const replyHeaderLen = 4 + 8 + 4
+
 // readLoop reads frames until the connection fails or goes silent for
 // readTimeout, handing replies and events to the dispatcher in the order
 // read.
@@ -164,6 +167,14 @@ func (cn *conn) readLoop() {
 	for {
 		cn.nc.SetReadDeadline(time.Now().Add(cn.readTimeout))
 		b, err := cn.fr.ReadFrame()
+		// A reply too large to accept fails its own request, not the
+		// connection: its header is kept and the rest skipped.
+		tooLarge := err
+		if errors.Is(err, wire.ErrFrameTooLarge) {
+			b, err = cn.fr.Discard(replyHeaderLen)
+		} else {
+			tooLarge = nil
+		}
 		if err != nil {
 			cn.shutdown(err)
 			return
@@ -173,6 +184,10 @@ func (cn *conn) readLoop() {
 		h.Decode(d)
 		if d.Err() != nil {
 			cn.shutdown(d.Err())
+			return
+		}
+		if tooLarge != nil && (h.Xid == wire.XidNotification || h.Xid == wire.XidPing || h.Xid == wire.XidAuth) {
+			cn.shutdown(tooLarge)
 			return
 		}
 		switch h.Xid {
@@ -217,7 +232,7 @@ func (cn *conn) readLoop() {
 				cn.c.sawZxid(h.Zxid)
 			}
 			cn.c.renewed(r.sent)
-			it := item{req: r, hdr: h, body: append([]byte(nil), b[len(b)-d.Len():]...)}
+			it := item{req: r, hdr: h, body: append([]byte(nil), b[len(b)-d.Len():]...), tooLarge: tooLarge}
 			if r.watch == nil && r.removes == nil && cn.c.undelivered.Load() == 0 {
 				// Nothing read before this reply waits for the
 				// dispatcher, and the reply touches no watch: answer

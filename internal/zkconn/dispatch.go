@@ -15,6 +15,8 @@ type item struct {
 
 	event Event
 
+	tooLarge error // the reply was refused as too large
+
 	forget *Watch // Forget's
 
 	// A change of the connection: state is sent to every watch (the
@@ -84,7 +86,9 @@ func (c *Client) answer(it item) {
 		return // abandoned by its caller: no watch, nobody to tell
 	}
 	res := result{reply: Reply{Zxid: it.hdr.Zxid, Sent: r.sent}}
-	if it.hdr.Err != wire.OK {
+	if it.tooLarge != nil {
+		res.err = it.tooLarge
+	} else if it.hdr.Err != wire.OK {
 		res.err = it.hdr.Err
 	} else if r.resp != nil {
 		if err := wire.Unmarshal(it.body, r.resp); err != nil {

@@ -125,3 +125,37 @@ func TestPingEverySetsTheHeartbeat(t *testing.T) {
 		return nil
 	})
 }
+
+// A reply larger than the client accepts fails its own request with
+// wire.ErrFrameTooLarge; the connection, and the requests after it, carry
+// on.
+func TestTooLargeReplyFailsOnlyItsRequest(t *testing.T) {
+	cluster := zktest.Start(t)
+	writer := dial(t, cluster.Servers(), 30*time.Second)
+	c, err := Dial(testCtx(t, 30*time.Second), Config{Servers: cluster.Servers(), SessionTimeout: 30 * time.Second, MaxReply: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	ctx := testCtx(t, 30*time.Second)
+	if _, _, err := writer.Create(ctx, "/big", make([]byte, 4096), openACL, wire.ModePersistent); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := writer.Create(ctx, "/small", []byte("s"), openACL, wire.ModePersistent); err != nil {
+		t.Fatal(err)
+	}
+	big := c.Start(ctx, wire.OpGetData, &wire.GetDataRequest{Path: "/big"}, &wire.GetDataResponse{})
+	var small wire.GetDataResponse
+	after := c.Start(ctx, wire.OpGetData, &wire.GetDataRequest{Path: "/small"}, &small)
+	if _, err := big.Wait(); !errors.Is(err, wire.ErrFrameTooLarge) || errors.Is(err, wire.ErrConnectionLoss) {
+		t.Fatalf("reading 4 KiB with a 1 KiB limit: %v; want ErrFrameTooLarge alone", err)
+	}
+	if _, err := after.Wait(); err != nil || string(small.Data) != "s" {
+		t.Fatalf("the read behind it: %q, %v", small.Data, err)
+	}
+	for e, ok := c.Session().TryNext(); ok; e, ok = c.Session().TryNext() {
+		if e.State == wire.StateDisconnected {
+			t.Fatal("the connection was dropped")
+		}
+	}
+}
