@@ -28,7 +28,8 @@ var (
 	ErrInvalidConfig = errors.New("zkcoord: invalid config")
 	// ErrInvalidPath wraps every path validation failure.
 	ErrInvalidPath = errors.New("zkcoord: invalid path")
-	// ErrTooLarge: a value exceeds Config.MaxDataSize.
+	// ErrTooLarge: a value exceeds Config.MaxDataSize, or a reply exceeds
+	// the 16 MiB the Session accepts (a listing of a huge directory).
 	ErrTooLarge = errors.New("zkcoord: value too large")
 	// ErrNotOwner: a guarded write found the owner's node gone or changed.
 	ErrNotOwner = errors.New("zkcoord: not the owner")

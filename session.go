@@ -484,6 +484,8 @@ func (s *Session) callErr(err error) error {
 		return s.Err()
 	case errors.Is(err, zkconn.ErrOutcomeUnknown):
 		return fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+	case errors.Is(err, wire.ErrFrameTooLarge):
+		return fmt.Errorf("%w: %w", ErrTooLarge, err)
 	}
 	return err
 }
