@@ -7,6 +7,17 @@ import (
 	"github.com/zkcoord/zkcoord/internal/zkconn"
 )
 
+// aclFor is the ACL, as sent, of a node created at path (relative to the
+// chroot).
+func (s *Session) aclFor(path string) []wire.ACL {
+	if s.cfg.ACLFor != nil {
+		if acl := s.cfg.ACLFor(path); len(acl) > 0 {
+			return wireACL(acl)
+		}
+	}
+	return s.acl
+}
+
 // GetACL returns a node's ACL and stat. Like every read it is retried on
 // connection loss.
 func (s *Session) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) {

@@ -102,3 +102,41 @@ func TestDeleteAll(t *testing.T) {
 		t.Fatalf("DeleteAll(/) = %v, want ErrInvalidPath", err)
 	}
 }
+
+// Config.ACLFor chooses each created node's ACL by its path; GetACL and
+// SetACL read and replace it.
+func TestACLForPath(t *testing.T) {
+	readOnly := zkcoord.WorldACL(zkcoord.PermRead | zkcoord.PermAdmin)
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/aclfor",
+		ACLFor: func(p string) []zkcoord.ACL {
+			if strings.HasPrefix(p, "/ro") {
+				return readOnly
+			}
+			return nil
+		}})
+	ctx := testCtx(t, 30*time.Second)
+	for _, p := range []string{"/ro", "/rw"} {
+		if _, err := s.Create(ctx, p, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acl, st, err := s.GetACL(ctx, "/ro")
+	if err != nil || !slices.Equal(acl, readOnly) {
+		t.Fatalf("GetACL(/ro) = %+v, %v; want %+v", acl, err, readOnly)
+	}
+	if _, err := s.Set(ctx, "/ro", []byte("x"), -1); !errors.Is(err, zkcoord.ErrNoAuth) {
+		t.Fatalf("writing a read-only node: %v, want ErrNoAuth", err)
+	}
+	if acl, _, err := s.GetACL(ctx, "/rw"); err != nil || !slices.Equal(acl, zkcoord.WorldACL(zkcoord.PermAll)) {
+		t.Fatalf("GetACL(/rw) = %+v, %v; want the default", acl, err)
+	}
+	if _, err := s.SetACL(ctx, "/ro", zkcoord.WorldACL(zkcoord.PermAll), st.Aversion); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Set(ctx, "/ro", []byte("x"), -1); err != nil {
+		t.Fatalf("writing after SetACL: %v", err)
+	}
+	if _, err := s.SetACL(ctx, "/ro", readOnly, st.Aversion); !errors.Is(err, zkcoord.ErrBadVersion) {
+		t.Fatalf("SetACL at an old ACL version: %v, want ErrBadVersion", err)
+	}
+}

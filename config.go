@@ -47,6 +47,11 @@ type Config struct {
 	// ACL applies to every node created through the Session.
 	// Default: world:anyone with all permissions.
 	ACL []ACL
+	// ACLFor, if set, chooses the ACL of each node the Session creates
+	// from its path (relative to the chroot), as Curator's ACLProvider
+	// does; a nil or empty answer means ACL. Ensured parents and the
+	// chroot are asked for too.
+	ACLFor func(path string) []ACL
 	// TLS, if set, wraps every connection in TLS with this configuration.
 	TLS *tls.Config
 	// Dialer, if set, opens the TCP connections (before TLS).

@@ -59,10 +59,10 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 		cur += "/" + part
 		_, err := retryCall(s, ctx, func(ctx context.Context) (wire.Create2Response, error) {
 			if flag == flagContainer {
-				r, _, err := s.conn.CreateContainer(ctx, root.add(cur), nil, s.acl)
+				r, _, err := s.conn.CreateContainer(ctx, root.add(cur), nil, s.aclFor(cur))
 				return r, err
 			}
-			r, _, err := s.conn.Create(ctx, root.add(cur), nil, s.acl, wire.CreateMode(flag))
+			r, _, err := s.conn.Create(ctx, root.add(cur), nil, s.aclFor(cur), wire.CreateMode(flag))
 			return r, err
 		})
 		if err != nil && !errors.Is(err, ErrNodeExists) {

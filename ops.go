@@ -194,7 +194,7 @@ func (s *Session) CreateWithStat(ctx context.Context, path string, data []byte, 
 // create sends one create, the path and data checked.
 func (s *Session) create(ctx context.Context, path string, data []byte, flags int32) (string, *Stat, error) {
 	resp, err := call(s, ctx, func(ctx context.Context) (wire.Create2Response, error) {
-		r, _, err := s.conn.Create(ctx, s.root.add(path), data, s.acl, wire.CreateMode(flags))
+		r, _, err := s.conn.Create(ctx, s.root.add(path), data, s.aclFor(path), wire.CreateMode(flags))
 		return r, err
 	})
 	if err != nil {
@@ -502,7 +502,7 @@ func (s *Session) rootOps(ops []Op) ([]wire.MultiOp, error) {
 			if err := s.checkCreate(o.Path, o.Data, int32(o.Flags)); err != nil {
 				return nil, err
 			}
-			o.ACL = s.acl
+			o.ACL = s.aclFor(o.Path)
 		case wire.OpSetData:
 			if err := s.checkSize(o.Path, o.Data); err != nil {
 				return nil, err

@@ -207,7 +207,7 @@ func (s *Session) createThenList(ctx context.Context, path string, data []byte, 
 	var created wire.Create2Response
 	var listed wire.GetChildren2Response
 	create := s.conn.Start(ctx, wire.OpCreate2,
-		&wire.CreateRequest{Path: s.root.add(path), Data: data, ACL: s.acl, Flags: wire.CreateMode(flags)}, &created)
+		&wire.CreateRequest{Path: s.root.add(path), Data: data, ACL: s.aclFor(path), Flags: wire.CreateMode(flags)}, &created)
 	list := s.conn.Start(ctx, wire.OpGetChildren2, &wire.GetChildren2Request{Path: s.root.add(parent)}, &listed)
 	_, cerr := create.Wait()
 	_, lerr := list.Wait()

@@ -40,7 +40,7 @@ func (s *Session) CreateTTL(ctx context.Context, path string, data []byte, flags
 		return "", fmt.Errorf("%w: TTL %v for %s is outside [1ms, %v]", ErrInvalidConfig, ttl, path, MaxTTL)
 	}
 	resp, err := call(s, ctx, func(ctx context.Context) (wire.Create2Response, error) {
-		r, _, err := s.conn.CreateTTL(ctx, s.root.add(path), data, s.acl, mode, ttl)
+		r, _, err := s.conn.CreateTTL(ctx, s.root.add(path), data, s.aclFor(path), mode, ttl)
 		return r, err
 	})
 	if errors.Is(err, wire.ErrUnimplemented) {
