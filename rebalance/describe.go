@@ -35,9 +35,10 @@ type Description struct {
 	Barriers       []BarrierHolder     `json:"barriers"`
 	// Status is set in groups that use the global-barrier mode.
 	Status *GlobalStatus `json:"status,omitempty"`
-	// Rebalancing is true while the allocation does not match the members
-	// and resources, or some resource is not (yet) held by its allocated
-	// owner, or a global-barrier rebalancing has not been confirmed.
+	// Rebalancing is true, in a group with members, while the allocation
+	// does not match the members and resources, or some resource is not
+	// (yet) held by its allocated owner, or a global-barrier rebalancing
+	// has not been confirmed.
 	Rebalancing bool `json:"rebalancing"`
 	// Pending lists the resources whose barrier is not held by their
 	// allocated owner.
@@ -275,6 +276,8 @@ func (ds *describer) progress() {
 	for i, m := range d.Members {
 		ids[i] = m.ID
 	}
-	d.Rebalancing = ds.allocErr == nil && (ds.rec.Assignment.Check(ids, d.Resources) != nil ||
+	// Without members nobody can move anything: the group is idle, not
+	// rebalancing, whatever the last allocation says.
+	d.Rebalancing = ds.allocErr == nil && len(d.Members) > 0 && (ds.rec.Assignment.Check(ids, d.Resources) != nil ||
 		len(d.Pending) > 0 || (d.Status != nil && d.Status.Phase != PhaseStartConfirmed))
 }

@@ -276,3 +276,14 @@ func TestLogFormatJSON(t *testing.T) {
 		t.Errorf("text logs: %s", r)
 	}
 }
+
+// A group with resources and no members is idle, not rebalancing.
+func TestStatusWithoutMembers(t *testing.T) {
+	t.Parallel()
+	group := fmt.Sprintf("idle-%d", time.Now().UnixNano())
+	mustZkc(t, "resources", "add", group, "a", "b")
+	out := mustZkc(t, "status", group)
+	if strings.Contains(out, "rebalancing") || !strings.Contains(out, "no members") {
+		t.Fatalf("status of a group without members:\n%s", out)
+	}
+}

@@ -113,7 +113,10 @@ func runStatus(a *app, group string, o *statusOptions) error {
 func printStatus(w io.Writer, d *rebalance.Description) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	state := "settled"
-	if d.Rebalancing {
+	switch {
+	case len(d.Members) == 0:
+		state = "no members: nothing runs its resources"
+	case d.Rebalancing:
 		state = fmt.Sprintf("rebalancing (%d resources moving)", len(d.Pending))
 	}
 	coord := "(none)"
