@@ -12,7 +12,7 @@ import (
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
 	"github.com/zkcoord/zkcoord/group"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/zktest"
 )

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/interop"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
 )
 
 // A peer is a benchmark program in another language (bench/peers), driven

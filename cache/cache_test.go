@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 func TestTreeLoadsThenFollowsChangesAtDepth(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // A partition shorter than the session timeout: while the cache's Session

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // holds pauses the cache's reads at chosen paths, one after the other, so

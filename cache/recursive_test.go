@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // The tests of the cache on one recursive watch, for what it does its own

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 )
 
 func ev(at int64, c string, k event.Kind, r string, token int64) event.Event {

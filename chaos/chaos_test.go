@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/chaos"
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/zktest"
 )

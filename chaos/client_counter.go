@@ -13,7 +13,7 @@ import (
 	"github.com/zkcoord/zkcoord/config"
 	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/internal/delay"
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // The counter workload: many writers of one shared counter and of

@@ -14,7 +14,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/discovery"
 	"github.com/zkcoord/zkcoord/internal/delay"
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // Events of the discovery workload. Every client registers one instance

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 )
 
 // tracker follows who holds what while the run goes on, from the events as

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 )
 
 // The discovery workload (see client_discovery.go for the clients'

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 func note(at int64, c, detail, inc string) event.Event {

@@ -12,7 +12,7 @@
 //     while they own a resource. Every use is a request over a Unix socket
 //     carrying the client, the resource and the fencing token; the service
 //     refuses a token older than the newest it has seen for the resource
-//     and records every decision (internal/oracle events, stamped with
+//     and records every decision (internal/tool/oracle events, stamped with
 //     CLOCK_MONOTONIC, which all processes of the machine share);
 //   - K client processes of one Workload, each behind its own fault proxy:
 //     rebalancer clients in one of the three modes (using every resource

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // FaultRecord is what happened to one fault of the schedule.

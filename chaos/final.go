@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // finish waits for the final state after the last fault, checks that it

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // looper is what the clients of the queue, counter and discovery workloads

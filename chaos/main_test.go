@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/chaos"
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/zktest"
 	"go.uber.org/goleak"
 )

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 )
 
 // Workload is what the client processes do with the resources.

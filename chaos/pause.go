@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // outsideContinue is the Detail of a Resume event recorded because a paused

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 	"github.com/zkcoord/zkcoord/queue"
 )
 

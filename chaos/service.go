@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 )
 
 // The fenced resource service is a process of its own. Clients connect to

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // lines collects what the service writes.

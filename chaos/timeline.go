@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 )
 
 // WriteTimeline writes a self-contained HTML page (inline SVG, no script)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/interop"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // A 64-bit counter stores 8 big-endian bytes and counts past 32 bits.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/interop"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 func expect(t *testing.T, ctx context.Context, p *interop.Proc, prefix string) string {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // A DynamicSequential registration whose create commits and whose reply

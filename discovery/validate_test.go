@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // logBuffer collects a Session's log lines.

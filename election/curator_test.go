@@ -7,8 +7,8 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
-	"github.com/zkcoord/zkcoord/internal/interop"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // curatorPeer drives Curator LeaderLatch participants in one JVM.

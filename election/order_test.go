@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/interop"
 	"github.com/zkcoord/zkcoord/internal/seq"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
 )
 
 // TestParticipants: participants are ordered as LeaderLatch orders them,

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/zkcoord/zkcoord/election"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // A revocation request reaches the acting leader as Revoked and an event;

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/failover"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // healthSwitch is a health check the test turns on and off.

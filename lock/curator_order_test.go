@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/interop"
 	"github.com/zkcoord/zkcoord/internal/seq"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
 )
 
 // TestOrderMatchesCuratorItself sorts random lock directories, with

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 

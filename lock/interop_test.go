@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/interop"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 

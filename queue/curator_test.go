@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 func mustTake(t *testing.T, ctx context.Context, q curatorTaker, want string) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/interop"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // A WorkQueue and Kazoo's LockingQueue share one queue: each takes what the

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 	"github.com/zkcoord/zkcoord/zktest"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 

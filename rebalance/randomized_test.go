@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/launch"
-	"github.com/zkcoord/zkcoord/internal/oracle"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/wait"
+	"github.com/zkcoord/zkcoord/internal/tool/wait"
 )
 
 // These tests put the proxy in front of a plain TCP server, so that what

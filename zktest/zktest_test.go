@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/zkcoord/zkcoord/internal/wait"
+	"github.com/zkcoord/zkcoord/internal/tool/wait"
 	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
 

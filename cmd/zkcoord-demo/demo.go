@@ -19,9 +19,9 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/launch"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )

@@ -10,8 +10,8 @@ import (
 
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/internal/delay"
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/oracle"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // The demo plays its whole script against a ZooKeeper server of its own and

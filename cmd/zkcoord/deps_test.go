@@ -18,11 +18,11 @@ var forbiddenDeps = []string{
 	"github.com/rs/zerolog/",
 	"github.com/gorilla/mux/",
 	"github.com/zkcoord/zkcoord/zktest",
-	"github.com/zkcoord/zkcoord/internal/testkit/",
-	"github.com/zkcoord/zkcoord/internal/interop/",
+	"github.com/zkcoord/zkcoord/internal/tool/testkit/",
+	"github.com/zkcoord/zkcoord/internal/tool/interop/",
 	// The demo's checker: only zkcoord-demo (cmd/zkcoord-demo) links it.
-	// Its event-line format (internal/event) is apart from it.
-	"github.com/zkcoord/zkcoord/internal/oracle/",
+	// Its event-line format (internal/tool/event) is apart from it.
+	"github.com/zkcoord/zkcoord/internal/tool/oracle/",
 }
 
 // The zkcoord binary stays lean on every platform it is built for: go list

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/election"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // leaderScript records "leader <id> <token> <pid>" and runs until killed.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"golang.org/x/sys/unix"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/election"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // locks ls lists the holder and the waiters of a lock; lock break refuses

@@ -17,7 +17,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 

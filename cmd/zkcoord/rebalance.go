@@ -13,7 +13,7 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/internal/delay"
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/metrics"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"

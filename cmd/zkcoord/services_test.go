@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/discovery"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // services register keeps an instance registered until interrupted; ls and

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/wait"
+	"github.com/zkcoord/zkcoord/internal/tool/wait"
 	"github.com/zkcoord/zkcoord/internal/wire"
 	"github.com/zkcoord/zkcoord/zktest"
 )

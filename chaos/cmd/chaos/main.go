@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/chaos"
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/rebalance"
 )

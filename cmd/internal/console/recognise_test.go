@@ -18,7 +18,7 @@ import (
 	"github.com/zkcoord/zkcoord/discovery"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/group"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/queue"
 	"github.com/zkcoord/zkcoord/rebalance"

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
-	"github.com/zkcoord/zkcoord/internal/launch"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // Every process a child starts is gone once the child counts as exited,

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 

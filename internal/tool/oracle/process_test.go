@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/event"
-	"github.com/zkcoord/zkcoord/internal/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 )
 
 // TestHelperProcess plays a client that acquires and releases resources on

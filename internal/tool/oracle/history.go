@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"io"
 	"slices"
 	"sync"

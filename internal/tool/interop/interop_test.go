@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/interop"
+	"github.com/zkcoord/zkcoord/internal/tool/interop"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 

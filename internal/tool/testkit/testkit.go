@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/wait"
+	"github.com/zkcoord/zkcoord/internal/tool/wait"
 )
 
 // SessionTimeout is long enough for a loaded machine: a Session declares

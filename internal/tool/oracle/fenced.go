@@ -3,7 +3,7 @@ package oracle
 import (
 	"errors"
 	"fmt"
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"sync"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/internal/wait"
+	"github.com/zkcoord/zkcoord/internal/tool/wait"
 )
 
 // TestHelperProcess is the child side: it plays the role named in RoleEnv.

@@ -1,6 +1,6 @@
 // Package wait is the test suites' one way to wait for a condition: it
 // polls, observing state; it never orders events. Tests reach it through
-// internal/testkit, except the test kit's own foundations (zktest), which
+// internal/tool/testkit, except the test kit's own foundations (zktest), which
 // testkit imports.
 package wait
 

@@ -3,7 +3,7 @@ package oracle
 import (
 	"math"
 
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
 // PauseSpan is a stretch of time, event.Now times (ns), during which a

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"github.com/zkcoord/zkcoord/internal/event"
+	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"io"
 	"reflect"
 	"strings"
