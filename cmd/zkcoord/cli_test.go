@@ -20,7 +20,7 @@ func TestHelp(t *testing.T) {
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
 		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
-		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin", "--once",
+		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin", "--no-recover",
 			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
@@ -35,7 +35,7 @@ func TestHelp(t *testing.T) {
 		"election":  {"--json", "--wait DURATION"},
 		"watch":     {"--tree", "--depth N", "--json"},
 		"ui":        {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
-		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON", "--once"},
+		"services":  {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON", "--no-recover"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
 			"--pace DURATION", "--ui ADDRESS"},
 	}

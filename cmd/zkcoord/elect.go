@@ -38,7 +38,7 @@ What follows a loss depends on its cause:
     the session allows, or restarted without its data): once CMD is
     stopped, zkcoord stands by again with a new session as soon as a server
     answers - a new candidacy, with a new, larger token - and runs CMD
-    again when it leads again. With --once it exits instead: status 3 if
+    again when it leads again. With --no-recover it exits instead: status 3 if
     it was leading, 1 if it was standing by.
   - leadership was lost with the session alive (a newer leader took over,
     or the node was deleted): zkcoord exits with status 3, or with --rejoin
@@ -106,7 +106,7 @@ Examples:
 	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	fs.BoolVar(&o.rejoin, "rejoin", false, "also after a loss of leadership with the session alive (deposed, node deleted), stand by again instead of exiting with status 3")
-	fs.BoolVar(&o.once, "once", false, "stand for election once: after any loss, exit (status 3 if leading) instead of standing by again")
+	fs.BoolVar(&o.noRecover, "no-recover", false, "when the session is lost, exit (status 3 if leading) instead of standing by again with a new session")
 	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
 	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
 	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
@@ -123,7 +123,7 @@ type electOptions struct {
 	data         string
 	grace        time.Duration
 	rejoin       bool
-	once         bool
+	noRecover    bool
 	revocable    bool
 	cmd          []string
 
@@ -148,8 +148,8 @@ type electResult struct {
 }
 
 func runElect(a *app, o *electOptions) error {
-	if o.once && o.rejoin {
-		return cli.Usagef("elect: --once and --rejoin contradict each other: give one")
+	if o.noRecover && o.rejoin {
+		return cli.Usagef("elect: --no-recover and --rejoin contradict each other: give one")
 	}
 	if o.id == "" {
 		h, _ := os.Hostname()
@@ -206,7 +206,7 @@ func runElect(a *app, o *electOptions) error {
 	var final error
 	err := a.supervise(a.ctx, func(_ context.Context, sess *zkcoord.Session) error {
 		res := electSession(a, sess, o, fenceCmd, healthOpt)
-		if res.lost && !res.sessOK && !o.once && a.ctx.Err() == nil {
+		if res.lost && !res.sessOK && !o.noRecover && a.ctx.Err() == nil {
 			a.log.Warn("the session ended: standing by again with a new session", "path", o.path, "err", res.err)
 			return errStandAgain
 		}

@@ -86,18 +86,18 @@ func TestElectFailover(t *testing.T) {
 	}
 }
 
-// With --once, a leader cut off from ZooKeeper until its session is lost
+// With --no-recover, a leader cut off from ZooKeeper until its session is lost
 // stops its command and exits with status 3 (without, it stands by again:
 // TestRideOutIncident).
 func TestElectLost(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "log")
 	path := unique(t)
-	if r := zkc(t, "elect", path, "--once", "--rejoin", "--", "true"); r.code != exitUsage {
-		t.Errorf("--once with --rejoin: %s", r)
+	if r := zkc(t, "elect", path, "--no-recover", "--rejoin", "--", "true"); r.code != exitUsage {
+		t.Errorf("--no-recover with --rejoin: %s", r)
 	}
 	p := newProxyT(t)
-	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--once", "--", "sh", "-c", leaderScript(file))
+	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--no-recover", "--", "sh", "-c", leaderScript(file))
 	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
 	_, _, pid := parseLeaderLine(t, readLines(t, file)[0])
 	if err := p.Blackhole(); err != nil {

@@ -172,13 +172,13 @@ func TestRideOutIncident(t *testing.T) {
 	}
 }
 
-// With --once, services register exits with status 3 when its session is
+// With --no-recover, services register exits with status 3 when its session is
 // lost, as it did before it registered again by default.
-func TestServicesOnce(t *testing.T) {
+func TestServicesNoRecover(t *testing.T) {
 	t.Parallel()
 	p := newProxyT(t)
 	reg := start(t, testEnv(strings.Join(p.Servers(), ",")), "services", "register", unique(t), "billing",
-		"--address", "10.0.0.5", "--port", "8080", "--once")
+		"--address", "10.0.0.5", "--port", "8080", "--no-recover")
 	testkit.Eventually(t, 30*time.Second, "the registration", func() bool { return len(registered(reg)) == 1 })
 	if err := p.Blackhole(); err != nil {
 		t.Fatal(err)

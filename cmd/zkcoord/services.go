@@ -19,12 +19,12 @@ const defaultServicesBase = "/services"
 
 // servicesOptions are the flags of services.
 type servicesOptions struct {
-	asJSON  bool
-	address string
-	port    int
-	id      string
-	payload string
-	once    bool
+	asJSON    bool
+	address   string
+	port      int
+	id        string
+	payload   string
+	noRecover bool
 }
 
 func newServicesCommand(a *app) *cobra.Command {
@@ -48,7 +48,7 @@ registered the instance. While zkcoord is cut off from ZooKeeper the node
 stays for as long as the session lives. When the session is lost or
 expires, the node goes with it, and zkcoord registers the instance again
 (same id, address, port and payload) with a new session once a server
-answers; with --once it exits with status 3 instead. Interrupted (SIGINT,
+answers; with --no-recover it exits with status 3 instead. Interrupted (SIGINT,
 SIGTERM), it unregisters the instance and exits 0. It exits 1 if the
 instance cannot be registered, or if ZooKeeper cannot be reached within
 --connect-timeout at the start.
@@ -65,7 +65,7 @@ Examples:
 	fs.IntVar(&o.port, "port", 0, "register: the instance's `port`")
 	fs.StringVar(&o.id, "id", "", "register: the instance `id` (default: a random UUID)")
 	fs.StringVar(&o.payload, "payload", "", "register: a `JSON` value stored with the instance")
-	fs.BoolVar(&o.once, "once", false, "register: when the session is lost, exit with status 3 instead of registering again")
+	fs.BoolVar(&o.noRecover, "no-recover", false, "register: exit with status 3 when the session is lost, instead of registering again")
 	for _, sub := range []struct{ use, short string }{
 		{"ls [BASE]", "list the services under BASE"},
 		{"get BASE NAME", "list the instances of service NAME"},
@@ -168,7 +168,7 @@ func registerService(a *app, base, name string, o *servicesOptions) error {
 		in.Payload = json.RawMessage(o.payload)
 	}
 	var opts []zkcoord.SuperviseOption
-	if o.once {
+	if o.noRecover {
 		opts = append(opts, zkcoord.WithRestartIf(func(error) bool { return false }))
 	}
 	var reg *discovery.Registration
@@ -197,7 +197,7 @@ func registerService(a *app, base, name string, o *servicesOptions) error {
 			}
 			return nil
 		}
-		if o.once {
+		if o.noRecover {
 			return cli.Lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
 		}
 		a.log.Warn("the session ended, and with it the registration: registering again with a new session",
