@@ -35,11 +35,11 @@ ZooKeeper can expire the session.
 
 What follows a loss depends on its cause:
   - the session was lost or expired (ZooKeeper out of reach for longer than
-    the session allows, or restarted without its data): once CMD is
-    stopped, zkcoord stands by again with a new session as soon as a server
-    answers - a new candidacy, with a new, larger token - and runs CMD
-    again when it leads again. With --no-recover it exits instead: status 3 if
-    it was leading, 1 if it was standing by.
+    the session allows): once CMD is stopped, zkcoord stands by again with
+    a new session as soon as a server answers - a new candidacy, with a
+    new, larger token - and runs CMD again when it leads again. With
+    --no-recover it exits instead: status 3 if it was leading, 1 if it was
+    standing by.
   - leadership was lost with the session alive (a newer leader took over,
     or the node was deleted): zkcoord exits with status 3, or with --rejoin
     stands by again.
@@ -60,12 +60,12 @@ With --fence FENCE, the election is an active/standby failover group (package
 failover, under PATH): before it becomes active, a process runs FENCE against
 the previous active process if that one did not stop cleanly (it crashed, or
 lost its session while running), and becomes active only if FENCE exits 0.
-A process standing by again after its own session loss does not fence
-itself: its CMD was stopped before it stood again.
 FENCE runs with ZKCOORD_PREV_ID, ZKCOORD_PREV_TOKEN, ZKCOORD_PREV_SESSION and
 ZKCOORD_PREV_DATA (the previous active's --data; with the default data also
 ZKCOORD_PREV_HOST and ZKCOORD_PREV_PID), so that it can kill that process or cut
-its access. Every member of one group must agree on using --fence.
+its access. A process standing by again after its own session loss does not
+fence itself: its CMD was stopped before it stood again. Every member of one
+group must agree on using --fence.
 
 With --health HEALTH, zkcoord runs HEALTH every --health-interval (giving it
 that long; a non-zero exit is a failure). After --health-failures failures in

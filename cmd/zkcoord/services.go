@@ -48,10 +48,10 @@ registered the instance. While zkcoord is cut off from ZooKeeper the node
 stays for as long as the session lives. When the session is lost or
 expires, the node goes with it, and zkcoord registers the instance again
 (same id, address, port and payload) with a new session once a server
-answers; with --no-recover it exits with status 3 instead. Interrupted (SIGINT,
-SIGTERM), it unregisters the instance and exits 0. It exits 1 if the
-instance cannot be registered, or if ZooKeeper cannot be reached within
---connect-timeout at the start.
+answers; with --no-recover it exits with status 3 instead. Interrupted
+(SIGINT, SIGTERM), it unregisters the instance and exits 0. It exits 1 if
+the instance cannot be registered, or if ZooKeeper cannot be reached
+within --connect-timeout at the start.
 
 Examples:
   zkcoord services register /services billing --address 10.0.0.5 --port 8080

@@ -22,8 +22,8 @@ func newUICommand(a *app) *cobra.Command {
 Serve a live web console (docs/ui.md) of what is under --root: who leads,
 who holds which lock and who waits, which worker of a rebalancer group runs
 which resource, which service instances and group members are registered,
-and what changed since it started. It prints the URL and
-serves until interrupted (then exits 0). Instead of walking --root, --path (repeatable)
+and what changed since it started. It prints the URL and serves until
+interrupted (then exits 0). Instead of walking --root, --path (repeatable)
 names the places to show: a path to walk, or KIND:PATH for a recipe of a
 known kind (group, election, lock, rwlock, semaphore, queue, barrier,
 double-barrier, counter, service, membership).
