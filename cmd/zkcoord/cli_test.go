@@ -155,6 +155,14 @@ func TestUnreachable(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v to give up", d)
 	}
+	// So do the commands that ride out an incident, at their start.
+	for _, args := range [][]string{{"watch", "/w"}, {"ui", "--listen", "127.0.0.1:0"}, {"elect", "/e"},
+		{"services", "register", "/s", "n", "--address", "a", "--port", "1"}} {
+		r := zkc(t, append([]string{"--zk", "127.0.0.1:1", "--connect-timeout", "2s"}, args...)...)
+		if r.code != exitFailure || !strings.Contains(r.stderr, "cannot reach ZooKeeper at 127.0.0.1:1 within 2s") {
+			t.Errorf("%s: want exit 1 and a clear message, got %s", args[0], r)
+		}
+	}
 	r = zkc(t, "--zk", "nonsense", "status", "g")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "host:port") {
 		t.Fatalf("want exit 2 for a malformed server, got %s", r)

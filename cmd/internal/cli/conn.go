@@ -230,8 +230,8 @@ func Connect(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, log
 // first Session is held to Connect's rules: it must come within timeout,
 // and a failure is reported as Connect reports it. Later ones are waited
 // for as long as it takes, with backoff; each failed attempt and each new
-// Session is logged (options given in opts come after these and may
-// replace them). It returns what zkcoord.Supervise returns.
+// Session is logged. opts must not hold WithRecoveryEvents. It returns
+// what zkcoord.Supervise returns.
 func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, log *slog.Logger,
 	work func(ctx context.Context, sess *zkcoord.Session) error, opts ...zkcoord.SuperviseOption) error {
 	cfg = withSessionLog(ctx, cfg, log)
@@ -239,6 +239,21 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 	defer cancel(nil)
 	first := time.AfterFunc(timeout, func() { cancel(errConnectTimeout) })
 	defer first.Stop()
+	logEvent := logRecovery(log)
+	begun := false // events come in order, on one goroutine
+	events := func(ev zkcoord.RecoveryEvent) {
+		switch {
+		case ev.Kind == zkcoord.SessionStarted:
+			begun = true
+		case ev.Kind == zkcoord.Recovering && !begun &&
+			!errors.Is(ev.Err, context.DeadlineExceeded) && !errors.Is(ev.Err, context.Canceled):
+			// As for Connect, only a timeout is worth another attempt
+			// before the first Session.
+			cancel(ev.Err)
+			return
+		}
+		logEvent(ev)
+	}
 	started := false // work runs only on Supervise's goroutine: no lock needed
 	err := zkcoord.Supervise(sctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
 		if !started {
@@ -249,11 +264,15 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 			logConnected(log, sess)
 		}
 		return work(ctx, sess)
-	}, append([]zkcoord.SuperviseOption{zkcoord.WithRecoveryEvents(logRecovery(log))}, opts...)...)
-	if !started && err != nil {
-		return explainConnect(ctx, cfg, timeout, errors.Is(context.Cause(sctx), errConnectTimeout), err)
+	}, append([]zkcoord.SuperviseOption{zkcoord.WithRecoveryEvents(events)}, opts...)...)
+	if started || err == nil {
+		return err
 	}
-	return err
+	cause := context.Cause(sctx)
+	if ctx.Err() == nil && cause != nil && !errors.Is(cause, errConnectTimeout) {
+		err = cause // the first attempt's failure
+	}
+	return explainConnect(ctx, cfg, timeout, errors.Is(cause, errConnectTimeout), err)
 }
 
 // logRecovery logs what a Supervise does between Sessions.
