@@ -157,8 +157,8 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 
 // registerService registers an instance and keeps it registered until
 // interrupted: after a session loss it registers it again on a new
-// Session (the same instance, as last registered), or, with --once, exits
-// with status 3.
+// Session (the same instance, as last registered), or, with --no-recover,
+// exits with status 3.
 func registerService(a *app, base, name string, o *servicesOptions) error {
 	if err := a.setup(); err != nil {
 		return err

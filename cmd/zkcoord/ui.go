@@ -92,11 +92,9 @@ func runUI(a *app, listen string, opts console.Options) error {
 			if err != nil {
 				return err
 			}
-			served = cli.StartConsole(c, ln, func(url string) { a.printf("console at %s\n", url) }, a.stderr)
-			go func() {
-				<-served.Failed()
-				fail(served.Err())
-			}()
+			s := cli.StartConsole(c, ln, func(url string) { a.printf("console at %s\n", url) }, a.stderr)
+			go func() { fail(s.Err()) }() // Err waits until serving has stopped
+			served = s
 		} else if err := served.Console().Resume(sess); err != nil {
 			return err
 		}
