@@ -20,7 +20,7 @@ func TestHelp(t *testing.T) {
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
 		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
-		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin",
+		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin", "--no-recover",
 			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
@@ -45,7 +45,7 @@ func TestHelp(t *testing.T) {
 		"ephemerals": {"--session ID", "--json"},
 		"server":     {"--json"},
 		"ui":         {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
-		"services":   {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON"},
+		"services":   {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON", "--no-recover"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
 			"--pace DURATION", "--ui ADDRESS"},
 	}
@@ -164,6 +164,14 @@ func TestUnreachable(t *testing.T) {
 	}
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v to give up", d)
+	}
+	// So do the commands that ride out an incident, at their start.
+	for _, args := range [][]string{{"watch", "/w"}, {"ui", "--listen", "127.0.0.1:0"}, {"elect", "/e"},
+		{"services", "register", "/s", "n", "--address", "a", "--port", "1"}} {
+		r := zkc(t, append([]string{"--zk", "127.0.0.1:1", "--connect-timeout", "2s"}, args...)...)
+		if r.code != exitFailure || !strings.Contains(r.stderr, "cannot reach ZooKeeper at 127.0.0.1:1 within 2s") {
+			t.Errorf("%s: want exit 1 and a clear message, got %s", args[0], r)
+		}
 	}
 	// A host without a port is ZooKeeper's port 2181 of that host, as in
 	// zkCli's connect strings; an unknown one is reported with its reason

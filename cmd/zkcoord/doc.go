@@ -119,4 +119,13 @@
 //
 // When a command run by zkcoord ends by itself, zkcoord exits with its
 // status (128 plus the signal number if a signal ended it).
+//
+// The long-running commands ride out a ZooKeeper incident: when their
+// session is lost or expires, elect (once its command is stopped) stands
+// by again, services register registers again, rebalance joins again,
+// watch and ui carry on, each with a new session; a command that cannot
+// reach ZooKeeper at its start still exits 1. With --no-recover, elect,
+// services register and rebalance exit instead: 3 (1 for a candidate that
+// was standing by). A loss of leadership with the session alive exits 3
+// (elect --rejoin stands by again), and so does the loss of a lock.
 package main

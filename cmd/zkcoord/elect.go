@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,6 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
-	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
@@ -28,10 +28,24 @@ func newElectCommand(a *app) *cobra.Command {
 		Long: `
 Join the election at PATH and wait. While this process leads, run CMD; when
 leadership is lost, stop CMD (SIGTERM to its processes, SIGKILL after
---grace, or at once if another leader may already act) and exit with status 3,
-or with --rejoin stand by again. When CMD ends by itself, leave the election
-and exit with its status. SIGINT and SIGTERM stop CMD and leave the election.
-Whatever --grace says, CMD is killed before ZooKeeper can expire the session.
+--grace, or at once if another leader may already act). When CMD ends by
+itself, leave the election and exit with its status. SIGINT and SIGTERM stop
+CMD and leave the election. Whatever --grace says, CMD is killed before
+ZooKeeper can expire the session.
+
+What follows a loss depends on its cause:
+  - the session was lost or expired (ZooKeeper out of reach for longer than
+    the session allows): once CMD is stopped, zkcoord stands by again with
+    a new session as soon as a server answers - a new candidacy, with a
+    new, larger token - and runs CMD again when it leads again. With
+    --no-recover it exits instead: status 3 if it was leading, 1 if it was
+    standing by.
+  - leadership was lost with the session alive (a newer leader took over,
+    or the node was deleted): zkcoord exits with status 3, or with --rejoin
+    stands by again.
+A connection lost for less than that changes nothing: the leader leads on.
+If ZooKeeper cannot be reached within --connect-timeout at the start,
+zkcoord exits with status 1.
 
 CMD's processes are CMD and every process it starts: on Linux also those
 that leave its process group or session (setsid, a double fork, a daemon);
@@ -49,7 +63,9 @@ lost its session while running), and becomes active only if FENCE exits 0.
 FENCE runs with ZKCOORD_PREV_ID, ZKCOORD_PREV_TOKEN, ZKCOORD_PREV_SESSION and
 ZKCOORD_PREV_DATA (the previous active's --data; with the default data also
 ZKCOORD_PREV_HOST and ZKCOORD_PREV_PID), so that it can kill that process or cut
-its access. Every member of one group must agree on using --fence.
+its access. A process standing by again after its own session loss does not
+fence itself: its CMD was stopped before it stood again. Every member of one
+group must agree on using --fence.
 
 With --health HEALTH, zkcoord runs HEALTH every --health-interval (giving it
 that long; a non-zero exit is a failure). After --health-failures failures in
@@ -62,8 +78,8 @@ PATH/lock for a group run with --fence; Election.Revoke in Go) stops CMD as
 SIGTERM does, resigns and exits with CMD's status (without CMD, 0), and the
 next in line leads. Without it, requests are ignored.
 
-Without CMD, zkcoord prints a line when it becomes leader and leads until it is
-interrupted or loses leadership.
+Without CMD, zkcoord prints a line each time it becomes leader and leads until
+it is interrupted or loses leadership.
 
 CMD runs with:
   ZKCOORD_TOKEN  fencing token: larger for every later leader
@@ -89,7 +105,8 @@ Examples:
 	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
 	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
-	fs.BoolVar(&o.rejoin, "rejoin", false, "after losing leadership, stand by again instead of exiting with status 3")
+	fs.BoolVar(&o.rejoin, "rejoin", false, "also after a loss of leadership with the session alive (deposed, node deleted), stand by again instead of exiting with status 3")
+	fs.BoolVar(&o.noRecover, "no-recover", false, "when the session is lost, exit (status 3 if leading) instead of standing by again with a new session")
 	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
 	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
 	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
@@ -106,6 +123,7 @@ type electOptions struct {
 	data         string
 	grace        time.Duration
 	rejoin       bool
+	noRecover    bool
 	revocable    bool
 	cmd          []string
 
@@ -113,6 +131,11 @@ type electOptions struct {
 	healthInterval time.Duration
 	healthFailures int
 	gate           *gate.Health // with --health and without --fence
+
+	// stopped is the token of this process's last activation with --fence,
+	// once its command was stopped: a new Session's activation need not
+	// fence it.
+	stopped atomic.Int64
 }
 
 // electResult is how one session's worth of election ended.
@@ -125,6 +148,9 @@ type electResult struct {
 }
 
 func runElect(a *app, o *electOptions) error {
+	if o.noRecover && o.rejoin {
+		return cli.Usagef("elect: --no-recover and --rejoin contradict each other: give one")
+	}
 	if o.id == "" {
 		h, _ := os.Hostname()
 		o.id = fmt.Sprintf("%s-%d", h, os.Getpid())
@@ -172,39 +198,53 @@ func runElect(a *app, o *electOptions) error {
 		go o.gate.Run(gctx)
 	}
 
-	backoff := 100 * time.Millisecond
-	for first := true; ; first = false {
-		sess, err := a.connect(a.ctx)
-		if err != nil {
-			if first || !o.rejoin || a.ctx.Err() != nil {
-				return err
-			}
-			a.log.Warn("reconnecting", "err", err)
-			if !delay.Sleep(a.ctx, backoff, nil) {
-				return nil
-			}
-			backoff = min(2*backoff, 5*time.Second)
-			continue
+	// Each Session stands for election until the outcome is decided: then
+	// work returns errDecided, and Supervise returns it. After a session
+	// loss that calls for standing by again, work returns errStandAgain
+	// and Supervise runs it again on a new Session: a new candidacy, a
+	// new token, once the command of the old one was stopped.
+	var final error
+	err := a.supervise(a.ctx, func(_ context.Context, sess *zkcoord.Session) error {
+		res := electSession(a, sess, o, fenceCmd, healthOpt)
+		if res.lost && !res.sessOK && !o.noRecover && a.ctx.Err() == nil {
+			a.log.Warn("the session ended: standing by again with a new session", "path", o.path, "err", res.err)
+			return errStandAgain
 		}
-		backoff = 100 * time.Millisecond
-		go watchSession(a, sess)
+		final = res.err
+		return errDecided
+	}, zkcoord.WithRestartIf(func(err error) bool { return errors.Is(err, errStandAgain) }))
+	switch {
+	case errors.Is(err, errDecided) || a.ctx.Err() != nil:
+		return final
+	case err != nil:
+		return err
+	}
+	return final
+}
+
+// The outcomes of one Session's election.
+var (
+	errDecided    = errors.New("elect: decided")
+	errStandAgain = errors.New("elect: stand by again")
+)
+
+// electSession stands for election on one Session until the outcome is
+// decided or, after a loss, standing by again needs a new Session. On a
+// live Session it stands by again after a step-down for health, and with
+// --rejoin after a loss of leadership.
+func electSession(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd commandTemplate,
+	healthOpt []failover.Option) electResult {
+	for {
 		var res electResult
-		for {
-			if o.fence != "" {
-				res = electFailover(a, sess, o, fenceCmd, healthOpt...)
-			} else {
-				res = electPlain(a, sess, o)
-			}
-			if (!res.lost || !o.rejoin) && !res.stepDown || !res.sessOK || a.ctx.Err() != nil {
-				break
-			}
-			a.log.Info("standing by again", "path", o.path)
+		if o.fence != "" {
+			res = electFailover(a, sess, o, fenceCmd, healthOpt...)
+		} else {
+			res = electPlain(a, sess, o)
 		}
-		cli.CloseSession(sess)
-		if !res.lost || !o.rejoin || a.ctx.Err() != nil {
-			return res.err
+		if !(res.stepDown || res.lost && o.rejoin) || !res.sessOK || a.ctx.Err() != nil {
+			return res
 		}
-		a.log.Info("standing by again with a new session", "path", o.path)
+		a.log.Info("standing by again", "path", o.path)
 	}
 }
 
@@ -390,6 +430,7 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		// Leadership ends when ctx does; resigning is Run's job.
 		r := leadWith(a, sess, o, ctx.Done(), func() error { return context.Cause(ctx) }, o.revokedOf(act.Leadership),
 			act.Token, act.Term, extra, func() {})
+		o.stopped.Store(act.Token) // the command has ended or was stopped
 		switch {
 		case runCtx.Err() != nil: // interrupted: a clean stop
 			res, decided = r, true
@@ -433,6 +474,11 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 
 // runFence runs the fencing command against the previous active.
 func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, prev failover.Breadcrumb) error {
+	if prev.Token == o.stopped.Load() {
+		// This process, after a session loss: FENCE would act on itself.
+		a.log.Info("the previous active was this process, its command stopped: nothing to fence", "token", prev.Token)
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.fenceTimeout)
 	defer cancel()
 	data := prev.Data

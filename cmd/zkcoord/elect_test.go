@@ -88,13 +88,18 @@ func TestElectFailover(t *testing.T) {
 	}
 }
 
-// A leader cut off from ZooKeeper stops its command and exits with status 3.
+// With --no-recover, a leader cut off from ZooKeeper until its session is lost
+// stops its command and exits with status 3 (without, it stands by again:
+// TestRideOutIncident).
 func TestElectLost(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "log")
 	path := unique(t)
+	if r := zkc(t, "elect", path, "--no-recover", "--rejoin", "--", "true"); r.code != exitUsage {
+		t.Errorf("--no-recover with --rejoin: %s", r)
+	}
 	p := newProxyT(t)
-	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--", "sh", "-c", leaderScript(file))
+	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--no-recover", "--", "sh", "-c", leaderScript(file))
 	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
 	_, _, pid := parseLeaderLine(t, readLines(t, file)[0])
 	if err := p.Blackhole(); err != nil {
@@ -154,15 +159,15 @@ func TestElectFence(t *testing.T) {
 	c.Proc.Terminate(10 * time.Second)
 }
 
-// With --rejoin, a leader that lost its session stops its command, stands
-// by again with a new session once the network is back, and leads again
-// with a larger token.
+// A leader that lost its session stops its command, stands by again with
+// a new session once the network is back, and leads again with a larger
+// token.
 func TestElectRejoin(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "log")
 	path := unique(t)
 	p := newProxyT(t)
-	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--rejoin", "--",
+	a := start(t, testEnv(strings.Join(p.Servers(), ",")), "elect", path, "--id", "a", "--",
 		"sh", "-c", leaderScript(file))
 	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
 	_, tok1, pid1 := parseLeaderLine(t, readLines(t, file)[0])
@@ -182,6 +187,49 @@ func TestElectRejoin(t *testing.T) {
 		t.Fatalf("a exited: %v\n%s", a.ExitErr(), a.Stderr())
 	}
 	a.Proc.Terminate(10 * time.Second)
+}
+
+// A leader deposed while its session lives (its node deleted) stops its
+// command and exits with status 3; with --rejoin it stands by again and
+// leads again with a larger token.
+func TestElectRejoinDeposed(t *testing.T) {
+	t.Parallel()
+	sess := session(t)
+	for _, rejoin := range []bool{false, true} {
+		file := filepath.Join(t.TempDir(), "log")
+		path := unique(t)
+		args := []string{"elect", path, "--id", "a"}
+		if rejoin {
+			args = append(args, "--rejoin")
+		}
+		a := start(t, nil, append(args, "--", "sh", "-c", leaderScript(file))...)
+		testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(readLines(t, file)) == 1 })
+		_, tok1, pid1 := parseLeaderLine(t, readLines(t, file)[0])
+		kids, _, err := sess.Children(t.Context(), path)
+		if err != nil || len(kids) != 1 {
+			t.Fatalf("the candidates: %v, %v", kids, err)
+		}
+		if err := sess.Delete(t.Context(), path+"/"+kids[0], -1); err != nil {
+			t.Fatal(err)
+		}
+		if !rejoin {
+			if code := a.exitCode(t, 30*time.Second); code != exitLost {
+				t.Fatalf("deposed: want exit status 3, got %d\n%s", code, a.Stderr())
+			}
+			if alive(pid1) {
+				t.Errorf("the command still runs after leadership was lost")
+			}
+			continue
+		}
+		testkit.Eventually(t, 30*time.Second, "a to lead again", func() bool { return len(readLines(t, file)) == 2 })
+		if alive(pid1) {
+			t.Errorf("the first command still runs")
+		}
+		if id, tok2, _ := parseLeaderLine(t, readLines(t, file)[1]); id != "a" || tok2 <= tok1 {
+			t.Fatalf("want a leading again with a token above %d, got %s %d", tok1, id, tok2)
+		}
+		a.Proc.Terminate(10 * time.Second)
+	}
 }
 
 // A leader interrupted while cut off from ZooKeeper stops its command

@@ -19,11 +19,12 @@ const defaultServicesBase = "/services"
 
 // servicesOptions are the flags of services.
 type servicesOptions struct {
-	asJSON  bool
-	address string
-	port    int
-	id      string
-	payload string
+	asJSON    bool
+	address   string
+	port      int
+	id        string
+	payload   string
+	noRecover bool
 }
 
 func newServicesCommand(a *app) *cobra.Command {
@@ -39,9 +40,18 @@ func newServicesCommand(a *app) *cobra.Command {
 
 Services are registered as Apache Curator's ServiceDiscovery does (one JSON
 node per instance under BASE/NAME), so Java and Python services find the
-instances zkcoord registers and the other way round. register creates an
-ephemeral node: it disappears when zkcoord ends or its session is lost (then
-zkcoord exits with status 3). It prints the instance's node once registered.
+instances zkcoord registers and the other way round.
+
+register creates an ephemeral node, which lives as long as zkcoord's
+ZooKeeper session, and prints "registered NODE id ID" each time it has
+registered the instance. While zkcoord is cut off from ZooKeeper the node
+stays for as long as the session lives. When the session is lost or
+expires, the node goes with it, and zkcoord registers the instance again
+(same id, address, port and payload) with a new session once a server
+answers; with --no-recover it exits with status 3 instead. Interrupted
+(SIGINT, SIGTERM), it unregisters the instance and exits 0. It exits 1 if
+the instance cannot be registered, or if ZooKeeper cannot be reached
+within --connect-timeout at the start.
 
 Examples:
   zkcoord services register /services billing --address 10.0.0.5 --port 8080
@@ -55,6 +65,7 @@ Examples:
 	fs.IntVar(&o.port, "port", 0, "register: the instance's `port`")
 	fs.StringVar(&o.id, "id", "", "register: the instance `id` (default: a random UUID)")
 	fs.StringVar(&o.payload, "payload", "", "register: a `JSON` value stored with the instance")
+	fs.BoolVar(&o.noRecover, "no-recover", false, "register: exit with status 3 when the session is lost, instead of registering again")
 	for _, sub := range []struct{ use, short string }{
 		{"ls [BASE]", "list the services under BASE"},
 		{"get BASE NAME", "list the instances of service NAME"},
@@ -99,6 +110,7 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 		if o.payload != "" && !json.Valid([]byte(o.payload)) {
 			return cli.Usagef("services register: --payload is not JSON")
 		}
+		return registerService(a, base, name, o)
 	}
 	sess, ctx, done, err := a.oneShot()
 	if err != nil {
@@ -109,8 +121,7 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 	if err != nil {
 		return cli.Usagef("services: %v", err)
 	}
-	switch sub {
-	case "ls":
+	if sub == "ls" {
 		names, err := d.Names(ctx)
 		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 			return fmt.Errorf("listing the services under %s: %w", base, err)
@@ -125,45 +136,78 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 			a.printf("%s\n", n)
 		}
 		return nil
-	case "get":
-		ins, err := d.Instances(ctx, name)
-		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-			return fmt.Errorf("reading the instances of %s: %w", name, err)
+	}
+	ins, err := d.Instances(ctx, name)
+	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return fmt.Errorf("reading the instances of %s: %w", name, err)
+	}
+	if o.asJSON {
+		if ins == nil {
+			ins = []discovery.Instance{}
 		}
-		if o.asJSON {
-			if ins == nil {
-				ins = []discovery.Instance{}
-			}
-			return a.printJSON(ins)
-		}
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tADDRESS\tPORT\tENABLED\tPAYLOAD")
-		for _, in := range ins {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", in.ID, in.Address, portString(in.Port), !in.Disabled, in.Payload)
-		}
-		return tw.Flush()
+		return a.printJSON(ins)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tADDRESS\tPORT\tENABLED\tPAYLOAD")
+	for _, in := range ins {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", in.ID, in.Address, portString(in.Port), !in.Disabled, in.Payload)
+	}
+	return tw.Flush()
+}
+
+// registerService registers an instance and keeps it registered until
+// interrupted: after a session loss it registers it again on a new
+// Session (the same instance, as last registered), or, with --no-recover,
+// exits with status 3.
+func registerService(a *app, base, name string, o *servicesOptions) error {
+	if err := a.setup(); err != nil {
+		return err
 	}
 	in := discovery.Instance{Name: name, ID: o.id, Address: o.address, Port: o.port}
 	if o.payload != "" {
 		in.Payload = json.RawMessage(o.payload)
 	}
-	reg, err := d.Register(ctx, in)
-	if err != nil {
-		return fmt.Errorf("registering %s: %w", name, err)
+	var opts []zkcoord.SuperviseOption
+	if o.noRecover {
+		opts = append(opts, zkcoord.WithRestartIf(func(error) bool { return false }))
 	}
-	go watchSession(a, sess)
-	a.printf("registered %s id %s\n", reg.Path(), reg.Instance().ID)
-	select {
-	case <-a.ctx.Done():
-		uctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
-		defer cancel()
-		if err := reg.Unregister(uctx); err != nil {
-			a.log.Warn("unregistering", "path", reg.Path(), "err", err)
+	var reg *discovery.Registration
+	err := a.supervise(a.ctx, func(ctx context.Context, sess *zkcoord.Session) error {
+		d, err := discovery.New(sess, base)
+		if err != nil {
+			return cli.Usagef("services: %v", err)
 		}
+		rctx, cancel := a.opContext(sess)
+		defer cancel()
+		if reg == nil {
+			reg, err = d.Register(rctx, in)
+		} else {
+			err = reg.Reregister(rctx, d)
+		}
+		if err != nil {
+			return fmt.Errorf("registering %s: %w", name, err)
+		}
+		a.printf("registered %s id %s\n", reg.Path(), reg.Instance().ID)
+		<-ctx.Done() // interrupted, or the Session ended
+		if a.ctx.Err() != nil {
+			uctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
+			defer cancel()
+			if err := reg.Unregister(uctx); err != nil {
+				a.log.Warn("unregistering", "path", reg.Path(), "err", err)
+			}
+			return nil
+		}
+		if o.noRecover {
+			return cli.Lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
+		}
+		a.log.Warn("the session ended, and with it the registration: registering again with a new session",
+			"path", reg.Path(), "err", sess.Err())
+		return sess.Err()
+	}, opts...)
+	if a.ctx.Err() != nil {
 		return nil
-	case <-sess.Done():
-		return cli.Lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
 	}
+	return err
 }
 
 func portString(p int) string {

@@ -51,6 +51,22 @@ func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
 	return sess, ctx, func() { cancel(); cli.CloseSession(sess) }, nil
 }
 
+// supervise runs work on one Session after another until ctx ends or work
+// is done, as cli.Supervise does: after a Session is Lost or Expired, work
+// starts again on a new one. Each Session's state changes are logged, as
+// watchSession does.
+func (a *app) supervise(ctx context.Context, work func(ctx context.Context, sess *zkcoord.Session) error,
+	opts ...zkcoord.SuperviseOption) error {
+	cfg, err := a.conn.Config()
+	if err != nil {
+		return err
+	}
+	return cli.Supervise(ctx, cfg, a.conn.ConnectTimeout, a.log, func(ctx context.Context, sess *zkcoord.Session) error {
+		go watchSession(a, sess)
+		return work(ctx, sess)
+	}, opts...)
+}
+
 // watchSession logs the state changes of a long-lived Session that matter
 // to an operator, and reports every state to the metrics, until the Session
 // ends.

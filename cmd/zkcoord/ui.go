@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 
 	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
 )
@@ -20,11 +22,19 @@ func newUICommand(a *app) *cobra.Command {
 Serve a live web console (docs/ui.md) of what is under --root: who leads,
 who holds which lock and who waits, which worker of a rebalancer group runs
 which resource, which service instances and group members are registered,
-and what changed since it started. It prints the URL and
-serves until interrupted. Instead of walking --root, --path (repeatable)
+and what changed since it started. It prints the URL and serves until
+interrupted (then exits 0). Instead of walking --root, --path (repeatable)
 names the places to show: a path to walk, or KIND:PATH for a recipe of a
 known kind (group, election, lock, rwlock, semaphore, queue, barrier,
 double-barrier, counter, service, membership).
+
+It rides out a ZooKeeper incident: while out of contact with ZooKeeper, the
+console goes on serving the last state it knew, marked disconnected (on the
+page, and "connected": false in /api/state). If the session is lost or
+expires meanwhile, the console carries on with a new session once a server
+answers: the page stays open, and what changed meanwhile shows as changes,
+on the timeline too. zkcoord exits 1 if ZooKeeper cannot be reached within
+--connect-timeout at the start.
 
 The console only reads unless --admin is given: then it can break a lock and
 add or remove a rebalancer resource, each after a typed confirmation. With
@@ -56,7 +66,8 @@ Example:
 	return cmd
 }
 
-// runUI serves the console with opts (the logger aside) on listen.
+// runUI serves the console with opts (the logger aside) on listen, Session
+// after Session: after a session loss the console resumes with a new one.
 func runUI(a *app, listen string, opts console.Options) error {
 	if err := a.setup(); err != nil {
 		return err
@@ -66,13 +77,39 @@ func runUI(a *app, listen string, opts console.Options) error {
 		return fmt.Errorf("--listen: %w", err)
 	}
 	defer ln.Close()
-	sess, err := a.connect(a.ctx)
-	if err != nil {
-		return err
-	}
-	defer cli.CloseSession(sess)
-	go watchSession(a, sess)
-	announce := func(url string) { a.printf("console at %s\n", url) }
 	opts.Logger = a.log
-	return cli.ServeConsole(a.ctx, sess, ln, opts, announce, a.stderr, a.log)
+	ctx, fail := context.WithCancelCause(a.ctx)
+	defer fail(nil)
+	var served *cli.ConsoleServer
+	defer func() {
+		if served != nil {
+			served.Stop(a.log)
+		}
+	}()
+	err = a.supervise(ctx, func(ctx context.Context, sess *zkcoord.Session) error {
+		if served == nil {
+			c, err := cli.NewConsole(sess, opts)
+			if err != nil {
+				return err
+			}
+			s := cli.StartConsole(c, ln, func(url string) { a.printf("console at %s\n", url) }, a.stderr)
+			go func() { fail(s.Err()) }() // Err waits until serving has stopped
+			served = s
+		} else if err := served.Console().Resume(sess); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		if sess.Err() == nil {
+			// Interrupted, or serving failed: stop while the Session lives.
+			served.Stop(a.log)
+		}
+		return nil
+	})
+	switch {
+	case a.ctx.Err() != nil:
+		return nil
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	}
+	return err
 }

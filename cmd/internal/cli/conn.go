@@ -213,6 +213,90 @@ func (o *ConnOptions) PassOn() []string {
 // failures into messages an operator can act on. With log at the debug
 // level, the Session logs there too.
 func Connect(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, log *slog.Logger) (*zkcoord.Session, error) {
+	cfg = withSessionLog(ctx, cfg, log)
+	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errConnectTimeout)
+	defer cancel()
+	sess, err := zkcoord.Connect(cctx, cfg)
+	if err != nil {
+		return nil, explainConnect(ctx, cfg, timeout, errors.Is(context.Cause(cctx), errConnectTimeout), err)
+	}
+	logConnected(log, sess)
+	return sess, nil
+}
+
+// Supervise runs work on one Session after another, as zkcoord.Supervise
+// does, for a command that rides out a ZooKeeper incident: when a Session
+// is Lost or Expired, work starts again from scratch on a new one. The
+// first Session is held to Connect's rules: it must come within timeout,
+// and a failure is reported as Connect reports it. Later ones are waited
+// for as long as it takes, with backoff; each failed attempt and each new
+// Session is logged. opts must not hold WithRecoveryEvents. It returns
+// what zkcoord.Supervise returns.
+func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, log *slog.Logger,
+	work func(ctx context.Context, sess *zkcoord.Session) error, opts ...zkcoord.SuperviseOption) error {
+	cfg = withSessionLog(ctx, cfg, log)
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	first := time.AfterFunc(timeout, func() { cancel(errConnectTimeout) })
+	defer first.Stop()
+	logEvent := logRecovery(log)
+	begun := false // events come in order, on one goroutine
+	events := func(ev zkcoord.RecoveryEvent) {
+		switch {
+		case ev.Kind == zkcoord.SessionStarted:
+			begun = true
+		case ev.Kind == zkcoord.Recovering && !begun &&
+			!errors.Is(ev.Err, context.DeadlineExceeded) && !errors.Is(ev.Err, context.Canceled):
+			// As for Connect, only a timeout is worth another attempt
+			// before the first Session.
+			cancel(ev.Err)
+			return
+		}
+		logEvent(ev)
+	}
+	started := false // work runs only on Supervise's goroutine: no lock needed
+	err := zkcoord.Supervise(sctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
+		if !started {
+			if !first.Stop() {
+				return context.Cause(sctx) // too late: the connect timeout ran out
+			}
+			started = true
+			logConnected(log, sess)
+		}
+		return work(ctx, sess)
+	}, append([]zkcoord.SuperviseOption{zkcoord.WithRecoveryEvents(events)}, opts...)...)
+	if started || err == nil {
+		return err
+	}
+	cause := context.Cause(sctx)
+	if ctx.Err() == nil && cause != nil && !errors.Is(cause, errConnectTimeout) {
+		err = cause // the first attempt's failure
+	}
+	return explainConnect(ctx, cfg, timeout, errors.Is(cause, errConnectTimeout), err)
+}
+
+// logRecovery logs what a Supervise does between Sessions.
+func logRecovery(log *slog.Logger) func(zkcoord.RecoveryEvent) {
+	return func(ev zkcoord.RecoveryEvent) {
+		switch ev.Kind {
+		case zkcoord.Recovering:
+			log.Warn("could not open a ZooKeeper session; trying again", "attempt", ev.Attempt, "err", ev.Err)
+		case zkcoord.SessionEnded:
+			log.Warn("opening a new ZooKeeper session", "ended", fmt.Sprintf("0x%x", ev.Session))
+		case zkcoord.Recovered:
+			log.Warn("in contact with ZooKeeper again, with a new session: carrying on",
+				"session", fmt.Sprintf("0x%x", ev.Session))
+		}
+	}
+}
+
+// errConnectTimeout is the cause of a connection that took too long.
+var errConnectTimeout = errors.New("connect timeout")
+
+// withSessionLog gives the Session log when it logs at the debug level:
+// the Session's own logs; what matters otherwise is reported by the
+// command.
+func withSessionLog(ctx context.Context, cfg zkcoord.Config, log *slog.Logger) zkcoord.Config {
 	if log.Enabled(ctx, slog.LevelDebug) {
 		cfg.Logger = log // the Session's own logs; what matters otherwise is reported by the command
 	} else {
@@ -220,28 +304,31 @@ func Connect(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, log
 		// unknown host, an ensemble whose timing defeats Lost) at once.
 		cfg.Logger = slog.New(warnOnly{log.Handler()})
 	}
-	errTimeout := errors.New("connect timeout")
-	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
-	defer cancel()
-	sess, err := zkcoord.Connect(cctx, cfg)
+	return cfg
+}
+
+func logConnected(log *slog.Logger, sess *zkcoord.Session) {
+	log.Debug("connected", "server", sess.Server(), "session", fmt.Sprintf("0x%x", sess.ID()),
+		"timeout", sess.Timeout())
+}
+
+// explainConnect turns the failure of a first connection into a message an
+// operator can act on; timedOut says that the connect timeout ran out.
+func explainConnect(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, timedOut bool, err error) error {
 	switch {
-	case err == nil:
-		log.Debug("connected", "server", sess.Server(), "session", fmt.Sprintf("0x%x", sess.ID()),
-			"timeout", sess.Timeout())
-		return sess, nil
-	case errors.Is(context.Cause(cctx), errTimeout):
-		return nil, fmt.Errorf("cannot reach ZooKeeper at %s within %v: are the servers running and reachable? (set them with --zk or %s)",
+	case timedOut:
+		return fmt.Errorf("cannot reach ZooKeeper at %s within %v: are the servers running and reachable? (set them with --zk or %s)",
 			strings.Join(cfg.Servers, ","), timeout, envServers)
 	case ctx.Err() != nil:
-		return nil, ctx.Err()
+		return ctx.Err()
 	case errors.Is(err, zkcoord.ErrAuthFailed):
-		return nil, fmt.Errorf("ZooKeeper rejected the credentials of --auth: %w", err)
+		return fmt.Errorf("ZooKeeper rejected the credentials of --auth: %w", err)
 	case errors.Is(err, zkcoord.ErrInvalidConfig):
-		return nil, Usagef("%v", err)
+		return Usagef("%v", err)
 	case errors.Is(err, zkcoord.ErrNoAuth):
-		return nil, fmt.Errorf("not allowed to create the chroot %s: %w", cfg.Chroot, err)
+		return fmt.Errorf("not allowed to create the chroot %s: %w", cfg.Chroot, err)
 	}
-	return nil, fmt.Errorf("connecting to %s: %w", strings.Join(cfg.Servers, ","), err)
+	return fmt.Errorf("connecting to %s: %w", strings.Join(cfg.Servers, ","), err)
 }
 
 // CloseSession closes sess, waiting a bounded time.

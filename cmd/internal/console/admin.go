@@ -142,7 +142,7 @@ func (c *Console) breakLock(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), adminTimeout)
 	defer cancel()
-	err := c.sess.Delete(ctx, full, -1)
+	err := c.session().Delete(ctx, full, -1)
 	c.log.Warn("console: admin: break lock", "lock", path, "node", full, "remote", r.RemoteAddr, "err", err)
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		reply(w, http.StatusBadGateway, err.Error())
@@ -174,9 +174,9 @@ func (c *Console) resource(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch op {
 	case "add":
-		err = rebalance.AddResource(ctx, c.sess, root, name, id)
+		err = rebalance.AddResource(ctx, c.session(), root, name, id)
 	case "remove":
-		err = rebalance.RemoveResource(ctx, c.sess, root, name, id)
+		err = rebalance.RemoveResource(ctx, c.session(), root, name, id)
 	default:
 		reply(w, http.StatusBadRequest, `op must be "add" or "remove"`)
 		return

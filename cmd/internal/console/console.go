@@ -41,22 +41,39 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Console serves the web console of one Session. It is safe for
-// concurrent use.
+// Console serves the web console of a Session, and of the next one after
+// Resume. It is safe for concurrent use.
 type Console struct {
-	sess   *zkcoord.Session
 	opts   Options
 	log    *slog.Logger
 	hub    *hub
-	model  *model
-	cancel context.CancelFunc
-	done   chan struct{}
+	roots  []string
+	hints  map[string]Kind
 	status Status
 	once   sync.Once
 	// stop ends the event streams when the console closes.
 	stop chan struct{}
 	// key is the admin key, "" when admin actions are not enabled.
 	key string
+
+	mu     sync.Mutex
+	sess   *zkcoord.Session // the Session followed now
+	follow *following       // the model following it
+	closed bool
+}
+
+// following is a model at work on one Session.
+type following struct {
+	model  *model
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// end stops the model and waits for its goroutines.
+func (f *following) end() {
+	f.cancel()
+	<-f.done
+	f.model.close()
 }
 
 // ErrInvalid is wrapped by New's errors for invalid options.
@@ -76,10 +93,7 @@ func New(sess *zkcoord.Session, opts Options) (*Console, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h := newHub()
-	c := &Console{sess: sess, opts: opts, log: log, hub: h, cancel: cancel, done: make(chan struct{}),
-		stop: make(chan struct{})}
+	c := &Console{opts: opts, log: log, hub: newHub(), roots: roots, hints: hints, stop: make(chan struct{}), sess: sess}
 	if opts.Admin {
 		c.key = newAdminKey()
 	}
@@ -87,12 +101,49 @@ func New(sess *zkcoord.Session, opts Options) (*Console, error) {
 	if len(opts.Paths) == 0 {
 		c.status.Roots = roots
 	}
-	c.model = newModel(ctx, sess, log, h, roots, hints)
-	go func() {
-		defer close(c.done)
-		c.model.run()
-	}()
+	c.follow = c.start(sess, nil)
 	return c, nil
+}
+
+// start starts a model on sess that takes over the recipes of a previous
+// one (nil for none).
+func (c *Console) start(sess *zkcoord.Session, recipes map[string]*recipe) *following {
+	ctx, cancel := context.WithCancel(context.Background())
+	m := newModel(ctx, sess, c.log, c.hub, c.roots, c.hints, recipes)
+	f := &following{model: m, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		m.run()
+	}()
+	return f
+}
+
+// Resume carries the console on with sess, typically a new Session after
+// the one it followed was lost or expired. The page goes on showing what it
+// showed, the event streams stay open, and whatever differs on sess is
+// published as it would have been had it changed under the console's eyes,
+// on the timeline too. The previous Session stays the caller's. After
+// Close, Resume does nothing.
+func (c *Console) Resume(sess *zkcoord.Session) error {
+	if sess == nil {
+		return fmt.Errorf("%w: nil Session", ErrInvalid)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.follow.end()
+	c.hub.resume()
+	c.sess, c.follow = sess, c.start(sess, c.follow.model.recipes)
+	return nil
+}
+
+// session returns the Session followed now.
+func (c *Console) session() *zkcoord.Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess
 }
 
 // parsePaths splits Options into paths to walk and paths of known kinds.
@@ -135,9 +186,10 @@ func parsePaths(opts Options) ([]string, map[string]Kind, error) {
 func (c *Console) Close() {
 	c.once.Do(func() {
 		close(c.stop)
-		c.cancel()
-		<-c.done
-		c.model.close()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.closed = true
+		c.follow.end()
 	})
 }
 

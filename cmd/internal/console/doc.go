@@ -23,6 +23,13 @@
 // slow browser never holds the model up. The page itself (static/) is
 // embedded in the binary.
 //
+// A console follows one Session at a time. While that Session is out of
+// contact with ZooKeeper, and after it ended, the status says so
+// (Status.Connected) and the views stay as last read. Console.Resume moves
+// the console to a new Session: it reads every recipe it knew again and
+// publishes what differs as changes, while the page and its event streams
+// carry on.
+//
 // The console is read-only unless Options.Admin is set; admin actions
 // (break a lock, add or remove a rebalancer resource) need a confirmation
 // parameter repeating their target and are logged.

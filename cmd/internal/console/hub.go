@@ -21,6 +21,7 @@ type hub struct {
 	subs    map[*sub]struct{}
 	settled bool   // the first walk is done
 	failure string // why the model stopped, if it did
+	offline bool   // the Session is out of contact with ZooKeeper
 }
 
 // sub is one subscriber's queue: the paths changed since it last took, and
@@ -88,6 +89,25 @@ func (h *hub) fail(err error) {
 	h.poke(func(s *sub) { s.status = true })
 }
 
+// connected records whether the Session is in contact with ZooKeeper.
+func (h *hub) connected(ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.offline == !ok {
+		return
+	}
+	h.offline = !ok
+	h.poke(func(s *sub) { s.status = true })
+}
+
+// resume forgets the failure of a model that a new one replaces.
+func (h *hub) resume() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.failure = ""
+	h.poke(func(s *sub) { s.status = true })
+}
+
 // subscribe adds a subscriber that starts with everything as changed.
 func (h *hub) subscribe() *sub {
 	h.mu.Lock()
@@ -109,10 +129,14 @@ func (h *hub) unsubscribe(s *sub) {
 
 // Status is the console's own state, sent to the page.
 type Status struct {
-	Settled bool     `json:"settled"`
-	Failure string   `json:"failure,omitempty"`
-	Admin   bool     `json:"admin"`
-	Roots   []string `json:"roots"`
+	Settled bool `json:"settled"`
+	// Connected is false while the console's Session is out of contact
+	// with ZooKeeper, and after it ended: what is shown is then the last
+	// known state.
+	Connected bool     `json:"connected"`
+	Failure   string   `json:"failure,omitempty"`
+	Admin     bool     `json:"admin"`
+	Roots     []string `json:"roots"`
 }
 
 // batch is what a subscriber takes at once.
@@ -126,7 +150,7 @@ type batch struct {
 func (h *hub) status(st Status) Status {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st.Settled, st.Failure = h.settled, h.failure
+	st.Settled, st.Failure, st.Connected = h.settled, h.failure, !h.offline
 	return st
 }
 
@@ -136,7 +160,7 @@ func (h *hub) take(s *sub, st Status) batch {
 	defer h.mu.Unlock()
 	var b batch
 	if s.status {
-		st.Settled, st.Failure = h.settled, h.failure
+		st.Settled, st.Failure, st.Connected = h.settled, h.failure, !h.offline
 		b.status, s.status = &st, false
 	}
 	if len(s.changed) > 0 {

@@ -52,9 +52,16 @@ type model struct {
 	dirty   map[string]struct{}
 }
 
-func newModel(ctx context.Context, sess *zkcoord.Session, log *slog.Logger, h *hub, roots []string, hints map[string]Kind) *model {
+// newModel returns a model of what sess shows under roots. It takes over
+// recipes, those of a model that followed another Session (nil for none),
+// and reads each again: what differs is published as a change.
+func newModel(ctx context.Context, sess *zkcoord.Session, log *slog.Logger, h *hub, roots []string, hints map[string]Kind,
+	recipes map[string]*recipe) *model {
+	if recipes == nil {
+		recipes = map[string]*recipe{}
+	}
 	m := &model{sess: sess, log: log, hub: h, roots: roots, hints: hints, now: time.Now,
-		ctx: ctx, fire: make(chan watchKey, 1024), recipes: map[string]*recipe{}, dirty: map[string]struct{}{}}
+		ctx: ctx, fire: make(chan watchKey, 1024), recipes: recipes, dirty: map[string]struct{}{}}
 	m.cache = newCache(m)
 	return m
 }
@@ -76,8 +83,14 @@ func (m *model) arm(k watchKey, w <-chan zkcoord.Event) {
 
 // run owns the model until ctx ends.
 func (m *model) run() {
+	m.wg.Add(1)
+	go m.followState()
 	for p, k := range m.hints {
-		m.recipes[p] = &recipe{path: p, kind: k, hinted: true}
+		if _, ok := m.recipes[p]; !ok {
+			m.recipes[p] = &recipe{path: p, kind: k, hinted: true}
+		}
+	}
+	for p := range m.recipes {
 		m.dirty[p] = struct{}{}
 	}
 	for _, r := range m.roots {
@@ -96,6 +109,15 @@ func (m *model) run() {
 		case k := <-m.fire:
 			m.fired(k)
 		}
+	}
+}
+
+// followState tells the hub whether the Session is in contact with
+// ZooKeeper, until the Session or ctx ends.
+func (m *model) followState() {
+	defer m.wg.Done()
+	for ch := range m.sess.Watch(m.ctx) {
+		m.hub.connected(ch.State == zkcoord.Connected || ch.State == zkcoord.Reconnected)
 	}
 }
 
@@ -224,8 +246,8 @@ func (m *model) refresh(r *recipe) {
 		}
 	}
 	if err != nil {
-		if m.ctx.Err() != nil {
-			return
+		if m.ctx.Err() != nil || m.sess.Err() != nil {
+			return // the last view stands until the console resumes
 		}
 		m.log.Warn("console: read", "path", r.path, "kind", r.kind, "err", err)
 		v = &View{Error: err.Error()}

@@ -233,7 +233,12 @@ function status(s) {
   mode.textContent = admin ? "admin" : "read-only";
   mode.className = "badge" + (admin ? " admin" : "");
   const conn = document.getElementById("conn");
-  if (s.failure) { conn.textContent = s.failure; conn.className = "badge bad"; }
+  if (!s.connected) {
+    // The last known state stays on the page until ZooKeeper answers again.
+    conn.textContent = "disconnected" + (s.failure ? ": " + s.failure : "") + " (showing the last known state)";
+    conn.className = "badge bad";
+  }
+  else if (s.failure) { conn.textContent = s.failure; conn.className = "badge bad"; }
   else if (s.settled) { conn.textContent = "live"; conn.className = "badge ok"; }
   else { conn.textContent = "loading"; conn.className = "badge wait"; }
   for (const v of views.values()) render(v);
