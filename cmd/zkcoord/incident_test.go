@@ -15,7 +15,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
-	"github.com/zkcoord/zkcoord/internal/testkit"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
