@@ -3,7 +3,6 @@ module github.com/zkcoord/zkcoord
 go 1.24
 
 require (
-	github.com/go-zookeeper/zk v1.0.4
 	github.com/google/uuid v1.6.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.34.0

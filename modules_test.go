@@ -12,7 +12,8 @@ import (
 // A user's module gets only what the packages it imports need: a service
 // that imports a recipe gets the wire's dependencies, a test that imports
 // zktest what starting servers and proxies needs, and neither gets the
-// tools' dependencies (cobra, chromedp, Prometheus), not even in its
+// tools' dependencies (cobra, chromedp, Prometheus) or go-zookeeper, not
+// even in its
 // module graph. Each case builds a throwaway module against this checkout
 // and reads the go.mod that go mod tidy writes and go list -m all.
 func TestUserModules(t *testing.T) {
@@ -89,7 +90,7 @@ func TestServer(t *testing.T) { _ = zktest.Start }
 			if err != nil {
 				t.Fatalf("go list -m all: %v", err)
 			}
-			for _, tool := range []string{"spf13/cobra", "spf13/pflag", "chromedp", "prometheus", "golang.org/x/term"} {
+			for _, tool := range []string{"spf13/cobra", "spf13/pflag", "chromedp", "prometheus", "golang.org/x/term", "go-zookeeper"} {
 				if strings.Contains(string(graph), tool) {
 					t.Errorf("the module graph holds %s, a dependency of the tools only:\n%s", tool, graph)
 				}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkcoord/zkcoord/internal/tool/wait"
 	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
@@ -41,7 +40,7 @@ func TestStandalone(t *testing.T) {
 	}
 
 	cl := connectWith(t, c.Servers(), sessionTimeout, nil)
-	if _, err := cl.Create("/w", []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := cl.Create("/w", []byte("x"), 0, openACL); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, _, err := cl.GetW("/w"); err != nil {
@@ -86,7 +85,7 @@ func TestStopStartStandalone(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 
 	cl := connectWith(t, c.Servers(), sessionTimeout, nil)
-	if _, err := cl.Create("/persist", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := cl.Create("/persist", nil, 0, openACL); err != nil {
 		t.Fatal(err)
 	}
 	// See WithQuorumMode for why no client is left reconnecting to a
@@ -144,13 +143,13 @@ func TestRestartQuorumOfOne(t *testing.T) {
 
 	cl := connectWith(t, c.Servers(), sessionTimeout, nil)
 	id := cl.SessionID()
-	if _, err := cl.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := cl.Create("/eph", nil, flagEphemeral, openACL); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	cl.waitState(t, zk.StateDisconnected, 10*time.Second)
+	cl.waitState(t, stateDisconnected, 10*time.Second)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +157,7 @@ func TestRestartQuorumOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The client gets its session back, ephemeral node included.
-	cl.waitState(t, zk.StateHasSession, 30*time.Second)
+	cl.waitState(t, stateHasSession, 30*time.Second)
 	if cl.SessionID() != id {
 		t.Fatalf("session changed from 0x%x to 0x%x", id, cl.SessionID())
 	}
@@ -197,7 +196,7 @@ func TestEnsembleLeaderFailover(t *testing.T) {
 	}
 
 	cl := connectWith(t, c.Servers(), sessionTimeout, nil)
-	if _, err := cl.Create("/before", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := cl.Create("/before", nil, 0, openACL); err != nil {
 		t.Fatal(err)
 	}
 
@@ -298,7 +297,7 @@ func TestExpireSession(t *testing.T) {
 	if id == 0 || id != victim.SessionID() || len(passwd) == 0 {
 		t.Fatalf("recorded session 0x%x (conn has 0x%x), password %d bytes", id, victim.SessionID(), len(passwd))
 	}
-	if _, err := victim.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := victim.Create("/eph", nil, flagEphemeral, openACL); err != nil {
 		t.Fatal(err)
 	}
 	observer := connectWith(t, c.Servers(), sessionTimeout, nil)
@@ -313,7 +312,7 @@ func TestExpireSession(t *testing.T) {
 	if ok, _, err := observer.Exists("/eph"); err != nil || ok {
 		t.Fatalf("after expiry Exists = %v, %v", ok, err)
 	}
-	victim.waitState(t, zk.StateExpired, 30*time.Second)
+	victim.waitState(t, stateExpired, 30*time.Second)
 
 	// The session is gone now.
 	if err := c.ExpireSession(ctx, id, passwd); !errors.Is(err, ErrSessionGone) {
@@ -328,7 +327,7 @@ func TestExpireSession(t *testing.T) {
 	}
 	// ZooKeeper closes the session's current connection before checking
 	// the password, so the observer reconnects, and keeps its session.
-	observer.waitState(t, zk.StateHasSession, 30*time.Second)
+	observer.waitState(t, stateHasSession, 30*time.Second)
 	if observer.SessionID() != oid {
 		t.Fatalf("observer session changed from 0x%x to 0x%x", oid, observer.SessionID())
 	}
@@ -343,7 +342,7 @@ func TestExpireSessionEnsemble(t *testing.T) {
 	c := Start(t, WithServers(3))
 	ctx := testCtx(t, 60*time.Second)
 	victim := connectWith(t, []string{c.Servers()[0]}, sessionTimeout, nil)
-	if _, err := victim.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := victim.Create("/eph", nil, flagEphemeral, openACL); err != nil {
 		t.Fatal(err)
 	}
 	observer := connectWith(t, []string{c.Servers()[2]}, sessionTimeout, nil)
@@ -361,7 +360,7 @@ func TestExpireSessionEnsemble(t *testing.T) {
 		}
 		return err
 	})
-	victim.waitState(t, zk.StateExpired, 30*time.Second)
+	victim.waitState(t, stateExpired, 30*time.Second)
 }
 
 // stalled reports whether fn does not return within d; it returns a channel
@@ -386,7 +385,7 @@ func TestProxyBlackhole(t *testing.T) {
 		t.Fatalf("proxy servers %v", p.Servers())
 	}
 	cl := connectWith(t, p.Servers(), sessionTimeout, nil)
-	if _, err := cl.Create("/a", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := cl.Create("/a", nil, 0, openACL); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Blackhole(); err != nil {
@@ -435,14 +434,14 @@ func TestProxyCut(t *testing.T) {
 	if err := p.Cut(); err != nil {
 		t.Fatal(err)
 	}
-	cl.waitState(t, zk.StateDisconnected, 10*time.Second)
+	cl.waitState(t, stateDisconnected, 10*time.Second)
 	if _, err := net.DialTimeout("tcp", p.Servers()[0], time.Second); err == nil {
 		t.Fatal("cut proxy accepts connections")
 	}
 	if err := p.Heal(); err != nil {
 		t.Fatal(err)
 	}
-	cl.waitState(t, zk.StateHasSession, 20*time.Second)
+	cl.waitState(t, stateHasSession, 20*time.Second)
 	if _, _, err := cl.Exists("/"); err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +501,7 @@ func TestProxyResetPeer(t *testing.T) {
 	if _, _, err := cl.Exists("/"); err == nil {
 		t.Fatal("request succeeded through reset_peer")
 	}
-	cl.waitState(t, zk.StateDisconnected, 10*time.Second)
+	cl.waitState(t, stateDisconnected, 10*time.Second)
 
 	// New connections are reset too.
 	conn, err := net.Dial("tcp", p.Servers()[0])
@@ -519,7 +518,7 @@ func TestProxyResetPeer(t *testing.T) {
 	if err := p.Heal(); err != nil {
 		t.Fatal(err)
 	}
-	cl.waitState(t, zk.StateHasSession, 20*time.Second)
+	cl.waitState(t, stateHasSession, 20*time.Second)
 }
 
 func TestProxyEnsemble(t *testing.T) {
@@ -539,11 +538,11 @@ func TestProxyEnsemble(t *testing.T) {
 	if err := p.Cut(); err != nil {
 		t.Fatal(err)
 	}
-	cl.waitState(t, zk.StateDisconnected, 10*time.Second)
+	cl.waitState(t, stateDisconnected, 10*time.Second)
 	if err := p.Heal(); err != nil {
 		t.Fatal(err)
 	}
-	cl.waitState(t, zk.StateHasSession, 20*time.Second)
+	cl.waitState(t, stateHasSession, 20*time.Second)
 }
 
 func TestTLS(t *testing.T) {
@@ -557,7 +556,7 @@ func TestTLS(t *testing.T) {
 		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, cfg)
 	})
 	cl := connectWith(t, c.SecureServers(), sessionTimeout, rec)
-	if _, err := cl.Create("/tls", []byte("secure"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := cl.Create("/tls", []byte("secure"), 0, openACL); err != nil {
 		t.Fatal(err)
 	}
 	// The plain port still works and sees the node.
@@ -570,7 +569,7 @@ func TestTLS(t *testing.T) {
 	if err := c.ExpireSession(testCtx(t, 30*time.Second), id, pw); err != nil {
 		t.Fatal(err)
 	}
-	cl.waitState(t, zk.StateExpired, 30*time.Second)
+	cl.waitState(t, stateExpired, 30*time.Second)
 }
 
 func TestTickTime(t *testing.T) {
@@ -610,7 +609,7 @@ func TestFiveServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl := connectWith(t, c.Servers(), sessionTimeout, nil)
-	if _, err := cl.Create("/five", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := cl.Create("/five", nil, 0, openACL); err != nil {
 		t.Fatal(err)
 	}
 	// A third failure loses the quorum: the rest stop serving.
