@@ -13,9 +13,9 @@ import (
 // that imports a recipe gets the wire's dependencies, a test that imports
 // zktest what starting servers and proxies needs, and neither gets the
 // tools' dependencies (cobra, chromedp, Prometheus) or go-zookeeper, not
-// even in its
-// module graph. Each case builds a throwaway module against this checkout
-// and reads the go.mod that go mod tidy writes and go list -m all.
+// even in its module graph. Each case builds a throwaway module against
+// this checkout and reads the go.mod that go mod tidy writes and go list
+// -m all.
 func TestUserModules(t *testing.T) {
 	root, err := filepath.Abs(".")
 	if err != nil {
