@@ -20,19 +20,19 @@
 //
 //	func TestSomething(t *testing.T) {
 //		c := zktest.Start(t, zktest.WithServers(3))
-//		conn, _, err := zk.Connect(c.Servers(), 10*time.Second)
+//		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+//		defer cancel()
+//		sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: c.Servers()})
 //		if err != nil {
 //			t.Fatal(err)
 //		}
-//		defer conn.Close()
+//		defer sess.Close(ctx)
 //
 //		leader, err := c.Leader()
 //		if err != nil {
 //			t.Fatal(err)
 //		}
 //		c.Server(leader).Kill()   // or Stop, Pause/Resume
-//		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-//		defer cancel()
 //		if err := c.WaitReady(ctx); err != nil { // a new leader serves
 //			t.Fatal(err)
 //		}
@@ -45,7 +45,7 @@
 // addresses:
 //
 //	p := c.NewProxy(t)
-//	conn, _, err := zk.Connect(p.Servers(), 10*time.Second)
+//	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: p.Servers()})
 //	...
 //	p.Blackhole() // bytes stop flowing both ways, connections stay open
 //	p.Cut()       // connections close, new ones are refused
@@ -75,11 +75,12 @@
 //
 // Cluster.ExpireSession makes the server expire a client's session (its
 // ephemeral nodes go away and the client is told its session expired when it
-// reconnects). It needs the session password, which go-zookeeper does not
-// expose; a SessionRecorder passed as the client's dialer records it:
+// reconnects). It needs the session's id and password: a zkcoord Session
+// gives them (Session.ID, Session.Password); for a client that does not
+// expose its password, a SessionRecorder passed as its dialer records it:
 //
 //	rec := zktest.NewSessionRecorder(nil)
-//	conn, _, err := zk.Connect(c.Servers(), 10*time.Second, zk.WithDialer(rec.Dial))
+//	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: c.Servers(), Dialer: rec.Dial})
 //	...
 //	id, passwd := rec.Session()
 //	err = c.ExpireSession(ctx, id, passwd)

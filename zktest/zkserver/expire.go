@@ -26,14 +26,14 @@ const (
 // ExpireSession ends a client's session on the server side, the way a
 // session expiry does: its ephemeral nodes are deleted and its watches
 // dropped. The session's own client is disconnected, and when it reconnects
-// the server tells it the session has expired (go-zookeeper reports
-// StateExpired).
+// the server tells it the session has expired (a zkcoord Session ends
+// Expired).
 //
 // It opens a second connection that attaches to the session with its id and
 // password (ZooKeeper moves the session to the new connection and closes the
 // client's) and then closes the session. The password is the one the server
-// returned when the session was created; SessionRecorder captures it for
-// go-zookeeper clients.
+// returned when the session was created (zkcoord's Session.Password);
+// SessionRecorder captures it for clients that do not expose it.
 //
 // It returns an error wrapping ErrSessionGone when the session did not exist
 // (already expired or closed) or the password is wrong. Even then, when the
@@ -191,10 +191,10 @@ func readFrame(r io.Reader) ([]byte, error) {
 // SessionRecorder is a dialer for ZooKeeper clients that records the session
 // id and password from each connect response the server sends, so a program can
 // pass them to Cluster.ExpireSession. Its Dial method has the signature of
-// go-zookeeper's zk.Dialer:
+// zkcoord's Config.Dialer (and of go-zookeeper's zk.Dialer):
 //
 //	rec := zkserver.NewSessionRecorder(nil)
-//	conn, events, err := zk.Connect(c.Servers(), 10*time.Second, zk.WithDialer(rec.Dial))
+//	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: c.Servers(), Dialer: rec.Dial})
 //	...
 //	id, passwd := rec.Session()
 //	err = c.ExpireSession(ctx, id, passwd)
