@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/lock"
 )
@@ -43,22 +45,34 @@ func runLockBreak(a *app, path string, yes bool) error {
 	if !yes {
 		return cli.Usagef("lock break: breaking %s lets another client take it while its holder may still act; give --yes to do it", path)
 	}
-	sess, ctx, done, err := a.oneShot()
+	_, h, done, err := onHolder(a, "lock break", path, (*lock.Mutex).Break)
 	if err != nil {
 		return err
 	}
 	defer done()
-	m, err := lock.NewMutex(sess, path)
-	if err != nil {
-		return cli.Usagef("lock break: %v", err)
-	}
-	h, err := m.Break(ctx)
-	if errors.Is(err, lock.ErrNotHeld) {
-		return fmt.Errorf("%s is not held", path)
-	}
-	if err != nil {
-		return err
-	}
 	a.printf("broke %s node %s token %d session 0x%x\n", path, h.Path, h.Token, h.Session)
 	return nil
+}
+
+// onHolder opens a one-shot Session and does act (Break, Revoke) to the
+// holder of the mutex at path. done closes the Session.
+func onHolder(a *app, what, path string, act func(*lock.Mutex, context.Context) (lock.Contender, error)) (*zkcoord.Session, lock.Contender, func(), error) {
+	sess, ctx, done, err := a.oneShot()
+	if err != nil {
+		return nil, lock.Contender{}, nil, err
+	}
+	m, err := lock.NewMutex(sess, path)
+	if err != nil {
+		done()
+		return nil, lock.Contender{}, nil, cli.Usagef("%s: %v", what, err)
+	}
+	h, err := act(m, ctx)
+	if errors.Is(err, lock.ErrNotHeld) {
+		err = fmt.Errorf("%s is not held", path)
+	}
+	if err != nil {
+		done()
+		return nil, lock.Contender{}, nil, err
+	}
+	return sess, h, done, nil
 }

@@ -48,22 +48,11 @@ func runLockRevoke(a *app, path string, wait time.Duration) error {
 	if wait < 0 {
 		return cli.Usagef("lock revoke: --wait must not be negative")
 	}
-	sess, ctx, done, err := a.oneShot()
+	sess, h, done, err := onHolder(a, "lock revoke", path, (*lock.Mutex).Revoke)
 	if err != nil {
 		return err
 	}
 	defer done()
-	m, err := lock.NewMutex(sess, path)
-	if err != nil {
-		return cli.Usagef("lock revoke: %v", err)
-	}
-	h, err := m.Revoke(ctx)
-	if errors.Is(err, lock.ErrNotHeld) {
-		return fmt.Errorf("%s is not held", path)
-	}
-	if err != nil {
-		return err
-	}
 	verb := "asked to release"
 	if wait > 0 {
 		err := waitGone(a, sess, h.Path, wait)
