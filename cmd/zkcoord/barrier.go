@@ -22,12 +22,12 @@ type barrierOptions struct {
 func newBarrierCommand(a *app) *cobra.Command {
 	var o barrierOptions
 	cmd := &cobra.Command{
-		Use:         "barrier set|remove|wait|check|enter PATH [FLAGS] [-- CMD...]",
+		Use:         "barrier set|rm|wait|check|enter PATH [FLAGS] [-- CMD...]",
 		Short:       "hold processes back until a barrier is removed; run CMD in a double barrier",
-		Annotations: brief("set|remove|wait|check|enter PATH"),
+		Annotations: brief("set|rm|wait|check|enter PATH"),
 		Long: `
   barrier set PATH      raise the barrier (create its node)
-  barrier remove PATH   lower it, releasing every waiter
+  barrier rm PATH       lower it, releasing every waiter (also: remove)
   barrier wait PATH     block until the barrier is not set
   barrier check PATH    exit 0 if the barrier is set, 1 if not
   barrier enter PATH --members N [-- CMD...]
@@ -47,15 +47,16 @@ so set then holds the barrier until interrupted.
 	fs.BoolVar(&o.ephemeral, "ephemeral", false, "set: the barrier falls when this process ends; hold it until interrupted")
 	for _, sub := range []struct{ use, short string }{
 		{"set PATH", "raise the barrier (create its node)"},
-		{"remove PATH", "lower the barrier, releasing every waiter"},
+		{"rm PATH", "lower the barrier, releasing every waiter (also: remove)"},
 		{"wait PATH", "block until the barrier is not set"},
 		{"check PATH", "exit 0 if the barrier is set, 1 if not"},
 		{"enter PATH --members N [-- CMD...]", "enter a double barrier, run CMD, leave it"},
 	} {
 		cmd.AddCommand(&cobra.Command{
-			Use:   sub.use,
-			Short: sub.short,
-			Args:  pathThenCommand,
+			Use:     sub.use,
+			Short:   sub.short,
+			Aliases: removeAlias(sub.use),
+			Args:    pathThenCommand,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				pos, cmdArgs := splitCommand(cmd, args)
 				return runBarrier(a, cmd.Name(), pos[0], cmdArgs, &o)
@@ -116,7 +117,7 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 				return cli.Lostf("the session ended, and the barrier with it: %v", sess.Err())
 			}
 		}
-	case "remove":
+	case "rm":
 		if err := b.Remove(ctx); err != nil {
 			return fmt.Errorf("removing the barrier %s: %w", path, err)
 		}

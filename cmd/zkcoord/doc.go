@@ -19,7 +19,7 @@
 //	rebalance GROUP --exec 'CMD {resource}'   join a group; run one CMD per resource given to this worker
 //	resources add|rm|ls GROUP [RESOURCE...]   register, unregister or list a group's resources
 //	status GROUP [--json] [--watch]           members, coordinator, term, allocation, barriers
-//	barrier set|remove|wait|check|enter PATH  barriers and double barriers
+//	barrier set|rm|wait|check|enter PATH      barriers and double barriers
 //	queue put|take|len PATH                   a distributed (priority) queue
 //	counter get|set|add PATH                  a shared 32-bit counter
 //	locks ls PATH                             holders and waiters of a lock

@@ -73,7 +73,7 @@ func TestOperatorCommands(t *testing.T) {
 		t.Errorf("wait on a set barrier: %s", r)
 	}
 	waiter := start(t, nil, "barrier", "wait", b)
-	mustZkc(t, "barrier", "remove", b)
+	mustZkc(t, "barrier", "remove", b) // the other spelling of "barrier rm"
 	if code := waiter.exitCode(t, 30*time.Second); code != 0 {
 		t.Errorf("waiter: exit %d\n%s", code, waiter.Stderr())
 	}
@@ -285,5 +285,32 @@ func TestStatusWithoutMembers(t *testing.T) {
 	out := mustZkc(t, "status", group)
 	if strings.Contains(out, "rebalancing") || !strings.Contains(out, "no members") {
 		t.Fatalf("status of a group without members:\n%s", out)
+	}
+}
+
+// rm is the one spelling of removal in the help; remove is accepted too.
+func TestRemoveSpelling(t *testing.T) {
+	t.Parallel()
+	group := fmt.Sprintf("spell-%d", time.Now().UnixNano())
+	mustZkc(t, "resources", "add", group, "a", "b")
+	mustZkc(t, "resources", "rm", group, "a")
+	mustZkc(t, "resources", "remove", group, "b")
+	if out := mustZkc(t, "resources", "ls", group); strings.TrimSpace(out) != "" {
+		t.Fatalf("resources left: %q", out)
+	}
+	b := unique(t)
+	mustZkc(t, "barrier", "set", b)
+	mustZkc(t, "barrier", "rm", b)
+	if r := zkc(t, "barrier", "check", b); r.code == 0 {
+		t.Fatalf("the barrier is still set after barrier rm: %s", r)
+	}
+	mustZkc(t, "create", b+"-node")
+	mustZkc(t, "remove", b+"-node")
+	if r := zkc(t, "stat", b+"-node"); r.code == 0 {
+		t.Fatalf("the node is still there after remove: %s", r)
+	}
+	help := mustZkc(t, "barrier", "--help")
+	if strings.Contains(help, "\n  remove") || !strings.Contains(help, "rm ") {
+		t.Fatalf("barrier help should list rm, not remove:\n%s", help)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -41,12 +42,13 @@ resources given are still processed.
 	fs.BoolVar(&o.asJSON, "json", false, "ls: print a JSON array")
 	for _, sub := range []struct{ use, short string }{
 		{"add GROUP RESOURCE...", "register resources; the group rebalances"},
-		{"rm GROUP RESOURCE...", "unregister resources; their owners stop them"},
+		{"rm GROUP RESOURCE...", "unregister resources; their owners stop them (also: remove)"},
 		{"ls GROUP", "list the registered resources"},
 	} {
 		cmd.AddCommand(&cobra.Command{
-			Use:   sub.use,
-			Short: sub.short,
+			Use:     sub.use,
+			Short:   sub.short,
+			Aliases: removeAlias(sub.use),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runResources(a, cmd, args, &o)
 			},
@@ -122,6 +124,15 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("resources %s %s: %w", sub, group, errors.Join(failed...))
+	}
+	return nil
+}
+
+// removeAlias gives a command spelled rm its other spelling, remove: one
+// name in the help, both accepted.
+func removeAlias(use string) []string {
+	if strings.HasPrefix(use, "rm ") {
+		return []string{"remove"}
 	}
 	return nil
 }

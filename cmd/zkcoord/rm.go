@@ -24,6 +24,7 @@ func newRmCommand(a *app) *cobra.Command {
 	var o rmOptions
 	cmd := &cobra.Command{
 		Use:         "rm [-r] PATH [--version N] [--yes] [--json]",
+		Aliases:     removeAlias("rm "),
 		Short:       "delete a node, or a subtree with -r",
 		Annotations: brief("[-r] PATH"),
 		Long: `
