@@ -28,14 +28,10 @@ type Session struct {
 	closeReq  chan struct{}
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	state   State
-	server  string
-	err     error
-	subs    map[*fifo.Queue[StateChange]]struct{}
-	id      int64
-	timeout time.Duration
-	passwd  []byte
+	mu    sync.Mutex
+	state State
+	err   error
+	subs  map[*fifo.Queue[StateChange]]struct{}
 	// expiredAt is when the server was heard to report the session gone,
 	// zero before.
 	expiredAt time.Time
@@ -98,13 +94,11 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s.conn = conn
 	s.established.Store(true)
-	s.id, s.timeout, s.passwd = conn.SessionID(), conn.SessionTimeout(), conn.Password()
-	s.server, _ = conn.Connected()
 	s.state = Connected
-	s.log.Info("zookeeper session "+Connected.String(), "session", fmt.Sprintf("0x%x", s.id), "why", "session established")
-	if s.timeout != cfg.SessionTimeout {
+	s.log.Info("zookeeper session "+Connected.String(), "session", fmt.Sprintf("0x%x", s.ID()), "why", "session established")
+	if s.Timeout() != cfg.SessionTimeout {
 		s.log.Info("zookeeper negotiated another session timeout than asked",
-			"asked", cfg.SessionTimeout, "negotiated", s.timeout, "lostAfter", s.LostAfter())
+			"asked", cfg.SessionTimeout, "negotiated", s.Timeout(), "lostAfter", s.LostAfter())
 	}
 	go s.run()
 
@@ -150,26 +144,14 @@ func (s *Session) setup(ctx context.Context) error {
 }
 
 // ID returns the ZooKeeper session id.
-func (s *Session) ID() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.id
-}
+func (s *Session) ID() int64 { return s.conn.SessionID() }
 
 // Password returns the session password. Together with ID it lets a test
 // harness expire the session from the server side.
-func (s *Session) Password() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]byte(nil), s.passwd...)
-}
+func (s *Session) Password() []byte { return s.conn.Password() }
 
 // Timeout returns the session timeout negotiated with the server.
-func (s *Session) Timeout() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.timeout
-}
+func (s *Session) Timeout() time.Duration { return s.conn.SessionTimeout() }
 
 // LostAfter returns how long after the last server response the Session
 // declares itself Lost.
@@ -184,8 +166,7 @@ func (s *Session) LostAfter() time.Duration {
 // may start has to be stopped before this deadline, whatever grace was
 // asked; while the Session is connected the deadline keeps moving forward.
 // Once the server has reported the session expired, the deadline is no
-// later than that report. Before the session is established it returns the
-// zero Time.
+// later than that report.
 func (s *Session) ExpiryDeadline() time.Time {
 	at := s.conn.LastRenewal().Add(s.Timeout())
 	s.mu.Lock()
@@ -198,9 +179,8 @@ func (s *Session) ExpiryDeadline() time.Time {
 
 // Server returns the address of the server the session last used.
 func (s *Session) Server() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.server
+	server, _ := s.conn.Connected()
+	return server
 }
 
 // State returns the current state.
@@ -240,7 +220,7 @@ func (s *Session) Watch(ctx context.Context) <-chan StateChange {
 	q := fifo.New[StateChange]()
 	out := make(chan StateChange)
 	s.mu.Lock()
-	q.Push(StateChange{State: s.state, At: time.Now(), Server: s.server, Err: s.err})
+	q.Push(StateChange{State: s.state, At: time.Now(), Server: s.Server(), Err: s.err})
 	terminal := s.state.Terminal()
 	if !terminal {
 		s.subs[q] = struct{}{}
@@ -356,9 +336,6 @@ func (s *Session) handle(ev zkconn.Event) {
 	server, _ := s.conn.Connected()
 	switch ev.State {
 	case wire.StateSyncConnected:
-		s.mu.Lock()
-		s.server = server
-		s.mu.Unlock()
 		if s.State() == Suspended {
 			s.transition(Reconnected, nil, "same session on "+server)
 		}
@@ -383,7 +360,7 @@ func (s *Session) transition(st State, err error, why string) {
 		return
 	}
 	s.state = st
-	c := StateChange{State: st, At: time.Now(), Server: s.server, Err: err}
+	c := StateChange{State: st, At: time.Now(), Server: s.Server(), Err: err}
 	for q := range s.subs {
 		q.Push(c)
 	}
