@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 )
 
 // Errors returned by this package; check them with errors.Is.
@@ -67,6 +68,7 @@ var (
 type Lease struct {
 	sess *zkcoord.Session
 	path string
+	mark bool // release with the lock-delay's mark
 
 	statReady chan struct{} // closed once token and version are set, or cannot be
 	token     int64
@@ -92,10 +94,14 @@ type Lease struct {
 // and the watch that reports its deletion. It may still be on the way, so
 // that acquiring need not wait for it, or nil: then the watch is set when
 // first wanted.
-func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
+//
+// mark makes its release record that it was clean (a lock with a
+// lock-delay, see WithLockDelay).
+func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch, mark bool) *Lease {
 	l := &Lease{
 		sess:      sess,
 		path:      path,
+		mark:      mark,
 		version:   -1,
 		statReady: make(chan struct{}),
 		done:      make(chan struct{}),
@@ -296,7 +302,11 @@ func (l *Lease) rewatch() ([]byte, <-chan zkcoord.Event, error) {
 func (l *Lease) releaseNode() {
 	// A ctx without Done runs the request on this goroutine; it still ends
 	// with the Session.
-	if err := l.sess.EnsureDeleted(context.Background(), l.path); err != nil {
+	del := l.sess.EnsureDeleted
+	if l.mark {
+		del = func(ctx context.Context, path string) error { return lockdelay.Release(ctx, l.sess, path) }
+	}
+	if err := del(context.Background(), l.path); err != nil {
 		l.end(lost(l.sessErr(err)))
 		return
 	}

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zkcoord/zkcoord"
 )
@@ -10,7 +11,8 @@ import (
 type Option func(*options)
 
 type options struct {
-	data []byte
+	data  []byte
+	delay time.Duration // WithLockDelay
 }
 
 // WithData sets the data stored in every node the lock creates, for example
@@ -33,6 +35,9 @@ func newOptions(opts []Option) options {
 func checkArgs(sess *zkcoord.Session, path string, o options) error {
 	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
 		return fmt.Errorf("lock: %w", err)
+	}
+	if o.delay < 0 {
+		return fmt.Errorf("lock: negative lock-delay %v", o.delay)
 	}
 	if max := sess.Config().MaxDataSize; len(o.data) > max {
 		return fmt.Errorf("lock: %w: %d bytes of node data, limit %d", zkcoord.ErrTooLarge, len(o.data), max)

@@ -281,9 +281,9 @@ func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try 
 			if err := guard.Err(); err != nil {
 				return nil, fmt.Errorf("lock: semaphore %s: mutex: %w", s.path, err)
 			}
-			out := []*Lease{own.lease(s.sess)}
+			out := []*Lease{own.lease(s.sess, false)}
 			for _, node := range nodes[1:] {
-				out = append(out, newLease(s.sess, node, nil))
+				out = append(out, newLease(s.sess, node, nil, false))
 			}
 			return out, nil
 		}
