@@ -21,14 +21,17 @@ var allowedImports = func() map[string][]string {
 		"internal/delay":  nil,
 		"internal/wire":   nil,
 		"internal/zkconn": {"internal/wire", "internal/fifo"},
-		"internal/elect":  core,
-		"rebalance/alloc": nil,
+		"internal/elect":  append(slices.Clone(core), "internal/lockdelay"),
+		// The lock-delay shared by lock, the election engine and the
+		// rebalancer's barriers.
+		"internal/lockdelay": core,
+		"rebalance/alloc":    nil,
 		// The Session is the one user of the wire.
 		"":                append(slices.Clone(foundations), "internal/wire", "internal/zkconn"),
-		"election":        append(slices.Clone(core), "internal/elect"),
+		"election":        append(slices.Clone(core), "internal/elect", "internal/lockdelay"),
 		"failover":        append(slices.Clone(core), "election", "internal/elect"),
-		"rebalance":       append(slices.Clone(core), "election", "internal/elect", "rebalance/alloc"),
-		"lock":            recipe,
+		"rebalance":       append(slices.Clone(core), "election", "internal/elect", "internal/lockdelay", "rebalance/alloc"),
+		"lock":            append(slices.Clone(recipe), "internal/lockdelay"),
 		"barrier":         recipe,
 		"queue":           recipe,
 		"counter":         recipe,

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 	"github.com/zkcoord/zkcoord/internal/fifo"
 
 	"github.com/zkcoord/zkcoord"
@@ -42,6 +43,9 @@ type Candidate struct {
 	// machine's goroutine.
 	eng    *elect.Contender
 	office *elect.Office
+	// delay follows the candidate for its lock-delay (WithLockDelay); nil
+	// without one. Set by offer, then owned by the state machine.
+	delay *lockdelay.Tracker
 
 	mu         sync.Mutex
 	state      State
@@ -206,6 +210,9 @@ func (c *Candidate) offer(ctx context.Context) error {
 		return c.wrap("nominate", err)
 	} else if ended {
 		return ErrEnded
+	}
+	if c.delay, err = c.arrive(ctx); err != nil {
+		return c.wrap("nominate", err)
 	}
 	node, err := e.sess.CreateProtected(ctx, e.path, latchName, []byte(e.opts.id), zkcoord.FlagEphemeralSequential)
 	if err != nil {

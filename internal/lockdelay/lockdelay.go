@@ -117,6 +117,7 @@ type Tracker struct {
 	d       time.Duration
 	arrival Arrival
 	pred    string // the last predecessor a listing showed
+	passed  bool   // the delay was waited since pred was seen
 }
 
 // NewTracker returns a Tracker for a delay of d (none if d <= 0) and the
@@ -128,8 +129,16 @@ func NewTracker(d time.Duration, a Arrival) *Tracker {
 // Behind records that a listing showed pred (a path) just before the
 // contender.
 func (t *Tracker) Behind(pred string) {
+	if t != nil && pred != t.pred {
+		t.pred, t.passed = pred, false
+	}
+}
+
+// Passed records that the contender waited the delay out: it need not
+// wait again until a listing shows another predecessor.
+func (t *Tracker) Passed() {
 	if t != nil {
-		t.pred = pred
+		t.passed = true
 	}
 }
 
@@ -138,7 +147,7 @@ func (t *Tracker) Behind(pred string) {
 // release, the delay otherwise. It reads the directory's mark when the
 // contender had a predecessor.
 func (t *Tracker) Wait(ctx context.Context, sess *zkcoord.Session, node string) (time.Duration, error) {
-	if t == nil || t.d <= 0 {
+	if t == nil || t.d <= 0 || t.passed {
 		return 0, nil
 	}
 	if t.pred == "" {
