@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord/internal/elect"
-	"github.com/zkcoord/zkcoord/internal/lockdelay"
 	"github.com/zkcoord/zkcoord/internal/fifo"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 
 	"github.com/zkcoord/zkcoord"
 )
