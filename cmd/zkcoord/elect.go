@@ -73,6 +73,14 @@ a row it steps down - stops CMD as on the loss of leadership, then resigns -
 or, standing by, leaves the election; it stands again after the first check
 that passes. With --fence, this is failover's health check.
 
+With --lock-delay D, zkcoord waits D before it leads (or, with --fence,
+before it fences and becomes active) when the last leader did not leave
+cleanly (its session expired, or its node was deleted): a leader paused past
+its session timeout (GC, a stopped VM) has that time to wake and stop its CMD.
+Leaders with --lock-delay mark their resignations; after a resignation by
+Curator, Kazoo or a zkcoord without the flag, the delay is waited too. Take
+it longer than the longest pause a leader may suffer.
+
 With --revocable, a request to step down ('zkcoord election revoke PATH', or
 PATH/lock for a group run with --fence; Election.Revoke in Go) stops CMD as
 SIGTERM does, resigns and exits with CMD's status (without CMD, 0), and the
@@ -111,6 +119,7 @@ Examples:
 	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
 	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
 	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
+	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "wait this `duration` before leading when the last leader's session expired")
 	return cmd
 }
 
@@ -125,6 +134,7 @@ type electOptions struct {
 	rejoin       bool
 	noRecover    bool
 	revocable    bool
+	lockDelay    time.Duration
 	cmd          []string
 
 	health         string
@@ -150,6 +160,9 @@ type electResult struct {
 func runElect(a *app, o *electOptions) error {
 	if o.noRecover && o.rejoin {
 		return cli.Usagef("elect: --no-recover and --rejoin contradict each other: give one")
+	}
+	if o.lockDelay < 0 {
+		return cli.Usagef("elect: --lock-delay must not be negative")
 	}
 	if o.id == "" {
 		h, _ := os.Hostname()
@@ -258,7 +271,7 @@ type activeData struct {
 // electPlain campaigns once on the election at o.path and runs the command
 // while leading.
 func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
-	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log))
+	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log), election.WithLockDelay(o.lockDelay))
 	if err != nil {
 		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
@@ -406,7 +419,7 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 	fence := func(ctx context.Context, prev failover.Breadcrumb) error {
 		return runFence(ctx, a, o, fenceCmd, prev)
 	}
-	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)),
+	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)), failover.WithLockDelay(o.lockDelay),
 		failover.WithLogger(a.log), failover.WithEvents(func(ev failover.Event) {
 			a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
 		})}, opts...)

@@ -24,6 +24,7 @@ type lockOptions struct {
 	grace       time.Duration
 	data        string
 	revocable   bool
+	lockDelay   time.Duration
 }
 
 func newLockCommand(a *app) *cobra.Command {
@@ -61,6 +62,13 @@ gone, and if zkcoord dies, even by SIGKILL, they are killed at once.
 Without CMD, zkcoord prints the fencing token and holds the lock until it is
 interrupted (exit 0) or loses the lock (exit 3).
 
+With --lock-delay D, zkcoord waits D before it takes a lock whose last holder
+did not release it cleanly (its session expired, or its node was deleted):
+a holder paused past its session timeout (GC, a stopped VM) has that time to
+wake and stop its CMD. Holders with --lock-delay mark their releases; after a
+release by Curator, Kazoo or a zkcoord without the flag, the delay is waited
+too. Take it longer than the longest pause a holder may suffer.
+
 With --revocable, a request to release the lock ('zkcoord lock revoke', or
 Curator's Revoker) stops CMD as SIGTERM does and releases the lock; zkcoord
 exits with CMD's status (without CMD, 0). Without it, requests are ignored.
@@ -90,6 +98,7 @@ Example:
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	fs.StringVar(&o.data, "data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
 	fs.BoolVar(&o.revocable, "revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
+	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "wait this `duration` before taking a lock whose last holder's session expired (a plain lock only)")
 	cmd.AddCommand(newLockBreakCommand(a), newLockRevokeCommand(a))
 	return cmd
 }
@@ -103,6 +112,12 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	}
 	if o.limit < 0 {
 		return cli.Usagef("lock: --limit must be positive")
+	}
+	if o.lockDelay < 0 {
+		return cli.Usagef("lock: --lock-delay must not be negative")
+	}
+	if o.lockDelay > 0 && (o.read || o.write || o.limit > 0) {
+		return cli.Usagef("lock: --lock-delay applies to a plain lock, not to --read, --write or --limit")
 	}
 	data := o.data
 	if data == "" {
@@ -131,7 +146,7 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	case o.write:
 		side = kindWrite
 	}
-	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data))
+	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data), o.lockDelay)
 	if err != nil {
 		return err
 	}
@@ -212,14 +227,14 @@ const (
 
 // acquire takes the lock as the flags say.
 func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit int, wait time.Duration, try bool,
-	data []byte) (*lock.Lease, error) {
+	data []byte, lockDelay time.Duration) (*lock.Lease, error) {
 	ctx := a.ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	opts := []lock.Option{lock.WithData(data)}
+	opts := []lock.Option{lock.WithData(data), lock.WithLockDelay(lockDelay)}
 	var (
 		lease *lock.Lease
 		err   error
@@ -264,6 +279,8 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	switch {
 	case err == nil:
 		return lease, nil
+	case errors.Is(err, lock.ErrLocked) && lockDelay > 0:
+		return nil, fmt.Errorf("lock %s is held by another client, or its last holder left without a clean release less than --lock-delay %v ago", path, lockDelay)
 	case errors.Is(err, lock.ErrLocked), errors.Is(err, lock.ErrNoLease):
 		return nil, fmt.Errorf("lock %s is held by another client", path)
 	case errors.Is(err, lock.ErrOtherKind):
