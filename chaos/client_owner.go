@@ -38,7 +38,7 @@ type ownerKind struct {
 var ownerKinds = map[Workload]ownerKind{
 	Election: {
 		acquire: func(ctx context.Context, sess *zkcoord.Session, root, id, resource string, delay time.Duration) (holding, error) {
-			e, err := election.New(sess, zkcoord.Join(root, "elections", resource), election.WithID(id))
+			e, err := election.New(sess, zkcoord.Join(root, "elections", resource), election.WithID(id), election.WithLockDelay(delay))
 			if err != nil {
 				return nil, err
 			}

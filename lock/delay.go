@@ -52,8 +52,9 @@ func (c contention) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
 }
 
 // hold waits the lock-delay, if there is one to wait, before the
-// contender found first acts: until it has passed, or the contender's own
-// node is deleted, ctx or the Session ends. With try it returns ErrLocked
+// contender found first acts: until it has passed (then it reads its own
+// node once more), or the contender's own node is deleted, ctx or the
+// Session ends. With try it returns ErrLocked
 // instead of waiting.
 func (c contention) hold(ctx context.Context, s *self, try bool, t *lockdelay.Tracker) error {
 	d, err := t.Wait(ctx, c.sess, s.node)
@@ -70,5 +71,17 @@ func (c contention) hold(ctx context.Context, s *self, try bool, t *lockdelay.Tr
 	timer := time.AfterFunc(d, func() { close(passed) })
 	defer timer.Stop()
 	s.watchFrom(ctx, c.sess)
-	return c.block(ctx, passed, s, nil)
+	if err := c.block(ctx, passed, s, nil); err != nil {
+		return err
+	}
+	// The own node's deletion may not have been told yet: read it, so
+	// that a node deleted meanwhile is not taken for a held lock.
+	ok, _, err := c.sess.Exists(ctx, s.node)
+	switch {
+	case err != nil:
+		return ownErr(s.node, err)
+	case !ok:
+		return fmt.Errorf("lock: %s: %w", s.node, ErrNodeDeleted)
+	}
+	return nil
 }

@@ -123,7 +123,7 @@ func run() int {
 			failed = true
 			continue
 		}
-		rep.Command = command(w, *duration, *seed, *clients, *resources, *timeout, *bug)
+		rep.Command = command(w, *duration, *seed, *clients, *resources, *timeout, *bug, *lockDelay, *unfenced)
 		if err := write(filepath.Join(*out, name+".json"), rep.WriteJSON); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
@@ -165,7 +165,8 @@ func spawn(name, role string, args []string) launch.Spec {
 // raceFlag is " -race" in a binary built with the race detector.
 var raceFlag string
 
-func command(w chaos.Workload, d time.Duration, seed uint64, clients, resources int, timeout time.Duration, bug string) string {
+func command(w chaos.Workload, d time.Duration, seed uint64, clients, resources int, timeout time.Duration, bug string,
+	lockDelay time.Duration, unfenced bool) string {
 	c := fmt.Sprintf("go run%s ./chaos/cmd/chaos -workload %s -duration %v -seed %d", raceFlag, w, d, seed)
 	if clients != 4 {
 		c += fmt.Sprintf(" -clients %d", clients)
@@ -178,6 +179,12 @@ func command(w chaos.Workload, d time.Duration, seed uint64, clients, resources 
 	}
 	if bug != "" {
 		c += " -bug " + bug
+	}
+	if lockDelay > 0 {
+		c += fmt.Sprintf(" -lock-delay %v", lockDelay)
+	}
+	if unfenced {
+		c += " -unfenced"
 	}
 	return c
 }
