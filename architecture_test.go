@@ -30,7 +30,7 @@ var allowedImports = func() map[string][]string {
 		"":                append(slices.Clone(foundations), "internal/wire", "internal/zkconn"),
 		"election":        append(slices.Clone(core), "internal/elect", "internal/lockdelay"),
 		"failover":        append(slices.Clone(core), "election", "internal/elect"),
-		"rebalance":       append(slices.Clone(core), "election", "internal/elect", "internal/lockdelay", "rebalance/alloc"),
+		"rebalance":       append(slices.Clone(core), "election", "internal/elect", "rebalance/alloc"),
 		"lock":            append(slices.Clone(recipe), "internal/lockdelay"),
 		"barrier":         recipe,
 		"queue":           recipe,
