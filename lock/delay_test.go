@@ -117,3 +117,44 @@ func TestLockDelayBadInput(t *testing.T) {
 		t.Fatal("NewMutex with a negative lock-delay: no error")
 	}
 }
+
+// TestLockDelayCuratorRelease: Curator releases by deleting its node, with
+// no mark, so a Mutex with a lock-delay that waits behind it waits the
+// delay (as after an expiry); a Mutex's marked release, which also writes
+// the lock directory's data, lets a waiting Curator contender in at once.
+func TestLockDelayCuratorRelease(t *testing.T) {
+	const d = 2 * time.Second
+	ctx := testCtx(t, 150*time.Second)
+	dir := testDir(t)
+	cur := startCurator(t)
+	a := connect(t)
+	cur.send(t, "h1 hold mutex "+dir+" 1")
+	cur.mustExpect(t, ctx, "h1", "held")
+	got := make(chan *lock.Lease, 1)
+	go func() {
+		l, err := newMutex(t, a, dir, lock.WithLockDelay(d)).Lock(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	queued(t, a, dir, 2)
+	start := time.Now()
+	cur.send(t, "h1 release")
+	cur.mustExpect(t, ctx, "h1", "released")
+	l := <-got
+	if l == nil {
+		t.FailNow()
+	}
+	if took := time.Since(start); took < d {
+		t.Errorf("acquired %v after Curator's release, before the lock-delay of %v", took, d)
+	}
+	cur.send(t, "h2 hold mutex "+dir+" 1")
+	queued(t, a, dir, 2)
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur.mustExpect(t, ctx, "h2", "held")
+	cur.send(t, "h2 release")
+	cur.mustExpect(t, ctx, "h2", "released")
+}
