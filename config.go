@@ -39,8 +39,13 @@ type Config struct {
 	SessionTimeout time.Duration
 	// Chroot, if set, is prefixed to every path sent to the server and
 	// stripped from every path received, including watch events. It is
-	// created (persistent) by Connect if missing.
+	// created (persistent) by Connect if missing, unless ChrootMustExist.
 	Chroot string
+	// ChrootMustExist makes Connect fail with ErrNoNode, naming the
+	// chroot, when Chroot does not exist, instead of creating it: for a
+	// program that must not write unasked, or that would rather report a
+	// mistyped chroot than fill a fresh one.
+	ChrootMustExist bool
 	// Auth is added to the session before Connect returns, and again on
 	// every reconnect.
 	Auth []Auth

@@ -128,14 +128,22 @@ func (s *Session) attemptFailed(server string, err error) {
 
 // setup waits until the server has answered a request after the
 // credentials (a server that refuses them closes the connection first),
-// and creates the chroot.
+// and creates the chroot (or, with ChrootMustExist, checks that it exists).
 func (s *Session) setup(ctx context.Context) error {
 	if len(s.cfg.Auth) > 0 {
 		if _, _, err := s.Exists(ctx, "/"); err != nil {
 			return err
 		}
 	}
-	if s.cfg.Chroot != "" {
+	if s.cfg.Chroot != "" && s.cfg.ChrootMustExist {
+		_, err := retryCall(s, ctx, func(ctx context.Context) (wire.Stat, error) {
+			st, _, _, err := s.conn.Exists(ctx, s.cfg.Chroot, false)
+			return st, err
+		})
+		if err != nil {
+			return fmt.Errorf("zkcoord: chroot %s: %w", s.cfg.Chroot, err)
+		}
+	} else if s.cfg.Chroot != "" {
 		if err := s.ensure(ctx, chroot(""), s.cfg.Chroot, FlagPersistent); err != nil {
 			return fmt.Errorf("zkcoord: create chroot %s: %w", s.cfg.Chroot, err)
 		}
