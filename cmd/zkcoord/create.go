@@ -103,7 +103,17 @@ func runCreate(a *app, path, arg string, o *createOptions) error {
 	if err != nil {
 		return err
 	}
-	sess, err := a.open()
+	if err := a.setup(); err != nil {
+		return err
+	}
+	cfg, err := a.conn.Config()
+	if err != nil {
+		return err
+	}
+	// --parents creates a missing chroot too, as it creates the path's
+	// other ancestors.
+	cfg.ChrootMustExist = !o.parents
+	sess, err := a.connectConfig(a.ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,9 @@ func TestDemoUI(t *testing.T) {
 	t.Parallel()
 	// Under a chroot of its own, so that TestDemoExternal does not see its
 	// group.
-	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--chroot", unique(t), "--workers", "2",
+	chroot := unique(t)
+	mustZkc(t, "create", "--parents", chroot)
+	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--chroot", chroot, "--workers", "2",
 		"--resources", "5", "--plain", "--pace", "1s", "--ui", "127.0.0.1:0")
 	var url string
 	testkit.Eventually(t, 60*time.Second, "the console's URL", func() bool {

@@ -61,7 +61,7 @@
 // environment:
 //
 //	--zk HOST:PORT,...      ZKCOORD_SERVERS          (default 127.0.0.1:2181)
-//	--chroot PATH           ZKCOORD_CHROOT
+//	--chroot PATH           ZKCOORD_CHROOT           must exist (create --parents creates it)
 //	--session-timeout DUR   ZKCOORD_SESSION_TIMEOUT  (default 10s)
 //	--auth USER:PASSWORD    ZKCOORD_AUTH             digest credentials
 //	--acl open|creator      ZKCOORD_ACL              ACL of the nodes created

@@ -56,7 +56,7 @@ type ConnOptions struct {
 // the environment.
 func (o *ConnOptions) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Servers, "zk", envOr(envServers, defaultServers), "comma-separated ZooKeeper `servers` (host:port), optionally followed by a chroot path (host:2181/app)")
-	fs.StringVar(&o.Chroot, "chroot", os.Getenv(envChroot), "`path` prefixed to every path")
+	fs.StringVar(&o.Chroot, "chroot", os.Getenv(envChroot), "`path` prefixed to every path; it must exist (create --parents creates it)")
 	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.envDuration(envSessionTimeout, zkcoord.DefaultSessionTimeout),
 		"session timeout asked of the server (a `duration`)")
 	fs.StringVar(&o.Auth, "auth", os.Getenv(envAuth), "digest credentials `user:password`")
@@ -118,7 +118,9 @@ func (o *ConnOptions) Config() (zkcoord.Config, error) {
 	if len(o.envErrs) > 0 {
 		return zkcoord.Config{}, &ExitError{Code: ExitUsage, Err: errors.Join(o.envErrs...)}
 	}
-	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot}
+	// A missing chroot is an error: the tools create it only when asked
+	// (create --parents), and a read never writes.
+	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot, ChrootMustExist: true}
 	if strings.TrimSpace(strings.ReplaceAll(o.Servers, ",", "")) == "" {
 		return cfg, Usagef("--zk: no servers given")
 	}
@@ -327,6 +329,9 @@ func explainConnect(ctx context.Context, cfg zkcoord.Config, timeout time.Durati
 		return Usagef("%v", err)
 	case errors.Is(err, zkcoord.ErrNoAuth):
 		return fmt.Errorf("not allowed to create the chroot %s: %w", cfg.Chroot, err)
+	case errors.Is(err, zkcoord.ErrNoNode) && cfg.Chroot != "":
+		return fmt.Errorf("the chroot %s does not exist: check --chroot, --zk and %s, or create it: zkcoord create --parents %s (without the chroot)",
+			cfg.Chroot, envChroot, cfg.Chroot)
 	}
 	return fmt.Errorf("connecting to %s: %w", strings.Join(cfg.Servers, ","), err)
 }
