@@ -59,6 +59,10 @@ Items are served by priority (0 to 999, lower first; items put without
 --priority count as 0, or with --work as 100, Kazoo's default), and in FIFO
 order within one priority. Every item is taken by at most one taker at a
 time, even when many processes take at once and connections drop.
+
+put reads all of standard input before it puts anything: a line of 1 MiB or
+more (more than a node holds) fails the command with nothing put. If a put
+fails midway, the message says which items were put and which were not.
 `,
 		RunE: subcommandRequired,
 	}
@@ -113,8 +117,11 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 		for sc.Scan() {
 			items = append(items, sc.Text())
 		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("reading standard input: %w", err)
+		if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("queue put %s: line %d of standard input is %d bytes or more: larger than ZooKeeper lets a node hold; nothing was put",
+				path, len(items)+1, maxInput)
+		} else if err != nil {
+			return fmt.Errorf("queue put %s: reading standard input: %w; nothing was put", path, err)
 		}
 	}
 	sess, ctx, done, err := a.oneShot()
@@ -138,14 +145,14 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 	}
 	switch sub {
 	case "put":
-		for _, it := range items {
+		for i, it := range items {
 			if withPriority {
 				_, err = pq.Put(ctx, o.priority, []byte(it))
 			} else {
 				_, err = q.Put(ctx, []byte(it))
 			}
 			if err != nil {
-				return fmt.Errorf("queue put %s: %w", path, err)
+				return fmt.Errorf("queue put %s: %s", path, partialPut(i, len(items), err))
 			}
 		}
 	case "len":
@@ -212,9 +219,9 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 	}
 	switch sub {
 	case "put":
-		for _, it := range items {
+		for i, it := range items {
 			if err := wq.Put(ctx, []byte(it), prio); err != nil {
-				return fmt.Errorf("queue put %s: %w", path, err)
+				return fmt.Errorf("queue put %s: %s", path, partialPut(i, len(items), err))
 			}
 		}
 	case "len":
@@ -284,4 +291,17 @@ func ackAll(ctx context.Context, cs []*queue.Claim) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// partialPut says what a put of n items did when item i (from 0) failed
+// with err: the items before it were put, it and those after it were not.
+func partialPut(i, n int, err error) string {
+	if n == 1 {
+		return fmt.Sprintf("%v; the item was not put", err)
+	}
+	done := "no item was put"
+	if i > 0 {
+		done = fmt.Sprintf("items 1 to %d of %d were put", i, n)
+	}
+	return fmt.Sprintf("item %d: %v; %s, items %d to %d were not", i+1, err, done, i+1, n)
 }
