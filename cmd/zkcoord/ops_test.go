@@ -214,6 +214,7 @@ func TestChroot(t *testing.T) {
 		{"--chroot", chroot, "resources", "add", group, "r1"},
 		{"--chroot", chroot, "counter", "set", "/c", "5"},
 		{"--chroot", chroot, "ls", "/"},
+		{"--chroot", chroot, "create", "/x"},
 		{"--zk", cluster.ConnectString() + chroot, "get", "/c"},
 	} {
 		wantFail(t, zkc(t, args...), exitFailure, "the chroot "+chroot+" does not exist")
