@@ -72,7 +72,7 @@ func screenshot(t *testing.T, ctx context.Context, name, sel string) {
 	} else {
 		run(t, ctx, time.Minute, chromedp.Screenshot(sel, &png, chromedp.ByQuery))
 	}
-	out := filepath.Join("..", "..", "docs", "ui", name)
+	out := filepath.Join("..", "..", "..", "docs", "ui", name) // the repository's docs/ui
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
