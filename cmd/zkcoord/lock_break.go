@@ -30,6 +30,8 @@ and stops its command, but a holder that is stuck or partitioned may still
 act until it notices. Use it only when the holder is known to be dead and its
 session has not expired yet; prefer 'lock revoke'. Without --yes nothing is
 done (exit 2). Prints the node, token and session of the holder it broke.
+A lock that is not held, or that is a read/write lock or a semaphore, exits
+1 and says so ('locks ls --kind' lists the holders of those).
 
 Example:
   zkcoord lock break /locks/nightly-report --yes
