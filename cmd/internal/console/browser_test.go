@@ -279,3 +279,20 @@ func TestBrowserShowsDisconnected(t *testing.T) {
 	}
 	conn("live")
 }
+
+// TestBrowserEmptyThenFound: a console whose root does not exist yet says
+// where it looks, and shows the recipes once they are created there.
+func TestBrowserEmptyThenFound(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	srv := serve(t, connect(t), console.Options{Root: "/later/root"})
+	b := browser(t)
+	run(t, b, time.Minute, chromedp.Navigate(srv.URL))
+	browsertest.Wait(t, b, 40*time.Second,
+		`document.getElementById("empty").offsetParent !== null && document.getElementById("empty").textContent.includes("/later/root")`, "empty")
+	cnt, _ := counter.New(connect(t), "/later/root/app/count")
+	if _, err := cnt.Add(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	shown(t, b, "/later/root/app/count", `c.textContent.includes("4")`)
+	browsertest.Wait(t, b, 40*time.Second, `document.getElementById("empty").offsetParent === null`, "empty")
+}

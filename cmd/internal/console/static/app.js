@@ -234,6 +234,9 @@ function timeline(e) {
 function status(s) {
   admin = s.admin;
   document.getElementById("roots").textContent = (s.roots || []).join(" ");
+  // A root created later is found then: say where the console looks.
+  document.getElementById("empty").textContent = `No recipes found yet under ${(s.roots || []).join(" ")}: ` +
+    "the page shows them as they are created.";
   const mode = document.getElementById("mode");
   mode.textContent = admin ? "admin" : "read-only";
   mode.className = "badge" + (admin ? " admin" : "");
