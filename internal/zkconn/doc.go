@@ -17,6 +17,10 @@
 // it, as ClientCnxn) and the ping interval (by default a third of the
 // read timeout) follow. A handshake is bounded by the timeout divided among the
 // servers, as ClientCnxn's connectTimeout, but never less than a second.
+// SetServers replaces the server list while the session lives (the
+// Session follows the ensemble's reconfigurations with it): the connection
+// stays while its server is listed, and moves to a listed server
+// otherwise.
 //
 // When a connection fails (a read or write error, nothing read for the
 // read timeout, a reply out of order), the Client re-attaches to the same
