@@ -51,8 +51,9 @@ func (o *owners) handler(client string) rebalance.Handler {
 	}
 }
 
-// Grown from three servers to four and shrunk by the one every Session is
-// connected to, the ensemble keeps a lock held, a leader leading and a
+// Grown from three servers to five (a participant and an observer join)
+// and shrunk by the one every Session is connected to and by the observer,
+// the ensemble keeps a lock held, a leader leading and a
 // group's assignment where they were: the Sessions follow the membership
 // and move to a member within their session, so nothing is lost or doubled.
 func TestRecipesOutliveReconfiguration(t *testing.T) {
@@ -138,11 +139,18 @@ func TestRecipesOutliveReconfiguration(t *testing.T) {
 	if _, err := c.AddServer(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	following("the grown ensemble", c.Servers())
+	observer, err := c.AddServer(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	following("the ensemble grown by a participant and an observer", c.Servers())
 	if err := c.RemoveServer(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	following("the shrunk ensemble", c.Servers()[1:])
+	if err := c.RemoveServer(ctx, observer.Index()); err != nil {
+		t.Fatal(err)
+	}
+	following("the shrunk ensemble", c.Servers()[1:4])
 	for i, s := range sessions {
 		if _, _, err := s.Exists(ctx, "/"); err != nil {
 			t.Fatalf("session %d: %v", i, err)

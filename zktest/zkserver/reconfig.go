@@ -308,6 +308,10 @@ func reconfigVia(ctx context.Context, addr, joining, leaving string) (config str
 		case code != 0:
 			return "", code, nil
 		}
+		// End the session at once rather than leave it to expire.
+		put(int32(xidReq + 1))
+		put(int32(opCloseSession))
+		_ = frame()
 		// GetDataResponse: data, stat.
 		body := reply[16:]
 		if len(body) < 4 {
