@@ -1,6 +1,7 @@
 package zkcoord_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"slices"
@@ -151,4 +152,54 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// Supervise opens its next Session on the servers the last one learned,
+// so it finds the ensemble again when the only server it was given has
+// been removed.
+func TestSuperviseReconnectsToLearnedServers(t *testing.T) {
+	c := zktest.Start(t, zktest.WithServers(3), zktest.WithReconfig())
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	sessions := make(chan *zkcoord.Session, 2)
+	done := make(chan error, 1)
+	go func() {
+		cfg := zkcoord.Config{Servers: c.Servers()[:1], SessionTimeout: testkit.SessionTimeout}
+		done <- zkcoord.Supervise(ctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
+			sessions <- sess
+			<-ctx.Done()
+			return ctx.Err()
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	var first *zkcoord.Session
+	select {
+	case first = <-sessions:
+	case <-ctx.Done():
+		t.Fatal("no first Session")
+	}
+	testkit.Eventually(t, 20*time.Second, "the Session to learn the members", func() bool {
+		return sameSet(first.Servers(), c.Servers())
+	})
+	if err := c.RemoveServer(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 30*time.Second, "the Session to follow the removal", func() bool {
+		return sameSet(first.Servers(), c.Servers()[1:]) && slices.Contains(c.Servers()[1:], first.Server())
+	})
+	if err := c.ExpireSession(ctx, first.ID(), first.Password()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case second := <-sessions:
+		if second.ID() == first.ID() || !slices.Contains(c.Servers()[1:], second.Server()) {
+			t.Fatalf("second Session 0x%x on %s (first 0x%x)", second.ID(), second.Server(), first.ID())
+		}
+	case err := <-done:
+		t.Fatalf("Supervise returned %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("no second Session on the remaining members")
+	}
 }
