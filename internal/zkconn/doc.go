@@ -128,7 +128,8 @@
 // machine from the Session watch's events and LastRenewal, sets the ping
 // interval its Lost clock needs (Config.PingEvery), drops a connection that
 // has gone quiet (Reconnect), ends without closeSession when it declares
-// itself lost (Abandon), hands one-shot watch events to channels through
-// Notify, pipelines with Start, and does the chroot. TLS is a
+// itself lost (Abandon), follows the ensemble's membership (SetServers),
+// hands one-shot watch events to channels through Notify, pipelines with
+// Start, and does the chroot. TLS is a
 // Config.Dial. SASL and read-only servers are not supported.
 package zkconn
