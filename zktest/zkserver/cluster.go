@@ -257,7 +257,8 @@ func (c *Cluster) logTails() string {
 const startLogLines = 30
 
 // Servers returns the plain client addresses ("127.0.0.1:port"); index i is
-// server i.
+// server i. Servers added by AddServer come last; removed ones keep their
+// place (see Server.Removed).
 func (c *Cluster) Servers() []string {
 	all := c.all()
 	out := make([]string, len(all))
