@@ -175,13 +175,13 @@ func parseMember(key, value string) (EnsembleMember, error) {
 func splitHost(s string) (host, rest string, err error) {
 	if strings.HasPrefix(s, "[") {
 		end := strings.Index(s, "]:")
-		if end < 0 {
-			return "", "", fmt.Errorf("address %q: unclosed [", s)
+		if end < 0 || net.ParseIP(s[1:end]) == nil {
+			return "", "", fmt.Errorf("address %q: want [IPv6 address]:port", s)
 		}
 		return s[1:end], s[end+2:], nil
 	}
 	host, rest, ok := strings.Cut(s, ":")
-	if !ok || host == "" {
+	if !ok || host == "" || strings.ContainsAny(host, "[]/;,= \t") {
 		return "", "", fmt.Errorf("address %q: want host:port", s)
 	}
 	return host, rest, nil

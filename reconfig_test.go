@@ -52,6 +52,8 @@ func TestParseEnsembleConfig(t *testing.T) {
 		"server.1=h:1:2:leader",
 		"server.1=h:1:2;h:port",
 		"server.1=[::1:1:2",
+		"server.1=[zk]:1:2",
+		"server.0=0]:1:1",
 		"version=zz",
 	} {
 		if _, err := zkcoord.ParseEnsembleConfig(bad); !errors.Is(err, zkcoord.ErrBadData) {
@@ -202,4 +204,25 @@ func TestSuperviseReconnectsToLearnedServers(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("no second Session on the remaining members")
 	}
+}
+
+// Any text parses or fails with ErrBadData, never panics, and what parses
+// reads back the same from its String.
+func FuzzParseEnsembleConfig(f *testing.F) {
+	f.Add("server.1=127.0.0.1:2888:3888:participant;127.0.0.1:2181\nversion=100000000")
+	f.Add("server.2=[::1]:1:2:observer;0.0.0.0:3\nserver.3=h:1:2")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, text string) {
+		cfg, err := zkcoord.ParseEnsembleConfig(text)
+		if err != nil {
+			if !errors.Is(err, zkcoord.ErrBadData) {
+				t.Fatalf("error %v does not wrap ErrBadData", err)
+			}
+			return
+		}
+		again, err := zkcoord.ParseEnsembleConfig(cfg.String())
+		if err != nil || again.Version != cfg.Version || !slices.Equal(again.Members, cfg.Members) {
+			t.Fatalf("%q parsed to %+v, whose String %q reads back as %+v, %v", text, cfg, cfg.String(), again, err)
+		}
+	})
 }
