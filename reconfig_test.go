@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -91,6 +92,18 @@ func TestSessionFollowsReconfiguration(t *testing.T) {
 	testkit.Eventually(t, 20*time.Second, "the Session to learn the three members", members(c.Servers()))
 	if sess.Server() != c.Servers()[0] {
 		t.Fatalf("the Session moved from %s to %s although its server stayed a member", c.Servers()[0], sess.Server())
+	}
+
+	// A Session that reached server 0 by a host name recognises it among
+	// the members by address, and keeps its name and its connection.
+	_, port, _ := net.SplitHostPort(c.Servers()[0])
+	byName := net.JoinHostPort("localhost", port)
+	named := connect(t, zkcoord.Config{Servers: []string{byName}, SessionTimeout: testkit.SessionTimeout})
+	testkit.Eventually(t, 20*time.Second, "the Session connected by name to learn the members", func() bool {
+		return sameSet(named.Servers(), append([]string{byName}, c.Servers()[1:]...))
+	})
+	if named.Server() != byName || named.State() != zkcoord.Connected {
+		t.Fatalf("the Session connected by name is on %s, %v", named.Server(), named.State())
 	}
 
 	added, err := c.AddServer(ctx, false)
