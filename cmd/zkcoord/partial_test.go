@@ -4,8 +4,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/zkcoord/zkcoord"
 )
 
 // queue put - refuses a line of 1 MiB or more before putting anything,
@@ -28,7 +31,7 @@ func TestQueuePutPartial(t *testing.T) {
 	big := bytes.Repeat([]byte("y"), 1<<20-1)
 	r = zkcInput(t, append([]byte("a\nb\n"), append(big, "\nc\n"...)...), "queue", "put", q, "-")
 	wantFail(t, r, exitFailure, "queue put "+q+": item 3: ")
-	wantFail(t, r, exitFailure, "items 1 to 2 of 4 were put, items 3 to 4 were not")
+	wantFail(t, r, exitFailure, "items 1 to 2 of 4 were put, item 3 was not put, item 4 was not put")
 	if out := mustZkc(t, "queue", "take", q, "-n", "2", "--no-wait"); out != "a\nb\n" {
 		t.Errorf("the items put: %q", out)
 	}
@@ -47,4 +50,17 @@ func TestResourcesAddPartial(t *testing.T) {
 	}
 	r = zkc(t, "resources", "rm", "g", "r1", "r9", "--root", root)
 	wantFail(t, r, exitFailure, "resources rm g: r9: no such resource; removed r1")
+}
+
+// A put whose reply was lost does not claim the item was not put.
+func TestPartialPutOutcomeUnknown(t *testing.T) {
+	err := fmt.Errorf("putting: %w", zkcoord.ErrOutcomeUnknown)
+	got := partialPut(1, 3, err)
+	want := "item 2: putting: zkcoord: outcome unknown; items 1 to 1 of 3 were put, item 2 may or may not have been put, item 3 was not put"
+	if got != want {
+		t.Errorf("partialPut:\n got %q\nwant %q", got, want)
+	}
+	if got := partialPut(0, 1, err); !strings.HasSuffix(got, "the item may or may not have been put") {
+		t.Errorf("partialPut of one item: %q", got)
+	}
 }

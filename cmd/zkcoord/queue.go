@@ -301,16 +301,29 @@ func ackAll(ctx context.Context, cs []*queue.Claim) error {
 }
 
 // partialPut says what a put of n items did when item i (from 0) failed
-// with err: the items before it were put, it and those after it were not.
+// with err: the items before it were put; it was not, or, when its reply
+// was lost (zkcoord.ErrOutcomeUnknown), may have been; those after it were
+// not.
 func partialPut(i, n int, err error) string {
-	if n == 1 {
-		return fmt.Sprintf("%v; the item was not put", err)
+	failed := "was not put"
+	if errors.Is(err, zkcoord.ErrOutcomeUnknown) {
+		failed = "may or may not have been put"
 	}
-	done := "no item was put"
+	if n == 1 {
+		return fmt.Sprintf("%v; the item %s", err, failed)
+	}
+	done := "no item before it was put"
 	if i > 0 {
 		done = fmt.Sprintf("items 1 to %d of %d were put", i, n)
 	}
-	return fmt.Sprintf("item %d: %v; %s, items %d to %d were not", i+1, err, done, i+1, n)
+	rest := ""
+	switch {
+	case i+2 == n:
+		rest = fmt.Sprintf(", item %d was not put", n)
+	case i+2 < n:
+		rest = fmt.Sprintf(", items %d to %d were not put", i+2, n)
+	}
+	return fmt.Sprintf("item %d: %v; %s, item %d %s%s", i+1, err, done, i+1, failed, rest)
 }
 
 // itemLine is how take prints an item: as it is, or with --json as an
