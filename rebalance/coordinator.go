@@ -30,6 +30,7 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 		return r.classify(ctx, err)
 	}
 	term := off.Term
+	defer r.c.setAllocationError(nil) // a refusal is the coordinator's
 
 	var wg sync.WaitGroup
 	defer wg.Wait()

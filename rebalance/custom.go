@@ -15,7 +15,7 @@ import (
 // wrong), or the WithResourceWeights function panicked. Nothing is
 // written: the allocation in force stays, and nobody moves, until the
 // next change of the group's clients or resources brings a new attempt.
-// The coordinator logs it (at level Error) and Client.AllocationError
+// The coordinator logs it (at level Error) and its Client.AllocationError
 // returns it.
 var ErrAllocationRefused = errors.New("rebalance: allocation refused")
 
@@ -60,9 +60,12 @@ func (r *role) allocate(ctx context.Context, g groupState) (alloc.Assignment, er
 	return alloc.WeightedSticky(prev, ids, cw, g.resources, rw), nil
 }
 
-// AllocationError returns why this client, as coordinator, last refused
-// an allocation (an error wrapping ErrAllocationRefused), or nil if it has
-// written one since, or never refused one.
+// AllocationError returns why this client, while it is the coordinator,
+// refused the latest allocation it computed (an error wrapping
+// ErrAllocationRefused): the allocation in force stays until the next
+// change of the group's clients or resources. It is nil once the client
+// writes an allocation or stops being the coordinator, and on other
+// clients.
 func (c *Client) AllocationError() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
