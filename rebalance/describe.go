@@ -280,24 +280,9 @@ func (ds *describer) progress() {
 	}
 	// Without members nobody can move anything: the group is idle, not
 	// rebalancing, whatever the last allocation says. The allocation
-	// matches the group when it gives every resource to exactly one member
-	// and lists every member (the coordinator lists each one it counted),
+	// matches the group when it gives every resource to exactly one member,
 	// whatever the shares: they depend on weights, or on the group's own
 	// allocation function.
-	d.Rebalancing = ds.allocErr == nil && len(d.Members) > 0 && (!allocates(ds.rec.Assignment, ids, d.Resources) ||
+	d.Rebalancing = ds.allocErr == nil && len(d.Members) > 0 && (!ds.rec.Assignment.Covers(ids, d.Resources) ||
 		len(d.Pending) > 0 || (d.Status != nil && d.Status.Phase != PhaseStartConfirmed))
-}
-
-// allocates reports whether a gives every resource to exactly one of
-// members, lists only them, and lists each.
-func allocates(a alloc.Assignment, members, resources []string) bool {
-	if _, err := alloc.Validate(a, members, resources); err != nil {
-		return false
-	}
-	for _, m := range members {
-		if _, ok := a[m]; !ok {
-			return false
-		}
-	}
-	return true
 }

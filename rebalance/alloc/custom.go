@@ -81,6 +81,21 @@ func Validate(a Assignment, clients, resources []string) (Assignment, error) {
 	return out, nil
 }
 
+// Covers reports whether a gives every resource of resources, and nothing
+// else, to exactly one client of clients, as [Validate] requires, except
+// that clients of a owning nothing are ignored, known or not: whether an
+// allocation in force still matches a group, whatever its shares.
+func (a Assignment) Covers(clients, resources []string) bool {
+	owning := make(Assignment, len(a))
+	for c, rs := range a {
+		if len(rs) > 0 {
+			owning[c] = rs
+		}
+	}
+	_, err := Validate(owning, clients, resources)
+	return err == nil
+}
+
 // Run calls f with in and validates its result: an error f returns, a
 // panic in f or a result [Validate] refuses gives an error (wrapping
 // [ErrInvalid] for the latter two) and no assignment.

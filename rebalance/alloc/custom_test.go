@@ -140,3 +140,23 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+func TestCovers(t *testing.T) {
+	clients := []string{"a", "b"}
+	resources := []string{"r1", "r2"}
+	for _, tt := range []struct {
+		a    Assignment
+		want bool
+	}{
+		{Assignment{"a": {"r1", "r2"}}, true},
+		{Assignment{"a": {"r1"}, "b": {"r2"}, "gone": {}}, true},
+		{Assignment{"a": {"r1"}, "gone": {"r2"}}, false},
+		{Assignment{"a": {"r1", "r2"}, "b": {"r2"}}, false},
+		{Assignment{"a": {"r1"}}, false},
+		{Assignment{"a": {"r1", "r2", "r3"}}, false},
+	} {
+		if got := tt.a.Covers(clients, resources); got != tt.want {
+			t.Errorf("%v.Covers = %v, want %v", tt.a, got, tt.want)
+		}
+	}
+}

@@ -34,6 +34,8 @@
 // A [Func] computes an assignment of the caller's own; [Run] calls it and
 // [Validate] checks its result: every resource given to exactly one live
 // client, nothing else listed. A result that fails is refused whole.
+// [Assignment.Covers] tells whether an allocation in force still matches
+// a group, whatever its shares.
 //
 // # Encoding
 //
