@@ -44,6 +44,10 @@ type Config struct {
 	// Auth is added to the session before Connect returns, and again on
 	// every reconnect.
 	Auth []Auth
+	// SASL, if set, authenticates every connection with a SASL mechanism
+	// (DigestMD5, or Kerberos from github.com/zkcoord/zkcoord/kerberos)
+	// before any other request; see SASL.
+	SASL SASL
 	// ACL applies to every node created through the Session.
 	// Default: world:anyone with all permissions.
 	ACL []ACL
