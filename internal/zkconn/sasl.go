@@ -41,9 +41,7 @@ const maxSASLSteps = 10
 // the connection's failure only.
 func (c *Client) authenticate(ctx context.Context, fw *wire.FrameWriter, fr *wire.FrameReader, addr string) error {
 	mech := c.cfg.SASL
-	authFailed := func(err error) error {
-		return fmt.Errorf("zkconn: SASL %s with %s: %w: %w", mech.Mechanism, addr, wire.ErrAuthFailed, err)
-	}
+	authFailed := func(err error) error { return &saslError{mech.Mechanism, addr, err} }
 	token, next, err := mech.Start(ctx, addr)
 	if err != nil {
 		return authFailed(err)
@@ -98,3 +96,16 @@ func (c *Client) authenticate(ctx context.Context, fw *wire.FrameWriter, fr *wir
 	}
 	return authFailed(fmt.Errorf("no end after %d steps", maxSASLSteps))
 }
+
+// saslError is a failed SASL exchange: it wraps wire.ErrAuthFailed and
+// says why, without the server's code when the server said nothing.
+type saslError struct {
+	mech, addr string
+	err        error
+}
+
+func (e *saslError) Error() string {
+	return "zkconn: SASL " + e.mech + " with " + e.addr + " failed: " + e.err.Error()
+}
+
+func (e *saslError) Unwrap() []error { return []error{wire.ErrAuthFailed, e.err} }
