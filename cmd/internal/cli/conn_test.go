@@ -56,7 +56,7 @@ func TestSASLOptions(t *testing.T) {
 		{"two mechanisms", func(o *ConnOptions) { o.SASLUser, o.KerberosPrincipal = "bob", "app" }, "one SASL mechanism"},
 		{"two passwords", func(o *ConnOptions) { o.SASLUser, o.SASLPassword, o.SASLPasswordFile = "bob", "pw", file }, "once"},
 		{"password alone", func(o *ConnOptions) { o.SASLPassword = "pw" }, "needs --sasl-user"},
-		{"missing file", func(o *ConnOptions) { o.SASLUser, o.SASLPasswordFile = "bob", file + ".none" }, "--sasl-password-file"},
+		{"missing file", func(o *ConnOptions) { o.SASLUser, o.SASLPasswordFile = "bob", file+".none" }, "--sasl-password-file"},
 		{"principal alone", func(o *ConnOptions) { o.KerberosPrincipal = "app" }, "go together"},
 		{"missing keytab", func(o *ConnOptions) {
 			o.KerberosPrincipal, o.KerberosKeytab, o.KerberosConfig = "app", file+".none", file
