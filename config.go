@@ -113,6 +113,9 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("%w: digest credential must be user:password", ErrInvalidConfig)
 		}
 	}
+	if d, ok := c.SASL.(DigestMD5); ok && d.User == "" {
+		return c, fmt.Errorf("%w: SASL DIGEST-MD5 without a user", ErrInvalidConfig)
+	}
 	if len(c.ACL) == 0 {
 		c.ACL = WorldACL(PermAll)
 	}

@@ -104,6 +104,13 @@ func TestSASLDigest(t *testing.T) {
 	})
 }
 
+func TestSASLDigestWithoutUserIsInvalid(t *testing.T) {
+	_, err := zkcoord.Connect(testCtx(t, 10*time.Second), zkcoord.Config{Servers: sharedServers(), SASL: zkcoord.DigestMD5{Password: "pw"}})
+	if !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Fatalf("Connect with DIGEST-MD5 without a user: %v; want ErrInvalidConfig", err)
+	}
+}
+
 // A server without SASL answers the exchange with no challenge: Connect
 // says so instead of trying again.
 func TestSASLDigestWithoutServerSASL(t *testing.T) {

@@ -78,7 +78,7 @@ type Client struct {
 	err      error // set before done is closed
 	wg       sync.WaitGroup
 
-	xid int32 // the writer's, one connection at a time
+	xid int32 // the writer's, one connection at a time, and the SASL exchange's before it
 
 	mu        sync.Mutex
 	sessionID int64
