@@ -96,6 +96,10 @@ func (o *ConnOptions) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.KerberosService, "kerberos-service", envOr(envKrbService, kerberos.DefaultService), "service `name` of the servers' principals (service/host)")
 	fs.StringVar(&o.KerberosServerPrincipal, "kerberos-server-principal", os.Getenv(envKrbServer),
 		"the servers' whole `principal` (default: --kerberos-service and the host's canonical name)")
+	// Help shows no secret taken from the environment as a default.
+	for _, secret := range []string{"auth", "sasl-password"} {
+		fs.Lookup(secret).DefValue = ""
+	}
 	grouped(fs, groupConn, map[string]string{"zk": envServers, "chroot": envChroot, "session-timeout": envSessionTimeout,
 		"auth": envAuth, "acl": envACL, "tls": envTLS, "tls-ca": envTLSCA, "tls-cert": envTLSCert, "tls-key": envTLSKey,
 		"connect-timeout": envConnectTimeout, "sasl-user": envSASLUser, "sasl-password": envSASLPassword,

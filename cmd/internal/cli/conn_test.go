@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
 )
 
@@ -66,6 +67,24 @@ func TestSASLOptions(t *testing.T) {
 		c.set(&o)
 		if _, err := o.Config(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Config error %v; want one saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A password from the environment is used but not shown as a flag's
+// default in the help.
+func TestSecretsFromEnvironmentNotShown(t *testing.T) {
+	t.Setenv(envSASLPassword, "from-env")
+	t.Setenv(envAuth, "u:from-env")
+	var o ConnOptions
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	o.Register(fs)
+	if o.SASLPassword != "from-env" || o.Auth != "u:from-env" {
+		t.Fatalf("password %q, auth %q: the environment's values were not taken", o.SASLPassword, o.Auth)
+	}
+	for _, name := range []string{"sasl-password", "auth"} {
+		if d := fs.Lookup(name).DefValue; d != "" {
+			t.Errorf("--%s shows the default %q", name, d)
 		}
 	}
 }
