@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,5 +119,51 @@ func TestSASLDigestWithoutServerSASL(t *testing.T) {
 	_, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: sharedServers(), SASL: zkcoord.DigestMD5{User: "bob", Password: "pw"}})
 	if !errors.Is(err, zkcoord.ErrAuthFailed) || !strings.Contains(err.Error(), "SASL enabled") || ctx.Err() != nil {
 		t.Fatalf("Connect with SASL to a server without it: %v; want ErrAuthFailed asking whether SASL is enabled", err)
+	}
+}
+
+// switchable is a SASL mechanism of the caller's own: DIGEST-MD5 with the
+// password it holds when a connection opens.
+type switchable struct{ password atomic.Value }
+
+func (m *switchable) Mechanism() string { return "DIGEST-MD5" }
+
+func (m *switchable) Start(ctx context.Context, server string) (zkcoord.SASLExchange, []byte, error) {
+	return zkcoord.DigestMD5{User: "bob", Password: m.password.Load().(string)}.Start(ctx, server)
+}
+
+// Credentials refused on a reconnect end the Session at once, Closed with
+// ErrAuthFailed and the server's refusal, instead of reconnecting again.
+func TestSASLRefusedOnReconnectEndsSession(t *testing.T) {
+	c := zktest.Start(t, zktest.WithSASLDigest(map[string]string{"bob": "pw"}))
+	p := c.NewProxy(t)
+	ctx := testCtx(t, time.Minute)
+	mech := &switchable{}
+	mech.password.Store("pw")
+	s, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: p.Servers(), SessionTimeout: 20 * time.Second, SASL: mech})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	w := s.Watch(ctx)
+	if st := nextState(t, w, time.Second).State; st != zkcoord.Connected {
+		t.Fatalf("first state %v, want Connected", st)
+	}
+	mech.password.Store("changed")
+	if err := p.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	if st := nextState(t, w, 10*time.Second).State; st != zkcoord.Suspended {
+		t.Fatalf("state %v, want Suspended", st)
+	}
+	ch := nextState(t, w, 10*time.Second)
+	if ch.State != zkcoord.Closed || !errors.Is(ch.Err, zkcoord.ErrAuthFailed) || !strings.Contains(ch.Err.Error(), "refused") {
+		t.Fatalf("after a refused reconnect: %v (%v); want Closed with ErrAuthFailed saying the server refused", ch.State, ch.Err)
+	}
+	if _, _, err := s.Get(ctx, "/"); !errors.Is(err, zkcoord.ErrAuthFailed) {
+		t.Fatalf("a call after the refusal: %v; want ErrAuthFailed", err)
 	}
 }
