@@ -34,8 +34,9 @@ type Config struct {
 	Service string
 	// ServerPrincipal, if set, is the servers' principal, the same for
 	// every server ("zookeeper/zk.example.com"; a realm after "@" must
-	// be the one krb5.conf maps the host to). Default: Service and the
-	// canonical name of the host dialed.
+	// be the one krb5.conf maps the host to, or the client's if it maps
+	// it to none). Default: Service and the canonical name of the host
+	// dialed.
 	ServerPrincipal string
 }
 
@@ -84,7 +85,19 @@ func New(cfg Config) (*SASL, error) {
 		m.service = DefaultService
 	}
 	if cfg.ServerPrincipal != "" {
-		m.server, _, _ = strings.Cut(cfg.ServerPrincipal, "@")
+		var srealm string
+		m.server, srealm, _ = strings.Cut(cfg.ServerPrincipal, "@")
+		// The KDC is asked for the realm krb5.conf maps the host to, or
+		// else the client's: a realm given must be that one.
+		host := m.server[strings.LastIndex(m.server, "/")+1:]
+		want := conf.ResolveRealm(host)
+		if want == "" {
+			want = realm
+		}
+		if srealm != "" && srealm != want {
+			return nil, fmt.Errorf("kerberos: server principal %s: %s maps %s to the realm %s; map it to %s in [domain_realm]",
+				cfg.ServerPrincipal, confPath, host, want, srealm)
+		}
 	}
 	return m, nil
 }

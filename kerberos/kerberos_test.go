@@ -58,6 +58,10 @@ func TestKerberos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := kerberos.New(kerberos.Config{Principal: "app", Keytab: keytab, Krb5Conf: kdc.ConfigPath(),
+		ServerPrincipal: "zookeeper/localhost@ELSEWHERE"}); err == nil || !strings.Contains(err.Error(), "domain_realm") {
+		t.Fatalf("a server principal in a realm krb5.conf does not map its host to: %v; want an error saying so", err)
+	}
 	principal := "app@" + kdc.Realm()
 	if mech.Principal() != principal {
 		t.Fatalf("Principal() = %q, want %q", mech.Principal(), principal)
