@@ -110,8 +110,8 @@ func (m *SASL) Principal() string { return m.user + "@" + m.realm }
 
 // Start logs in with the keytab, asks the KDC for a ticket to server's
 // principal and returns the exchange with its first token, the AP-REQ.
-// The KDC's own timeouts (krb5.conf) bound it; ctx bounds the host name
-// lookup.
+// It returns when ctx ends; the KDC exchanges then finish apart, bounded
+// by their own timeouts.
 func (m *SASL) Start(ctx context.Context, server string) (zkcoord.SASLExchange, []byte, error) {
 	spn := m.server
 	if spn == "" {
@@ -121,6 +121,32 @@ func (m *SASL) Start(ctx context.Context, server string) (zkcoord.SASLExchange, 
 		}
 		spn = m.service + "/" + canonicalHost(ctx, host)
 	}
+	type started struct {
+		ex    *exchange
+		first []byte
+		err   error
+	}
+	// The KDC exchanges take no context: they run apart, bounded by the
+	// KDC timeouts, so that Start returns when ctx ends.
+	done := make(chan started, 1)
+	go func() {
+		ex, first, err := m.login(spn)
+		done <- started{ex, first, err}
+	}()
+	select {
+	case s := <-done:
+		if s.err != nil {
+			return nil, nil, s.err
+		}
+		return s.ex, s.first, nil
+	case <-ctx.Done():
+		return nil, nil, fmt.Errorf("kerberos: ticket for %s: %w", spn, ctx.Err())
+	}
+}
+
+// login logs in with the keytab, gets a ticket for spn and makes the
+// exchange's first token.
+func (m *SASL) login(spn string) (*exchange, []byte, error) {
 	cl := krbclient.NewWithKeytab(m.user, m.realm, m.keytab, m.conf, krbclient.DisablePAFXFAST(true))
 	// A client per connection: it holds its TGT only as long as the
 	// exchange needs it, and leaves no renewal goroutine behind.

@@ -37,13 +37,17 @@ const maxSASLSteps = 10
 // refuses answers AuthFailed and closes the connection: that, and a
 // mechanism's own error (a server that cannot prove its identity, a
 // challenge it cannot answer, no credentials), fails with an error
-// wrapping wire.ErrAuthFailed, which ends the client; a network error is
-// the connection's failure only.
+// wrapping wire.ErrAuthFailed, which ends the client; a network error, or
+// ctx ending while the mechanism starts, is the connection's failure only.
 func (c *Client) authenticate(ctx context.Context, fw *wire.FrameWriter, fr *wire.FrameReader, addr string) error {
 	mech := c.cfg.SASL
 	authFailed := func(err error) error { return &saslError{mech.Mechanism, addr, err} }
 	token, next, err := mech.Start(ctx, addr)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Out of time, or the client is closing: not a refusal.
+			return fmt.Errorf("zkconn: SASL %s with %s: %w (%w)", mech.Mechanism, addr, ctx.Err(), err)
+		}
 		return authFailed(err)
 	}
 	last := false

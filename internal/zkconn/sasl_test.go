@@ -75,3 +75,23 @@ func TestSASLBeforeQueuedRequests(t *testing.T) {
 		t.Fatalf("Err = %v, want AuthFailed", err)
 	}
 }
+
+// A mechanism still starting (asking a KDC) when the time runs out has
+// not been refused: Dial fails for want of a server, not AuthFailed.
+func TestSASLStartCutShortIsNotARefusal(t *testing.T) {
+	cluster := zktest.Start(t)
+	ctx, cancel := context.WithTimeout(testCtx(t, time.Minute), 2*time.Second)
+	defer cancel()
+	slow := &SASL{Mechanism: "SLOW", Start: func(ctx context.Context, _ string) ([]byte, SASLStep, error) {
+		<-ctx.Done()
+		return nil, nil, errors.New("no ticket yet")
+	}}
+	c, err := Dial(ctx, Config{Servers: cluster.Servers(), SessionTimeout: 10 * time.Second, SASL: slow})
+	if err == nil {
+		c.Close(context.Background())
+		t.Fatal("Dial succeeded without SASL")
+	}
+	if errors.Is(err, wire.ErrAuthFailed) || !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Dial with a mechanism cut short: %v; want no server, not AuthFailed", err)
+	}
+}
