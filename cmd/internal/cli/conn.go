@@ -236,7 +236,7 @@ func (o *ConnOptions) sasl() (zkcoord.SASL, error) {
 		m, err := kerberos.New(kerberos.Config{Principal: o.KerberosPrincipal, Keytab: o.KerberosKeytab,
 			Krb5Conf: o.KerberosConfig, Service: o.KerberosService, ServerPrincipal: o.KerberosServerPrincipal})
 		if err != nil {
-			return nil, Usagef("--kerberos-*: %v", err)
+			return nil, Usagef("%v", err)
 		}
 		return m, nil
 	}

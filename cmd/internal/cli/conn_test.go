@@ -61,7 +61,7 @@ func TestSASLOptions(t *testing.T) {
 		{"principal alone", func(o *ConnOptions) { o.KerberosPrincipal = "app" }, "go together"},
 		{"missing keytab", func(o *ConnOptions) {
 			o.KerberosPrincipal, o.KerberosKeytab, o.KerberosConfig = "app", file+".none", file
-		}, "--kerberos-"},
+		}, "keytab"},
 	} {
 		o := base
 		c.set(&o)
