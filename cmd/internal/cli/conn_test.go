@@ -42,6 +42,10 @@ func TestSASLOptions(t *testing.T) {
 	if err := os.WriteFile(file, []byte("s3cret\r\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	krb5 := filepath.Join(t.TempDir(), "krb5.conf")
+	if err := os.WriteFile(krb5, []byte("[libdefaults]\n\tdefault_realm = EXAMPLE.COM\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	base := ConnOptions{Servers: "zk1:2181", SessionTimeout: time.Second, ConnectTimeout: time.Second}
 	o := base
 	o.SASLUser, o.SASLPasswordFile = "bob", file
@@ -60,7 +64,7 @@ func TestSASLOptions(t *testing.T) {
 		{"missing file", func(o *ConnOptions) { o.SASLUser, o.SASLPasswordFile = "bob", file+".none" }, "--sasl-password-file"},
 		{"principal alone", func(o *ConnOptions) { o.KerberosPrincipal = "app" }, "go together"},
 		{"missing keytab", func(o *ConnOptions) {
-			o.KerberosPrincipal, o.KerberosKeytab, o.KerberosConfig = "app", file+".none", file
+			o.KerberosPrincipal, o.KerberosKeytab, o.KerberosConfig = "app", file+".none", krb5
 		}, "keytab"},
 	} {
 		o := base
