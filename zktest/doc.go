@@ -88,6 +88,10 @@
 // WithTLS adds a TLS client port to every server, with a certificate from a
 // throwaway CA; dial Cluster.SecureServers with Cluster.ClientTLSConfig.
 //
+// WithReconfig starts an ensemble with dynamic reconfiguration; AddServer
+// starts a server and adds it, RemoveServer removes a server and stops it,
+// and a Session authenticated as SuperAuth may call Reconfig itself.
+//
 // WithSASLDigest starts servers that authenticate clients with SASL
 // DIGEST-MD5 against a map of users and passwords. StartKDC starts a
 // throwaway MIT Kerberos realm (KDCRealm, on a loopback port; Debian
