@@ -100,7 +100,10 @@
 // with every new leader until the election's sequence counter wraps; what
 // happens then is in docs/protocol.md#sequence-numbers-and-their-wrap.
 // Leadership.Fence gives guarded writes that succeed only while the
-// leader's node exists.
+// leader's node exists. Where the resource cannot check tokens,
+// WithLockDelay makes the next leader wait after a leader that left
+// without a clean release, long enough for a paused leader to wake and
+// stop (docs/protocol.md#lock-delay).
 //
 // # Revocation
 //

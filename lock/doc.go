@@ -94,7 +94,10 @@
 // see two holders, pass the lease's fencing [Lease.Token] (the creation
 // zxid of its node, larger for every later holder) to the resource, or
 // write through zkcoord's guarded writes with [Lease.Fence], which fail
-// with zkcoord.ErrNotOwner once the node is gone.
+// with zkcoord.ErrNotOwner once the node is gone. Where the resource
+// cannot check tokens, [WithLockDelay] makes the next holder wait after a
+// holder that left without a clean release, long enough for a paused
+// holder to wake and stop (docs/protocol.md#lock-delay).
 //
 // # Waiting
 //
