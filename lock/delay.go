@@ -2,6 +2,7 @@ package lock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,9 +31,17 @@ import (
 // never earlier than the disappearance. During it the contender keeps its
 // place; Lock waits it out, and TryLock returns ErrLocked.
 //
-// The option applies to a Mutex; an RWMutex and a Semaphore ignore it.
+// The option applies to a Mutex: NewRWMutex and NewSemaphore refuse it.
 func WithLockDelay(d time.Duration) Option {
 	return func(o *options) { o.delay = d }
+}
+
+// mutexOnly refuses options only a Mutex takes.
+func mutexOnly(o options) error {
+	if o.delay != 0 {
+		return errors.New("lock: WithLockDelay applies to a Mutex, not to an RWMutex or a Semaphore")
+	}
+	return nil
 }
 
 // arrive reads the lock directory before the contender's node is created,

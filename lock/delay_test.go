@@ -113,8 +113,15 @@ func TestLockDelayArrivalAfterExpiry(t *testing.T) {
 }
 
 func TestLockDelayBadInput(t *testing.T) {
-	if _, err := lock.NewMutex(connect(t), testDir(t), lock.WithLockDelay(-time.Second)); err == nil {
+	sess := connect(t)
+	if _, err := lock.NewMutex(sess, testDir(t), lock.WithLockDelay(-time.Second)); err == nil {
 		t.Fatal("NewMutex with a negative lock-delay: no error")
+	}
+	if _, err := lock.NewRWMutex(sess, testDir(t), lock.WithLockDelay(time.Second)); err == nil {
+		t.Fatal("NewRWMutex with a lock-delay: no error")
+	}
+	if _, err := lock.NewSemaphore(sess, testDir(t), 2, lock.WithLockDelay(time.Second)); err == nil {
+		t.Fatal("NewSemaphore with a lock-delay: no error")
 	}
 }
 

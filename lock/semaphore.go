@@ -52,6 +52,9 @@ func NewSemaphore(sess *zkcoord.Session, path string, maxLeases int, opts ...Opt
 	if err := checkArgs(sess, path, o); err != nil {
 		return nil, err
 	}
+	if err := mutexOnly(o); err != nil {
+		return nil, err
+	}
 	if maxLeases < 1 {
 		return nil, fmt.Errorf("lock: semaphore %s: maxLeases %d must be at least 1", path, maxLeases)
 	}
