@@ -22,8 +22,7 @@ var allowedImports = func() map[string][]string {
 		"internal/wire":   nil,
 		"internal/zkconn": {"internal/wire", "internal/fifo"},
 		"internal/elect":  append(slices.Clone(core), "internal/lockdelay"),
-		// The lock-delay shared by lock, the election engine and the
-		// rebalancer's barriers.
+		// The lock-delay shared by lock and the election engine.
 		"internal/lockdelay": core,
 		"rebalance/alloc":    nil,
 		// The Session is the one user of the wire.

@@ -3,8 +3,7 @@
 // expired, or someone deleted its node), the next owner waits a delay
 // before it acts, so that an owner paused past its session timeout (a GC
 // pause, a stopped VM) has time to wake, see its loss and stop. Package
-// lock, the election engine (and so election and failover) and the
-// rebalancer's barriers share it.
+// lock and the election engine (and so election and failover) share it.
 //
 // # Telling a clean release from an expiry
 //
