@@ -23,8 +23,9 @@ import (
 // lease to be freed, and a release wakes only that one. AcquireN creates
 // its n lease nodes in one turn and waits until they all fit.
 //
-// Like Curator's, the limit is not stored in ZooKeeper: every client of a
-// semaphore must be given the same MaxLeases. Children of leases/ whose
+// Like Curator's, the limit is not stored under path: every client of a
+// semaphore must be given the same MaxLeases, or read the limit from one
+// shared counter node (WithLimitFrom). Children of leases/ whose
 // names are not lease nodes are ignored. Acquire and TryAcquire refuse a
 // path that holds the contenders of a Mutex or an RWMutex, with
 // ErrOtherKind (see the package documentation); they find out once they
@@ -41,7 +42,8 @@ import (
 type Semaphore struct {
 	sess   *zkcoord.Session
 	path   string
-	max    int
+	max       int
+	limitFrom string // the limit's node (WithLimitFrom), or ""
 	locks  contention // the acquirers' mutex, <path>/locks
 	leases contention // <path>/leases
 }
@@ -60,7 +62,8 @@ func NewSemaphore(sess *zkcoord.Session, path string, maxLeases int, opts ...Opt
 	return &Semaphore{
 		sess:   sess,
 		path:   path,
-		max:    maxLeases,
+		max:       maxLeases,
+		limitFrom: o.limitFrom,
 		locks:  contention{sess: sess, dir: locks, name: mutexName, recognise: mutexContender},
 		leases: contention{sess: sess, dir: leases, name: leaseName, data: o.data, recognise: leaseContender},
 	}, nil
@@ -69,7 +72,9 @@ func NewSemaphore(sess *zkcoord.Session, path string, maxLeases int, opts ...Opt
 // Path returns the semaphore's directory.
 func (s *Semaphore) Path() string { return s.path }
 
-// MaxLeases returns the number of leases.
+// MaxLeases returns the number of leases given to NewSemaphore: the limit,
+// or with WithLimitFrom the limit while the limit node is missing (see
+// Limit for the current one).
 func (s *Semaphore) MaxLeases() int { return s.max }
 
 // Acquire waits until it holds a lease, ctx ends or the Session ends. If it
@@ -99,8 +104,9 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 // Curator's acquire(qty) but in one turn: it creates the n lease nodes
 // while holding the acquirers' mutex and waits until they all fit, so
 // acquirers of several leases never hold some while waiting for the rest,
-// and cannot deadlock each other. n must be between 1 and MaxLeases. If it
-// fails, it leaves no node behind.
+// and cannot deadlock each other. n must be between 1 and MaxLeases (at
+// least 1 with WithLimitFrom, where it waits for a limit of n or more). If
+// it fails, it leaves no node behind.
 //
 // The MultiLease holds the n leases: release them together with its
 // Release, or one by one through Leases. Its Done closes as soon as any
@@ -131,7 +137,7 @@ func (s *Semaphore) TryAcquireN(ctx context.Context, n int) (*MultiLease, error)
 
 // checkN refuses a number of leases that could never be held.
 func (s *Semaphore) checkN(n int) error {
-	if n < 1 || n > s.max {
+	if n < 1 || (n > s.max && s.limitFrom == "") {
 		return fmt.Errorf("lock: semaphore %s: %w: %d leases asked, between 1 and %d can be held", s.path, ErrBadCount, n, s.max)
 	}
 	return nil
@@ -144,7 +150,11 @@ func (s *Semaphore) tryAcquire(ctx context.Context, n int) ([]*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	if held+n > s.max {
+	limit, _, err := s.limit(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if held+n > limit {
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
 	}
 	return s.acquire(ctx, n, true)
@@ -248,7 +258,8 @@ func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
 }
 
 // wait counts the leases, while holding the mutex guard, until there are
-// at most MaxLeases, nodes (the acquirer's own) included.
+// at most the limit, nodes (the acquirer's own) included. Once it waits it
+// watches the leases and the limit node (WithLimitFrom).
 func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try bool) ([]*Lease, error) {
 	// The first node is watched while waiting, and its lease gets that
 	// watch; a deletion of any of them fires the children watch anyway.
@@ -271,13 +282,17 @@ func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try 
 		if err != nil {
 			return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 		}
+		limit, lw, err := s.limit(ctx, watch)
+		if err != nil {
+			return nil, err
+		}
 		leases := sortContenders(children, leaseContender)
 		for _, node := range nodes {
 			if _, found := blocker(leases, zkcoord.Base(node)); !found {
 				return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
 			}
 		}
-		if len(leases) <= s.max {
+		if len(leases) <= limit {
 			if err := guard.Err(); err != nil {
 				return nil, fmt.Errorf("lock: semaphore %s: mutex: %w", s.path, err)
 			}
@@ -295,7 +310,7 @@ func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try 
 			own.watchFrom(ctx, s.sess)
 			continue
 		}
-		if err := s.leases.block(ctx, cw, own, guard.Done()); err != nil {
+		if err := s.leases.block(ctx, cw, lw, own, guard.Done()); err != nil {
 			if guard.ended() {
 				return nil, fmt.Errorf("lock: semaphore %s: mutex: %w", s.path, guard.Err())
 			}
