@@ -40,12 +40,12 @@ import (
 // A Semaphore is safe for concurrent use, and one Semaphore value may hold
 // several leases.
 type Semaphore struct {
-	sess   *zkcoord.Session
-	path   string
+	sess      *zkcoord.Session
+	path      string
 	max       int
-	limitFrom string // the limit's node (WithLimitFrom), or ""
-	locks  contention // the acquirers' mutex, <path>/locks
-	leases contention // <path>/leases
+	limitFrom string     // the limit's node (WithLimitFrom), or ""
+	locks     contention // the acquirers' mutex, <path>/locks
+	leases    contention // <path>/leases
 }
 
 // NewSemaphore returns a Semaphore on path with maxLeases leases.
@@ -60,12 +60,12 @@ func NewSemaphore(sess *zkcoord.Session, path string, maxLeases int, opts ...Opt
 	locks := zkcoord.Join(path, "locks")
 	leases := zkcoord.Join(path, "leases")
 	return &Semaphore{
-		sess:   sess,
-		path:   path,
+		sess:      sess,
+		path:      path,
 		max:       maxLeases,
 		limitFrom: o.limitFrom,
-		locks:  contention{sess: sess, dir: locks, name: mutexName, recognise: mutexContender},
-		leases: contention{sess: sess, dir: leases, name: leaseName, data: o.data, recognise: leaseContender},
+		locks:     contention{sess: sess, dir: locks, name: mutexName, recognise: mutexContender},
+		leases:    contention{sess: sess, dir: leases, name: leaseName, data: o.data, recognise: leaseContender},
 	}, nil
 }
 
