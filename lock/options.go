@@ -12,6 +12,7 @@ type Option func(*options)
 type options struct {
 	data      []byte
 	limitFrom string // Semaphore: the node holding the limit (WithLimitFrom)
+	kazoo     bool   // Semaphore: Kazoo's layout (WithKazooLayout)
 }
 
 // WithData sets the data stored in every node the lock creates, for example

@@ -44,6 +44,7 @@ type Semaphore struct {
 	path      string
 	max       int
 	limitFrom string     // the limit's node (WithLimitFrom), or ""
+	kazoo     bool       // Kazoo's layout (WithKazooLayout)
 	locks     contention // the acquirers' mutex, <path>/locks
 	leases    contention // <path>/leases
 }
@@ -57,16 +58,23 @@ func NewSemaphore(sess *zkcoord.Session, path string, maxLeases int, opts ...Opt
 	if maxLeases < 1 {
 		return nil, fmt.Errorf("lock: semaphore %s: maxLeases %d must be at least 1", path, maxLeases)
 	}
-	locks := zkcoord.Join(path, "locks")
-	leases := zkcoord.Join(path, "leases")
-	return &Semaphore{
+	s := &Semaphore{
 		sess:      sess,
 		path:      path,
 		max:       maxLeases,
 		limitFrom: o.limitFrom,
-		locks:     contention{sess: sess, dir: locks, name: mutexName, recognise: mutexContender},
-		leases:    contention{sess: sess, dir: leases, name: leaseName, data: o.data, recognise: leaseContender},
-	}, nil
+		kazoo:     o.kazoo,
+		locks:     contention{sess: sess, dir: zkcoord.Join(path, "locks"), name: mutexName, recognise: mutexContender},
+		leases:    contention{sess: sess, dir: zkcoord.Join(path, "leases"), name: leaseName, data: o.data, recognise: leaseContender},
+	}
+	if o.kazoo {
+		if o.limitFrom != "" {
+			return nil, fmt.Errorf("lock: semaphore %s: %w: WithKazooLayout keeps the limit in the semaphore node, WithLimitFrom elsewhere", path, zkcoord.ErrInvalidConfig)
+		}
+		s.locks.dir, s.locks.name = path+"-"+kazooName, kazooName
+		s.leases.dir, s.leases.recognise, s.leases.kind = path, kazooLeaseContender, kazooSemaphoreKind
+	}
+	return s, nil
 }
 
 // Path returns the semaphore's directory.
@@ -146,6 +154,11 @@ func (s *Semaphore) checkN(n int) error {
 func (s *Semaphore) tryAcquire(ctx context.Context, n int) ([]*Lease, error) {
 	// Fail fast without taking the mutex. A client that holds the mutex
 	// while waiting for a lease has its own lease nodes counted here.
+	if s.kazoo {
+		if err := s.checkKazooLimit(ctx); err != nil {
+			return nil, err
+		}
+	}
 	held, err := s.count(ctx)
 	if err != nil {
 		return nil, err
@@ -171,12 +184,18 @@ func (s *Semaphore) count(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 	}
+	if s.kazoo {
+		return len(children), nil // Kazoo counts every child
+	}
 	return len(sortContenders(children, leaseContender)), nil
 }
 
 // acquire takes the acquirers' mutex, creates n lease nodes and waits for
 // them to count. With try it waits for neither the mutex nor the leases.
 func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, error) {
+	if s.kazoo {
+		return s.acquireKazoo(ctx, n, try)
+	}
 	guard, err := s.locks.acquire(ctx, try)
 	if errors.Is(err, ErrLocked) {
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
@@ -198,6 +217,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, err
 		if rerr := guard.Release(ctx); rerr != nil {
 			s.sess.Logger().Debug("lock: releasing the semaphore's mutex", "path", s.path, "err", rerr)
 		}
+		s.dropEmptyDirs(ctx)
 		return nil, kerr
 	}
 	if err != nil {
@@ -247,12 +267,15 @@ func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
 	if brokenMixedKinds() {
 		return nil
 	}
-	children, _, err := s.sess.Children(ctx, s.path)
+	children, st, err := s.sess.Children(ctx, s.path)
 	if err != nil {
 		return fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 	}
 	if node, kind := otherKind(children, semaphoreKind); node != "" {
 		return otherKindErr(s.path, semaphoreKind, kind, node)
+	}
+	if st.DataLength > 0 {
+		return s.refuseKazooNode(ctx)
 	}
 	return nil
 }

@@ -30,8 +30,11 @@ func WithLimitFrom(path string) Option {
 
 // onlyForSemaphore refuses the options that only a Semaphore takes.
 func (o options) onlyForSemaphore(kind string) error {
-	if o.limitFrom != "" {
+	switch {
+	case o.limitFrom != "":
 		return fmt.Errorf("lock: %w: WithLimitFrom is for a Semaphore, not a %s", zkcoord.ErrInvalidConfig, kind)
+	case o.kazoo:
+		return fmt.Errorf("lock: %w: WithKazooLayout is for a Semaphore, not a %s", zkcoord.ErrInvalidConfig, kind)
 	}
 	return nil
 }
