@@ -14,7 +14,8 @@ import (
 // rules of Apache Curator's InterProcessSemaphoreV2: at most MaxLeases
 // leases are held at once across all clients.
 //
-// Under path it keeps two directories. An acquirer first takes the mutex
+// Under path it keeps two directories (in Curator's layout; see
+// WithKazooLayout for Kazoo's). An acquirer first takes the mutex
 // <path>/locks (a Mutex: _c_<uuid>-lock-<seq> nodes), then creates its
 // lease node <path>/leases/_c_<uuid>-lease-<seq> and, still holding the
 // mutex, waits until there are at most MaxLeases lease nodes; then it
