@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,11 +155,12 @@ func (s *Semaphore) createKazooLeases(ctx context.Context, n int) ([]*Lease, err
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if failed := slices.IndexFunc(errs, func(err error) bool { return err != nil }); failed >= 0 {
+		// A failed create's node may exist too: its outcome is unknown.
 		for _, node := range nodes {
 			s.sess.EnsureDeletedLater(node)
 		}
-		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, err)
+		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, errs[failed])
 	}
 	leases := make([]*Lease, n)
 	for i, node := range nodes {
