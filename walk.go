@@ -3,7 +3,8 @@ package zkcoord
 import (
 	"context"
 	"errors"
-	"sync"
+
+	"github.com/zkcoord/zkcoord/internal/fanout"
 )
 
 // TreeNode is a node found by Walk: its path and stat, or, for a node
@@ -42,21 +43,13 @@ func (s *Session) Walk(ctx context.Context, path string) ([]TreeNode, error) {
 	var out []TreeNode
 	for level := []string{path}; len(level) > 0; {
 		got := make([]listing, len(level))
-		slots := make(chan struct{}, walkParallel)
-		var wg sync.WaitGroup
-		for i, p := range level {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-slots; wg.Done() }()
-				if walkHook != nil {
-					walkHook(p)
-				}
-				kids, st, err := s.Children(ctx, p)
-				got[i] = listing{kids, st, err}
-			}()
-		}
-		wg.Wait()
+		fanout.Each(len(level), walkParallel, func(i int) {
+			if walkHook != nil {
+				walkHook(level[i])
+			}
+			kids, st, err := s.Children(ctx, level[i])
+			got[i] = listing{kids, st, err}
+		})
 		var next []string
 		for i, p := range level {
 			l := got[i]
