@@ -44,7 +44,7 @@ type store struct {
 	events *fifo.Queue[change]
 	wg     sync.WaitGroup // the goroutines forwarding the caches' events
 	// failed holds why a node could not be read (a Failed event), until
-	// it is read.
+	// it is added or removed.
 	failed map[string]error
 	owners map[key]map[string]struct{}
 	// owner is who reads now: a recipe path or a walk id.
@@ -95,18 +95,18 @@ func (s *store) own(k key) {
 // cacheOf returns the cache that holds p, started if need be, once it
 // has loaded; errLoading until then.
 func (s *store) cacheOf(p string) (*cache.Cache, error) {
-	root := p
+	root, tree := p, false
 	if i := slices.IndexFunc(s.trees, func(t string) bool { return under(t, p) }); i >= 0 {
-		root = s.trees[i]
+		root, tree = s.trees[i], true
 	}
 	f := s.caches[root]
 	if f == nil {
 		var c *cache.Cache
 		var err error
-		if root == p && !slices.Contains(s.trees, p) {
-			c, err = cache.NewNode(s.sess, p)
-		} else {
+		if tree {
 			c, err = cache.NewTree(s.sess, root)
+		} else {
+			c, err = cache.NewNode(s.sess, root)
 		}
 		if err != nil {
 			return nil, err
@@ -128,40 +128,41 @@ func (s *store) cacheOf(p string) (*cache.Cache, error) {
 	return f.c, nil
 }
 
-// node returns the cached node at p: ErrNoNode if it does not exist, or
-// why it could not be read.
-func (s *store) node(p string) (cache.Node, error) {
+// node returns the cached node at p and its cache: ErrNoNode if it does
+// not exist, or why it could not be read.
+func (s *store) node(p string) (cache.Node, *cache.Cache, error) {
 	c, err := s.cacheOf(p)
 	if err != nil {
-		return cache.Node{}, err
+		return cache.Node{}, nil, err
 	}
 	s.own(nodeKey(p))
 	n, ok := c.Get(p)
 	if !ok {
 		if err := s.failed[p]; err != nil {
-			return cache.Node{}, err
+			return cache.Node{}, nil, err
 		}
-		return cache.Node{}, zkcoord.ErrNoNode
+		return cache.Node{}, nil, zkcoord.ErrNoNode
 	}
-	return n, nil
+	return n, c, nil
 }
 
 // get reads a node's data and stat.
 func (s *store) get(p string) ([]byte, *zkcoord.Stat, error) {
-	n, err := s.node(p)
+	n, _, err := s.node(p)
 	if err != nil {
 		return nil, nil, err
 	}
 	return n.Data, &n.Stat, nil
 }
 
-// children lists a node's children, sorted (on paths of a tree only).
+// children lists a node's children, sorted; a node outside every tree
+// has none listed.
 func (s *store) children(p string) ([]string, error) {
-	if _, err := s.node(p); err != nil {
+	_, c, err := s.node(p)
+	if err != nil {
 		return nil, err
 	}
 	s.own(kidsKey(p))
-	c, _ := s.cacheOf(p)
 	return c.Children(p), nil
 }
 
@@ -176,7 +177,7 @@ func (s *store) childrenOpt(p string) ([]string, error) {
 
 // has reports whether a node exists.
 func (s *store) has(p string) (bool, error) {
-	_, err := s.node(p)
+	_, _, err := s.node(p)
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		return false, nil
 	}
