@@ -2,7 +2,6 @@ package lock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -31,15 +30,16 @@ import (
 // never earlier than the disappearance. During it the contender keeps its
 // place; Lock waits it out, and TryLock returns ErrLocked.
 //
-// The option applies to a Mutex: NewRWMutex and NewSemaphore refuse it.
+// The option applies to a Mutex and a ReentrantMutex: NewRWMutex and
+// NewSemaphore refuse it.
 func WithLockDelay(d time.Duration) Option {
 	return func(o *options) { o.delay = d }
 }
 
-// mutexOnly refuses options only a Mutex takes.
-func mutexOnly(o options) error {
+// onlyForMutex refuses the options that only a Mutex takes.
+func (o options) onlyForMutex(kind string) error {
 	if o.delay != 0 {
-		return errors.New("lock: WithLockDelay applies to a Mutex, not to an RWMutex or a Semaphore")
+		return fmt.Errorf("lock: %w: WithLockDelay is for a Mutex, not a %s", zkcoord.ErrInvalidConfig, kind)
 	}
 	return nil
 }
@@ -80,7 +80,7 @@ func (c contention) hold(ctx context.Context, s *self, try bool, t *lockdelay.Tr
 	timer := time.AfterFunc(d, func() { close(passed) })
 	defer timer.Stop()
 	s.watchFrom(ctx, c.sess)
-	if err := c.block(ctx, passed, s, nil); err != nil {
+	if err := c.block(ctx, passed, nil, s, nil); err != nil {
 		return err
 	}
 	// The own node's deletion may not have been told yet: read it, so

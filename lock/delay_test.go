@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -117,11 +118,11 @@ func TestLockDelayBadInput(t *testing.T) {
 	if _, err := lock.NewMutex(sess, testDir(t), lock.WithLockDelay(-time.Second)); err == nil {
 		t.Fatal("NewMutex with a negative lock-delay: no error")
 	}
-	if _, err := lock.NewRWMutex(sess, testDir(t), lock.WithLockDelay(time.Second)); err == nil {
-		t.Fatal("NewRWMutex with a lock-delay: no error")
+	if _, err := lock.NewRWMutex(sess, testDir(t), lock.WithLockDelay(time.Second)); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Fatalf("NewRWMutex with a lock-delay: %v, want ErrInvalidConfig", err)
 	}
-	if _, err := lock.NewSemaphore(sess, testDir(t), 2, lock.WithLockDelay(time.Second)); err == nil {
-		t.Fatal("NewSemaphore with a lock-delay: no error")
+	if _, err := lock.NewSemaphore(sess, testDir(t), 2, lock.WithLockDelay(time.Second)); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Fatalf("NewSemaphore with a lock-delay: %v, want ErrInvalidConfig", err)
 	}
 }
 

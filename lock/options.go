@@ -11,8 +11,10 @@ import (
 type Option func(*options)
 
 type options struct {
-	data  []byte
-	delay time.Duration // WithLockDelay
+	data      []byte
+	delay     time.Duration // Mutex: the lock-delay (WithLockDelay)
+	limitFrom string        // Semaphore: the node holding the limit (WithLimitFrom)
+	kazoo     bool          // Semaphore: Kazoo's layout (WithKazooLayout)
 }
 
 // WithData sets the data stored in every node the lock creates, for example
@@ -37,7 +39,12 @@ func checkArgs(sess *zkcoord.Session, path string, o options) error {
 		return fmt.Errorf("lock: %w", err)
 	}
 	if o.delay < 0 {
-		return fmt.Errorf("lock: negative lock-delay %v", o.delay)
+		return fmt.Errorf("lock: %w: negative lock-delay %v", zkcoord.ErrInvalidConfig, o.delay)
+	}
+	if o.limitFrom != "" {
+		if err := zkcoord.ValidatePath(o.limitFrom); err != nil {
+			return fmt.Errorf("lock: limit node: %w", err)
+		}
 	}
 	if max := sess.Config().MaxDataSize; len(o.data) > max {
 		return fmt.Errorf("lock: %w: %d bytes of node data, limit %d", zkcoord.ErrTooLarge, len(o.data), max)
