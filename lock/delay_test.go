@@ -1,6 +1,7 @@
 package lock_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -165,4 +166,35 @@ func TestLockDelayCuratorRelease(t *testing.T) {
 	cur.mustExpect(t, ctx, "h2", "held")
 	cur.send(t, "h2 release")
 	cur.mustExpect(t, ctx, "h2", "released")
+}
+
+// TestLockDelayReentrant: a ReentrantMutex takes the lock-delay as a Mutex
+// does.
+func TestLockDelayReentrant(t *testing.T) {
+	const d = 2 * time.Second
+	ctx := testCtx(t, 90*time.Second)
+	dir := testDir(t)
+	a, b := connect(t), connect(t)
+	ra, err := lock.NewReentrantMutex(a, dir, lock.WithLockDelay(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := lock.NewReentrantMutex(b, dir, lock.WithLockDelay(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	la, err := ra.Lock(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := acquireAfter(ctx, func(ctx context.Context) (*lock.Lease, error) { return rb.Lock(ctx, "b") }, la)
+	queued(t, b, dir, 2)
+	start := time.Now()
+	if err := cluster.ExpireSession(ctx, a.ID(), a.Password()); err != nil {
+		t.Fatal(err)
+	}
+	awaitAcquisition(t, ctx, got)
+	if took := time.Since(start); took < d {
+		t.Errorf("acquired %v after the expiry, before the lock-delay of %v", took, d)
+	}
 }
