@@ -45,6 +45,7 @@ func TestHelp(t *testing.T) {
 		"whoami":     {"--json"},
 		"ephemerals": {"--session ID", "--json"},
 		"server":     {"--json"},
+		"ensemble":   {"--json", "--from-version VERSION"},
 		"ui":         {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
 		"services":   {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON", "--no-recover"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
@@ -52,7 +53,7 @@ func TestHelp(t *testing.T) {
 	}
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
-		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat"}
+		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat", "ensemble": "show"}
 	seen := map[string]bool{}
 	for _, c := range newRootCommand(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
 		cname := c.Name()
