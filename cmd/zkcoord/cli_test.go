@@ -20,7 +20,8 @@ func TestHelp(t *testing.T) {
 	}
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
-		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
+		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable",
+			"--limit-from PATH", "--kazoo"},
 		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin", "--no-recover",
 			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
