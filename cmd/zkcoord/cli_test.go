@@ -250,6 +250,7 @@ func TestCompletionOffersArguments(t *testing.T) {
 	complete(nil, none, "resources", "add", "--root", p+"/groups", "g", "")
 	complete([]string{"billing"}, names, "services", "get", p+"/services", "")
 	complete([]string{p + "/groups"}, paths, "status", "g", "--root", p+"/gr")
+	complete([]string{p + "/other"}, paths, "lock", p+"/app/a", "--limit", "2", "--limit-from", p+"/ot")
 	complete([]string{"always", "on-failure", "never"}, none, "rebalance", "g", "--restart", "")
 	// With no server to ask, nothing, quickly.
 	complete(nil, paths, "--zk", "127.0.0.1:1", "ls", "/")
