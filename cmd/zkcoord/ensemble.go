@@ -171,7 +171,7 @@ func runEnsemble(a *app, o *ensembleOptions, r *zkcoord.Reconfig) error {
 		// The server that took the request may have dropped its clients
 		// with the answer (one leaving the ensemble does): read again.
 		if c, err = sess.EnsembleConfig(ctx); err != nil || !applied(r, c) {
-			return fmt.Errorf("the connection was lost before the ensemble answered, and the membership read again does not show the change: see zkcoord ensemble show, and try again")
+			return errors.New("the connection was lost before the ensemble answered, and the membership read again does not show the change (yet): see zkcoord ensemble show before trying again")
 		}
 		fmt.Fprintf(a.stderr, "zkcoord: the connection was lost with the answer; the membership read again shows the change\n")
 	}
