@@ -99,13 +99,16 @@ func TestRecognisesRecipes(t *testing.T) {
 
 	// An election with a leader and a follower.
 	e1, _ := election.New(s1, "/app/elect", election.WithID("alpha"))
-	e2, _ := election.New(s2, "/app/elect", election.WithID("beta"))
+	e2, following := standingBy(s2, "/app/elect", "beta")
 	lead, err := e1.Campaign(ctx)
 	if err != nil {
 		t.Fatalf("campaign: %v", err)
 	}
-	if _, err := e2.Nominate(ctx); err != nil {
-		t.Fatalf("nominate: %v", err)
+	go e2.Campaign(ctx) // stands by behind the leader until the test ends
+	select {
+	case <-following:
+	case <-ctx.Done():
+		t.Fatal("the second candidate never stood by")
 	}
 
 	// A mutex with a holder and a waiter.
