@@ -121,3 +121,5 @@ func (l *Leadership) ID() string   { return l.c.el.opts.id }
 // after leadership ended deletes the node if it is still there; it returns
 // nil once the node is gone.
 func (l *Leadership) Resign(ctx context.Context) error { return l.c.Resign(ctx) }
+
+var _ zkcoord.Ownership = (*Leadership)(nil)

@@ -82,6 +82,9 @@ type Lease struct {
 	revOnce  sync.Once
 	swaps    chan swap // a node to take the lease's place (RWMutex.Downgrade)
 
+	ctx    context.Context // cancelled, with err as cause, when done closes
+	cancel context.CancelCauseFunc
+
 	mu     sync.Mutex
 	err    error // why the lease ended; nil while held
 	result error // what Release reports
@@ -105,6 +108,7 @@ func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
 		revoked:   make(chan struct{}),
 		swaps:     make(chan swap),
 	}
+	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	if own != nil {
 		l.wantWatch()
 	}
@@ -119,6 +123,13 @@ func (l *Lease) wantWatch() { l.watchOne.Do(func() { close(l.watch) }) }
 func (l *Lease) Done() <-chan struct{} {
 	l.wantWatch()
 	return l.done
+}
+
+// Context returns a context cancelled when the lease ends, with Err as its
+// cause: run the holder's work under it.
+func (l *Lease) Context() context.Context {
+	l.wantWatch()
+	return l.ctx
 }
 
 // Err returns nil while the lease is held. After Done closes it returns
@@ -309,6 +320,7 @@ func (l *Lease) released() {
 	l.err = ErrReleased
 	l.result = nil
 	l.mu.Unlock()
+	l.cancel(ErrReleased)
 	close(l.done)
 }
 
@@ -318,6 +330,7 @@ func (l *Lease) end(err error) {
 	l.err = err
 	l.result = err
 	l.mu.Unlock()
+	l.cancel(err)
 	close(l.done)
 }
 
@@ -327,3 +340,5 @@ func lost(cause error) error {
 	}
 	return fmt.Errorf("%w: %w", ErrLost, cause)
 }
+
+var _ zkcoord.Ownership = (*Lease)(nil)
