@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/fifo"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // ErrInvalid wraps the errors of constructors given a nil Session or an
@@ -98,7 +99,7 @@ func NewTree(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error)
 }
 
 func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Cache, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

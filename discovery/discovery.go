@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
@@ -39,7 +40,7 @@ type Discovery struct {
 
 // New returns the discovery service rooted at base (Curator's basePath).
 func New(sess *zkcoord.Session, base string) (*Discovery, error) {
-	if err := zkcoord.ValidateRecipe(sess, base); err != nil {
+	if err := recipe.Validate(sess, base); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return &Discovery{sess: sess, base: base}, nil

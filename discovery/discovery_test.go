@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
@@ -203,7 +204,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		}
 	}
 	// Its instance going away moves it on; so does marking it down.
-	if err := sess.EnsureDeleted(ctx, zkcoord.Join("/svc/web", first.ID)); err != nil {
+	if err := recipe.EnsureDeleted(ctx, sess, zkcoord.Join("/svc/web", first.ID)); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, wait, "the provider sees the removal", func() bool { return len(served(t, sticky)) == 2 })

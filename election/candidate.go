@@ -10,6 +10,7 @@ import (
 	"github.com/zkcoord/zkcoord/internal/fifo"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // candidate is one participant node of an election, from its creation to
@@ -164,7 +165,7 @@ func (c *candidate) Resign(ctx context.Context) error {
 			return nil
 		}
 		if c.el.sess.Err() == nil {
-			nodeErr = c.el.sess.EnsureDeleted(bg, c.node)
+			nodeErr = recipe.EnsureDeleted(bg, c.el.sess, c.node)
 			c.mu.Lock()
 			c.nodeGone, c.nodeErr = nodeErr == nil, nodeErr
 			c.mu.Unlock()
@@ -276,7 +277,7 @@ func (c *candidate) finish(cause error) {
 		if c.office != nil && !errors.Is(cause, ErrDeposed) && !errors.Is(cause, ErrEnded) {
 			nodeErr = c.eng.Leave(bg, *c.office)
 		} else {
-			nodeErr = c.el.sess.EnsureDeleted(bg, c.node)
+			nodeErr = recipe.EnsureDeleted(bg, c.el.sess, c.node)
 		}
 	case errors.Is(serr, zkcoord.ErrSessionExpired):
 		// The server deleted it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Election is one election path on one Session. It is cheap: it holds no
@@ -211,7 +212,7 @@ func (e *Election) end(ctx context.Context) error {
 		if n != "" {
 			p = zkcoord.Join(e.path, n)
 		}
-		if err := e.sess.EnsureDeleted(ctx, p); err != nil {
+		if err := recipe.EnsureDeleted(ctx, e.sess, p); err != nil {
 			errs = append(errs, err)
 		}
 	}

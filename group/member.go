@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of membership.
@@ -54,7 +55,7 @@ type Membership struct {
 // (created as a container if missing). Data larger than the Session's
 // limit is refused with an error wrapping zkcoord.ErrTooLarge.
 func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte) (*Membership, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	if err := zkcoord.ValidateName(id); err != nil {
@@ -148,7 +149,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 		m.end(ErrLeft)
 		m.stop()
 		<-m.done
-		err = m.sess.EnsureDeleted(ctx, m.path)
+		err = recipe.EnsureDeleted(ctx, m.sess, m.path)
 		if err != nil && m.sess.Err() != nil {
 			err = nil // the server removes the node with the session
 		}
@@ -162,7 +163,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 // Members lists the members of the group at path, sorted by ID (then by
 // path). A group that does not exist has no members.
 func Members(ctx context.Context, sess *zkcoord.Session, path string) ([]Member, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	children, _, err := sess.Children(ctx, path)

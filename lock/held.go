@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors returned by this package; check them with errors.Is.
@@ -307,7 +308,7 @@ func (l *Lease) rewatch() ([]byte, <-chan zkcoord.Event, error) {
 func (l *Lease) releaseNode() {
 	// A ctx without Done runs the request on this goroutine; it still ends
 	// with the Session.
-	if err := l.sess.EnsureDeleted(context.Background(), l.path); err != nil {
+	if err := recipe.EnsureDeleted(context.Background(), l.sess, l.path); err != nil {
 		l.end(lost(l.sessErr(err)))
 		return
 	}

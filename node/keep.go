@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Option configures Keep.
@@ -47,7 +48,7 @@ type Kept struct {
 // containers) and keeps it present until Close, ctx ends or the Session
 // ends. It returns once the node exists.
 func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, opts ...Option) (*Kept, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
 	var o options

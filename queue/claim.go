@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Claim is one item a consumer holds: of a WorkQueue, or of a Curator
@@ -148,7 +149,7 @@ func (c *Claim) Release(ctx context.Context) error {
 	if err := c.held(); err != nil {
 		return err
 	}
-	if err := c.q.sess.EnsureDeleted(ctx, c.marker); err != nil {
+	if err := recipe.EnsureDeleted(ctx, c.q.sess, c.marker); err != nil {
 		return fmt.Errorf("queue: release %s: %w", c.name, err)
 	}
 	c.end(errReleased)

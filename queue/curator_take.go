@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // curatorQueue is the engine of the queues in Curator's layouts: it puts
@@ -32,7 +33,7 @@ type curatorQueue struct {
 }
 
 func newCuratorQueue(sess *zkcoord.Session, path string, l layout, opts []CuratorOption) (*curatorQueue, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
 	q := &curatorQueue{sess: sess, path: path, layout: l}
@@ -40,7 +41,7 @@ func newCuratorQueue(sess *zkcoord.Session, path string, l layout, opts []Curato
 		o(q)
 	}
 	if q.lock != "" {
-		if err := zkcoord.ValidateRecipe(sess, q.lock); err != nil {
+		if err := recipe.Validate(sess, q.lock); err != nil {
 			return nil, fmt.Errorf("queue: lock path: %w", err)
 		}
 		if q.lock == q.path {
@@ -449,7 +450,7 @@ func (q *curatorQueue) removeOne(ctx context.Context, name string) (bool, error)
 		return false, nil
 	case zkcoord.IsRetryable(err):
 		// Gone either way once this returns; by whose delete, unknown.
-		return false, q.sess.EnsureDeleted(context.WithoutCancel(ctx), p)
+		return false, recipe.EnsureDeleted(context.WithoutCancel(ctx), q.sess, p)
 	}
 	return false, err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/zkcoord/zkcoord/discovery"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/group"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/queue"
@@ -236,7 +237,7 @@ func TestRecipeGone(t *testing.T) {
 	if err := m.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := sess.EnsureDeleted(ctx, "/a/b/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+	if err := recipe.EnsureDeleted(ctx, sess, "/a/b/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, 30*time.Second, "lock gone", func() error {
