@@ -215,7 +215,7 @@ const benchRoot = "/bench/rebalance"
 
 func (g *zkGroup) opts() []rebalance.Option {
 	// Rebalance on every change, as Kazoo is given its smallest window.
-	return []rebalance.Option{rebalance.WithRoot(benchRoot), rebalance.WithMode(g.mode), rebalance.WithMinInterval(0)}
+	return []rebalance.Option{rebalance.WithMode(g.mode), rebalance.WithMinInterval(0)}
 }
 
 func (g *zkGroup) setup(ctx context.Context) error {
@@ -226,7 +226,7 @@ func (g *zkGroup) setup(ctx context.Context) error {
 		return err
 	}
 	err = forEach(ctx, g.size.resources, 32, func(ctx context.Context, i int) error {
-		return rebalance.AddResource(ctx, g.admin, benchRoot, g.group, fmt.Sprintf("r%05d", i))
+		return rebalance.AddResource(ctx, g.admin, zkcoord.Join(benchRoot, g.group), fmt.Sprintf("r%05d", i))
 	})
 	if err != nil {
 		return err
@@ -241,7 +241,7 @@ func (g *zkGroup) setup(ctx context.Context) error {
 		g.t.setLive(fmt.Sprintf("c%d", i), true)
 	}
 	err = forEach(ctx, len(g.members), 16, func(ctx context.Context, i int) error {
-		c, err := rebalance.Start(ctx, g.members[i], g.group, g.t.handler(fmt.Sprintf("c%d", i)), g.opts()...)
+		c, err := rebalance.Start(ctx, g.members[i], zkcoord.Join(benchRoot, g.group), g.t.handler(fmt.Sprintf("c%d", i)), g.opts()...)
 		g.clients[i] = c
 		return err
 	})
@@ -258,7 +258,7 @@ func (g *zkGroup) join(ctx context.Context) (stepOut, error) {
 	name := "joiner"
 	g.t.setLive(name, true)
 	t := time.Now()
-	c, err := rebalance.Start(ctx, g.spare, g.group, g.t.handler(name), g.opts()...)
+	c, err := rebalance.Start(ctx, g.spare, zkcoord.Join(benchRoot, g.group), g.t.handler(name), g.opts()...)
 	if err != nil {
 		return stepOut{}, err
 	}

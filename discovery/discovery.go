@@ -36,14 +36,16 @@ var (
 type Discovery struct {
 	sess *zkcoord.Session
 	base string
+	opts []Option // for every provider, before its own
 }
 
 // New returns the discovery service rooted at base (Curator's basePath).
-func New(sess *zkcoord.Session, base string) (*Discovery, error) {
+// Its options are the defaults of every provider it starts.
+func New(sess *zkcoord.Session, base string, opts ...Option) (*Discovery, error) {
 	if err := recipe.Validate(sess, base); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	return &Discovery{sess: sess, base: base}, nil
+	return &Discovery{sess: sess, base: base, opts: opts}, nil
 }
 
 // Session returns the Session the service uses.

@@ -192,7 +192,9 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		t.Errorf("round robin gave %v", order)
 	}
 
-	sticky, err := d.NewProvider(ctx, "web", WithStrategy(Sticky(Random())))
+	// The options of New are every provider's defaults.
+	ds := newDiscovery(t, sess, "/svc", WithStrategy(func() Strategy { return Sticky(Random()) }))
+	sticky, err := ds.NewProvider(ctx, "web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		t.Errorf("sticky handed out %s, which is down or gone", in.ID)
 	}
 
-	random, err := d.NewProvider(ctx, "web", WithStrategy(Random()))
+	random, err := d.NewProvider(ctx, "web", WithStrategy(Random))
 	if err != nil {
 		t.Fatal(err)
 	}

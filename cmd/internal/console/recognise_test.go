@@ -33,7 +33,7 @@ func startWorkers(t *testing.T, root, group string, n int, resources ...string) 
 	ctx := testkit.Ctx(t, time.Minute)
 	admin := connect(t)
 	for _, r := range resources {
-		if err := rebalance.AddResource(ctx, admin, root, group, r); err != nil {
+		if err := rebalance.AddResource(ctx, admin, zkcoord.Join(root, group), r); err != nil {
 			t.Fatalf("add resource %s: %v", r, err)
 		}
 	}
@@ -51,8 +51,8 @@ func startWorker(t *testing.T, root, group, name string) *rebalance.Client {
 		Assigned:   func(context.Context, rebalance.Assignment) error { return nil },
 		Unassigned: func(rebalance.Assignment, error) error { return nil },
 	}
-	c, err := rebalance.Start(testkit.Ctx(t, time.Minute), connect(t), group, h,
-		rebalance.WithRoot(root), rebalance.WithName(name))
+	c, err := rebalance.Start(testkit.Ctx(t, time.Minute), connect(t), zkcoord.Join(root, group), h,
+		rebalance.WithName(name))
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
@@ -171,7 +171,7 @@ func TestRecognisesRecipes(t *testing.T) {
 	})
 	admin := connect(t)
 	waitView(t, srv, "/app/rebalance/orders", func(v *console.View) error {
-		d, err := rebalance.Describe(ctx, admin, "/app/rebalance", "orders")
+		d, err := rebalance.Describe(ctx, admin, zkcoord.Join("/app/rebalance", "orders"))
 		if err != nil {
 			return err
 		}
