@@ -6,7 +6,8 @@
 // act as leader under Leadership.Context, pass Leadership.Token to every
 // resource the leader writes, and Resign when done. Lead campaigns again
 // after each leadership ends (Curator's LeaderSelector with auto-requeue).
-// Leader tells anyone who leads now, Observe every change of leader, and
+// Leader tells anyone who leads now, Observe (a zkcoord.Watcher) the
+// newest leader after every change, and
 // Participants lists the whole queue. WithEvents reports every transition
 // of a candidate in order, standing by (EventFollowing) included.
 //

@@ -97,7 +97,7 @@ func ExampleElection_Observe() {
 
 	e, _ := election.New(sess, "/examples/observe", election.WithID("svc-a"))
 	obsCtx, stop := context.WithCancel(ctx)
-	leaders := e.Observe(obsCtx)
+	leaders := e.Observe(obsCtx).Changes()
 	fmt.Printf("leader: %q\n", (<-leaders).ID)
 
 	l, err := e.Campaign(ctx)
