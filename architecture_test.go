@@ -42,14 +42,16 @@ var allowedImports = func() map[string][]string {
 		"discovery":       append(slices.Clone(recipe), "cache"),
 		"metrics":         {""},
 		"metrics/prom":    {"", "metrics"},
+		"kerberos":        {""},
 		"zktest":          {"zktest/zkserver"},
 		"zktest/zkserver": nil,
 	}
 }()
 
 // modules are the package patterns of the workspace's modules (go.work)
-// that ship: the library with zktest, the tools and the Prometheus adapter.
-var modules = []string{"./...", "./cmd/...", "./metrics/prom/..."}
+// that ship: the library with zktest, the tools, the Prometheus adapter
+// and the Kerberos mechanism.
+var modules = []string{"./...", "./cmd/...", "./metrics/prom/...", "./kerberos/..."}
 
 func TestArchitecture(t *testing.T) {
 	const module = "github.com/zkcoord/zkcoord"

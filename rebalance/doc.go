@@ -14,6 +14,12 @@
 // Unassigned when the resource goes, returning only once the resource is no
 // longer used (a failed stop keeps the resource fenced and is retried).
 //
+// WithWeight gives a client a capacity and WithResourceWeights makes some
+// resources count more: resources are then shared in proportion to the
+// weights. WithAllocator replaces the allocation with a function of the
+// group's own, whose result is checked before anything moves. Every client
+// of a group must be given the same functions.
+//
 // Operators register resources with AddResource, remove them with
 // RemoveResource and list them with ListResources; Describe reports a
 // group's members, coordinator, term, allocation, barriers and progress.

@@ -58,6 +58,10 @@ Under the shell, {resource} becomes "$ZKCOORD_RESOURCE", so a resource name
 is always one word and never shell code; it may stand inside double quotes,
 not inside single quotes. After "--", CMD and its arguments are run directly.
 
+A worker's --weight is its capacity: resources are shared in proportion to
+the weights of the workers (a worker of weight 2 gets twice the share of one
+of weight 1). Workers that give none, also those of older versions, weigh 1.
+
 Modes (--mode, the same for every worker of a group):
   incremental       only resources that change owner stop (default)
   resource-barrier  every resource stops on every rebalancing, then restarts
@@ -100,6 +104,7 @@ Example:
 	fs.IntVar(&o.maxRestarts, "max-restarts", 0, "give up after `n` restarts of one resource's CMD (0: never give up)")
 	fs.DurationVar(&o.minInterval, "min-interval", rebalance.DefaultMinInterval, "as coordinator, start rebalancings at least this far apart")
 	fs.DurationVar(&o.startDelay, "start-delay", 0, "wait this long after taking a resource's barrier before starting CMD")
+	fs.Int64Var(&o.weight, "weight", 1, "this worker's capacity: workers get resources in proportion to their `weight` (1 to 1000000)")
 	fs.BoolVar(&o.noRecover, "no-recover", false, "exit with status 3 when the session is lost, instead of joining again")
 	fs.BoolVar(&o.events, "events", false, "print acquire and release events on standard output, for test harnesses (CMD's output then goes to standard error)")
 	completeWords(cmd, "mode", "incremental", "resource-barrier", "global-barrier")
@@ -122,6 +127,7 @@ type rebalanceOptions struct {
 	maxRestarts  int
 	minInterval  time.Duration
 	startDelay   time.Duration
+	weight       int64
 	noRecover    bool
 	events       bool
 }
@@ -148,6 +154,9 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 	}
 	if o.maxRestarts < 0 || o.restartDelay < 0 || o.grace < 0 || o.minInterval < 0 || o.startDelay < 0 {
 		return cli.Usagef("rebalance: durations and counts must not be negative")
+	}
+	if o.weight < 1 || o.weight > alloc.MaxWeight {
+		return cli.Usagef("rebalance: --weight: want 1 to %d, not %d", alloc.MaxWeight, o.weight)
 	}
 	if o.name == "" {
 		h, _ := os.Hostname()
@@ -259,7 +268,8 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 		},
 	}
 	opts := []rebalance.Option{rebalance.WithMode(o.mode), rebalance.WithName(o.name),
-		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLogger(a.log)}
+		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLogger(a.log),
+		rebalance.WithWeight(o.weight)}
 	c, err := rebalance.Start(ctx, sess, zkcoord.Join(o.root, o.group), h, opts...)
 	if err != nil {
 		if a.ctx.Err() != nil {

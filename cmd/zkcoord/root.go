@@ -54,6 +54,7 @@ func newRootCommand(a *app) *cobra.Command {
 	completeWords(root, "log-format", "text", "json")
 	completeWords(root, "acl", "open", "creator")
 	root.AddCommand(a.commands()...)
+	addCompletions(a, root)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [COMMAND]",
 		Short: "help about a command",
@@ -148,7 +149,9 @@ Environment of the commands zkcoord runs:
   ZKCOORD_RESOURCE  the resource (rebalance)
   ZKCOORD_TERM, ZKCOORD_GROUP, ZKCOORD_GENERATION, ZKCOORD_NODE: see each command
 
-Shell completion: see 'zkcoord completion --help'.
+Shell completion: see 'zkcoord completion --help'. It offers the commands,
+their flags and the values of those that take a fixed set, and asks the
+server for node paths, groups, resources and services.
 
 Exit codes:
   0  success

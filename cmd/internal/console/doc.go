@@ -13,7 +13,8 @@
 // a double barrier by the instance JSON its first child holds). A simple
 // barrier is a plain node and is shown only when named in Options.Paths as
 // "barrier:<path>"; so are groups whose members are not protected names
-// ("membership:<path>").
+// ("membership:<path>"). A root that does not exist is watched for, and
+// walked once it is created.
 //
 // One goroutine owns the model. Every node it reads is read with a watch
 // and cached until that watch fires, so a change costs reads of what

@@ -152,7 +152,7 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 	for i, mb := range g.Members {
 		ids[i] = mb.ID
 	}
-	g.Rebalancing = allocOK && (rec.Assignment.Check(ids, resources) != nil || g.Pending > 0 || !confirmed)
+	g.Rebalancing = allocOK && (!rec.Assignment.Covers(ids, resources) || g.Pending > 0 || !confirmed)
 	return g, nil
 }
 

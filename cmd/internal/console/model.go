@@ -170,6 +170,7 @@ func (m *model) walk(p string) {
 	if err != nil {
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			m.forgetUnder(p, nil)
+			m.awaitRoot(ctx, p)
 		} else if m.ctx.Err() == nil {
 			m.log.Warn("console: walk", "path", p, "err", err)
 		}
@@ -198,6 +199,22 @@ func (m *model) walk(p string) {
 	slices.Sort(sorted)
 	for _, k := range sorted {
 		m.walk(zkcoord.Join(p, k))
+	}
+}
+
+// awaitRoot watches for the creation of p, when p is one of the roots and
+// missing, so that the walk starts once it exists. (Below a root, a node
+// that comes back is seen in its parent's children.)
+func (m *model) awaitRoot(ctx context.Context, p string) {
+	if !slices.Contains(m.roots, p) {
+		return
+	}
+	ok, err := m.cache.has(ctx, p)
+	switch {
+	case err != nil && m.ctx.Err() == nil:
+		m.log.Warn("console: watch for the root", "path", p, "err", err)
+	case ok: // created since it was listed
+		m.dirty[walkPrefix+p] = struct{}{}
 	}
 }
 

@@ -297,6 +297,27 @@ func TestNamedPathsWaitForTheirNodes(t *testing.T) {
 	})
 }
 
+// TestRootCreatedLater: a console started before its root exists finds
+// the recipes under it once it is created.
+func TestRootCreatedLater(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	srv := serve(t, connect(t), console.Options{Root: "/late/root"})
+	testkit.Eventually(t, 30*time.Second, "settled", func() bool {
+		st, err := getState(t, srv)
+		return err == nil && st.Status.Settled
+	})
+	m, _ := lock.NewMutex(connect(t), "/late/root/app/lock")
+	if _, err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/late/root/app/lock", func(v *console.View) error {
+		if len(v.Lock.Holders) != 1 {
+			return fmt.Errorf("lock %+v", v.Lock)
+		}
+		return nil
+	})
+}
+
 // TestSessionEndShown: when the console's Session ends, the page is told.
 func TestSessionEndShown(t *testing.T) {
 	sess := connect(t)

@@ -187,7 +187,7 @@ func TestScale(t *testing.T) {
 	if *screenshots { // the top of the page only: the whole grid is 1,000 rows
 		var png []byte
 		run(t, b, time.Minute, chromedp.CaptureScreenshot(&png))
-		if err := os.WriteFile(filepath.Join("..", "..", "docs", "ui", "scale.png"), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("..", "..", "..", "docs", "ui", "scale.png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
