@@ -49,6 +49,8 @@ type Membership struct {
 	mu    sync.Mutex
 	err   error
 	leave sync.Once
+
+	own recipe.OwnContext
 }
 
 // Join adds a member with the given id and data to the group at path
@@ -204,3 +206,7 @@ func members(ctx context.Context, sess *zkcoord.Session, path string, children [
 	})
 	return out, nil
 }
+
+// Context returns a context cancelled when the membership ends, with Err as its cause:
+// do the owner's work under it.
+func (m *Membership) Context() context.Context { return m.own.Get(m.Done(), m.Err) }

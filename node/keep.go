@@ -28,6 +28,7 @@ type Kept struct {
 	sess *zkcoord.Session
 	path string
 	opts options
+	own  recipe.OwnContext
 
 	mu       sync.Mutex
 	data     []byte
@@ -386,3 +387,7 @@ var testHookOutcomeUnknown func()
 // testHookCreated, if set, runs when a create returned, before the keeper
 // looks at the node.
 var testHookCreated func()
+
+// Context returns a context cancelled when the Kept ends, with Err as its cause:
+// do the owner's work under it.
+func (k *Kept) Context() context.Context { return k.own.Get(k.Done(), k.Err) }

@@ -25,6 +25,8 @@ type Claim struct {
 	stop func() bool
 	mu   sync.Mutex
 	err  error
+
+	own recipe.OwnContext
 }
 
 func newClaim(q *claimer, name string, data, tag []byte) *Claim {
@@ -168,3 +170,7 @@ func (c *Claim) held() error {
 		return nil
 	}
 }
+
+// Context returns a context cancelled when the claim ends (acknowledged, released or lost), with Err as its cause:
+// do the owner's work under it.
+func (c *Claim) Context() context.Context { return c.own.Get(c.Done(), c.Err) }
