@@ -32,14 +32,11 @@ type curatorQueue struct {
 	warned  atomic.Bool
 }
 
-func newCuratorQueue(sess *zkcoord.Session, path string, l layout, opts []CuratorOption) (*curatorQueue, error) {
+func newCuratorQueue(sess *zkcoord.Session, path string, l layout, opts []Option) (*curatorQueue, error) {
 	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	q := &curatorQueue{sess: sess, path: path, layout: l}
-	for _, o := range opts {
-		o(q)
-	}
+	q := &curatorQueue{sess: sess, path: path, layout: l, lock: lockPathOf(opts)}
 	if q.lock != "" {
 		if err := recipe.Validate(sess, q.lock); err != nil {
 			return nil, fmt.Errorf("queue: lock path: %w", err)
