@@ -3,7 +3,8 @@
 // Apache Curator's InterProcessMutex, InterProcessReadWriteLock and
 // InterProcessSemaphoreV2, so that Java and Go services can share a lock
 // (a Mutex and an RWMutex also share locks with Kazoo's Lock, ReadLock and
-// WriteLock).
+// WriteLock, and a Semaphore WithKazooLayout with Kazoo's Semaphore).
+// WithLimitFrom takes a Semaphore's limit from a counter node.
 //
 // Lock, RLock and Acquire return a [Lease], a zkcoord.Ownership: work under
 // its Context, stop when Done closes, and pass Token (or write through
@@ -14,7 +15,8 @@
 // token guards against.
 //
 // A waiter watches only the contender before it: a release wakes one
-// waiter. Locks are not re-entrant ([ErrAlreadyHeld]); one path holds one
+// waiter. Locks are not re-entrant ([ErrAlreadyHeld]), except a [ReentrantMutex],
+// by a holder key the caller passes; one path holds one
 // kind of lock ([ErrOtherKind]); a contender that finds a wrapped sequence
 // number refuses (zkcoord.ErrSequenceWrapped). RWMutex.Downgrade turns a
 // write lock into a read lock with no moment unlocked; Revoke asks a holder

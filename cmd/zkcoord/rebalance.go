@@ -12,7 +12,6 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
-	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/metrics"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -165,12 +164,7 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
-	cfg, err := a.conn.Config()
-	if err != nil {
-		return err
-	}
-	w := newWorker(a, o)
-	return w.run(cfg)
+	return newWorker(a, o).run()
 }
 
 // worker is one member of a group running a child per resource.
@@ -191,51 +185,32 @@ func newWorker(a *app, o *rebalanceOptions) *worker {
 	return w
 }
 
-// run joins the group, session after session, until interrupted or a
-// failure that joining again cannot cure.
-func (w *worker) run(cfg zkcoord.Config) error {
+// run joins the group, session after session (a.supervise), until
+// interrupted or a failure that joining again cannot cure.
+func (w *worker) run() error {
 	a, o := w.a, w.o
-	backoff := 100 * time.Millisecond
-	for first := true; ; first = false {
-		sess, err := a.connectConfig(a.ctx, cfg)
-		if err != nil {
-			var ee *cli.ExitError
-			if first || a.ctx.Err() != nil || errors.As(err, &ee) || errors.Is(err, zkcoord.ErrAuthFailed) {
-				if a.ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-			a.log.Warn("could not reconnect; trying again", "err", err, "in", backoff)
-			if !delay.Sleep(a.ctx, backoff, nil) {
-				return nil
-			}
-			backoff = min(2*backoff, 5*time.Second)
-			continue
-		}
-		joined := time.Now()
-		err = w.runSession(sess)
-		cli.CloseSession(sess)
-		if time.Since(joined) > time.Minute {
-			backoff = 100 * time.Millisecond // it was a long membership
-		}
+	joined := false // work runs on Supervise's goroutine only
+	err := a.supervise(a.ctx, func(_ context.Context, sess *zkcoord.Session) error {
+		joined = true
+		return w.runSession(sess)
+	}, zkcoord.WithRestartIf(func(err error) bool {
 		var ee *cli.ExitError
-		switch {
-		case err == nil || a.ctx.Err() != nil:
-			return nil
-		case errors.As(err, &ee):
-			return err
-		case o.noRecover:
-			return cli.Lostf("left the group %s: %v", o.group, err)
-		case !recoverable(err):
-			return fmt.Errorf("left the group %s: %w", o.group, err)
+		if errors.As(err, &ee) || o.noRecover || !recoverable(err) {
+			return false
 		}
-		a.log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err, "in", backoff)
-		if !delay.Sleep(a.ctx, backoff, nil) {
-			return nil
-		}
-		backoff = min(2*backoff, 5*time.Second)
+		a.log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err)
+		return true
+	}))
+	var ee *cli.ExitError
+	switch {
+	case err == nil || a.ctx.Err() != nil:
+		return nil
+	case !joined || errors.As(err, &ee):
+		return err
+	case o.noRecover:
+		return cli.Lostf("left the group %s: %v", o.group, err)
 	}
+	return fmt.Errorf("left the group %s: %w", o.group, err)
 }
 
 // recoverable reports whether joining again with a new Session may cure err.
@@ -256,7 +231,6 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 	a, o := w.a, w.o
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
-	go watchSession(a, sess)
 	h := rebalance.Handler{
 		Assigned: func(ctx context.Context, as rebalance.Assignment) error {
 			w.runs.start(ctx, sess, as)

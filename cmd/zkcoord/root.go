@@ -29,12 +29,7 @@ func newRootCommand(a *app) *cobra.Command {
 			return cli.Usagef("missing command")
 		},
 	}
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(cc *cobra.Command, err error) error { return cli.FlagError(cc, a.args, err) })
-	pf := root.PersistentFlags()
-	a.conn.Register(pf)
-	a.logging.Register(pf)
+	cli.Prepare(root, a.stdout, a.stderr, a.args, &a.conn, &a.logging)
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(cc *cobra.Command, args []string) {
 		switch {

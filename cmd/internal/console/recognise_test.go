@@ -223,6 +223,42 @@ func TestRecognisesRecipes(t *testing.T) {
 	}
 }
 
+// TestNamedElection: an election named in Options.Paths is followed with
+// its -term and -leader nodes, which lie outside the path's tree: the
+// leader takes office, resigns, and the next one takes office.
+func TestNamedElection(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	s1, s2 := connect(t), connect(t)
+	e1, _ := election.New(s1, "/named/elect", election.WithID("alpha"))
+	e2, following := standingBy(s2, "/named/elect", "beta")
+	lead, err := e1.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go e2.Campaign(ctx) // stands by behind the leader until the test ends
+	select {
+	case <-following:
+	case <-ctx.Done():
+		t.Fatal("the second candidate never stood by")
+	}
+	srv := serve(t, connect(t), console.Options{Paths: []string{"election:/named/elect"}})
+	waitView(t, srv, "/named/elect", func(v *console.View) error {
+		if e := v.Election; e.Leader == nil || e.Leader.ID != "alpha" || !e.Acting || e.Term != lead.Term() {
+			return fmt.Errorf("election %+v, want alpha acting in term %d", e, lead.Term())
+		}
+		return nil
+	})
+	if err := lead.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/named/elect", func(v *console.View) error {
+		if e := v.Election; e.Leader == nil || e.Leader.ID != "beta" || !e.Acting || e.Term <= lead.Term() {
+			return fmt.Errorf("election %+v, want beta acting in a term after %d", e, lead.Term())
+		}
+		return nil
+	})
+}
+
 // TestRecipeGone checks that a recipe whose node is deleted leaves the
 // console.
 func TestRecipeGone(t *testing.T) {

@@ -148,6 +148,9 @@ func TestScale(t *testing.T) {
 		raw, _ := json.Marshal(st.Views[base])
 		t.Logf("the group's view: %d kB of JSON", len(raw)>>10)
 	}
+	if n, err := cluster.Server(0).WatchCount(ctx); err == nil {
+		t.Logf("watches on the server: %d", n)
+	}
 	heapAfter, goAfter := heapInUse(), runtime.NumGoroutine()
 	t.Logf("console heap in use: %.1f MiB; goroutines: %d; test process resident %s",
 		float64(heapAfter-heapBefore)/(1<<20), goAfter-goBefore, rss())
