@@ -209,16 +209,16 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 		cause := lease.Err()
 		g := supervise.LossGrace(sess, cause, o.grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
-		c.Stop(g, supervise.Owner{Session: sess})
+		c.Stop(g, sess, nil)
 		return cli.Lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
 	case <-revoked:
 		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
 	}
