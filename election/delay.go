@@ -32,7 +32,7 @@ func WithLockDelay(d time.Duration) Option {
 
 // arrive reads the election node before the candidate's node is created,
 // when the election has a lock-delay; the Tracker is nil otherwise.
-func (c *Candidate) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
+func (c *candidate) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
 	e := c.el
 	if e.opts.lockDelay <= 0 {
 		return nil, nil

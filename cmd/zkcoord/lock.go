@@ -25,6 +25,8 @@ type lockOptions struct {
 	data        string
 	revocable   bool
 	lockDelay   time.Duration
+	limitFrom   string // a Curator SharedCount holding the semaphore's limit
+	kazoo       bool   // Kazoo's semaphore layout
 }
 
 func newLockCommand(a *app) *cobra.Command {
@@ -38,7 +40,12 @@ Acquire the lock at PATH, run CMD while holding it, and release it when CMD
 ends. The lock is Apache Curator's InterProcessMutex (or, with --read and
 --write, the read and the write side of InterProcessReadWriteLock; with
 --limit N, one of N leases of InterProcessSemaphoreV2), so Java and Go
-services can share it.
+services can share it. With --limit-from, the semaphore's limit is the count
+of another node (Curator's SharedCount, as 'zkcoord counter' writes it), N
+while that node does not exist; a changed count applies to the next
+acquisition. With --kazoo, the lease is taken in the layout of Kazoo's
+Semaphore instead, shared with Python clients: the node PATH stores the
+limit, which must be N.
 
 These are three kinds of lock, which do not see each other's nodes: take the
 same kind on every holder of a path (--read beside --write, never beside a
@@ -99,6 +106,8 @@ Example:
 	fs.StringVar(&o.data, "data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
 	fs.BoolVar(&o.revocable, "revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "wait this `duration` before taking a lock whose last holder's session expired (a plain lock only)")
+	fs.StringVar(&o.limitFrom, "limit-from", "", "with --limit: read the limit from the Curator SharedCount at `path` (N while it does not exist)")
+	fs.BoolVar(&o.kazoo, "kazoo", false, "with --limit: the semaphore in Kazoo's layout, shared with Kazoo's Semaphore")
 	cmd.AddCommand(newLockBreakCommand(a), newLockRevokeCommand(a))
 	return cmd
 }
@@ -118,6 +127,20 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	}
 	if o.lockDelay > 0 && (o.read || o.write || o.limit > 0) {
 		return cli.Usagef("lock: --lock-delay applies to a plain lock, not to --read, --write or --limit")
+	}
+	var semOpts []lock.Option
+	switch {
+	case (o.limitFrom != "" || o.kazoo) && o.limit == 0:
+		return cli.Usagef("lock: --limit-from and --kazoo are for a semaphore: give --limit N")
+	case o.limitFrom != "" && o.kazoo:
+		return cli.Usagef("lock: --limit-from excludes --kazoo (Kazoo keeps the limit in the semaphore's node)")
+	case o.limitFrom != "":
+		if err := zkcoord.ValidatePath(o.limitFrom); err != nil {
+			return cli.Usagef("lock: --limit-from: %v", err)
+		}
+		semOpts = append(semOpts, lock.WithLimitFrom(o.limitFrom))
+	case o.kazoo:
+		semOpts = append(semOpts, lock.WithKazooLayout())
 	}
 	data := o.data
 	if data == "" {
@@ -146,7 +169,7 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	case o.write:
 		side = kindWrite
 	}
-	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data), o.lockDelay)
+	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data), o.lockDelay, semOpts...)
 	if err != nil {
 		return err
 	}
@@ -201,16 +224,16 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 		cause := lease.Err()
 		g := supervise.LossGrace(sess, cause, o.grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
-		c.Stop(g, supervise.Owner{Session: sess})
+		c.Stop(g, sess, nil)
 		return cli.Lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
 	case <-revoked:
 		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
 	}
@@ -225,9 +248,10 @@ const (
 	kindWrite
 )
 
-// acquire takes the lock as the flags say.
+// acquire takes the lock as the flags say; semOpts are the options of a
+// semaphore only.
 func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit int, wait time.Duration, try bool,
-	data []byte, lockDelay time.Duration) (*lock.Lease, error) {
+	data []byte, lockDelay time.Duration, semOpts ...lock.Option) (*lock.Lease, error) {
 	ctx := a.ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
@@ -241,7 +265,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	)
 	switch {
 	case limit > 0:
-		s, err2 := lock.NewSemaphore(sess, path, limit, opts...)
+		s, err2 := lock.NewSemaphore(sess, path, limit, append(opts, semOpts...)...)
 		if err2 != nil {
 			return nil, cli.Usagef("lock: %v", err2)
 		}
@@ -286,6 +310,8 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	case errors.Is(err, lock.ErrOtherKind):
 		return nil, fmt.Errorf("acquiring the lock %s: %w; every holder of a path must take the same kind of lock "+
 			"('zkcoord lock' takes a mutex, --read and --write a read/write lock, --limit a semaphore)", path, err)
+	case errors.Is(err, lock.ErrLimitMismatch):
+		return nil, fmt.Errorf("acquiring the lock %s: %w; give --limit the limit its Kazoo clients use", path, err)
 	case a.ctx.Err() != nil:
 		return nil, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
 	case errors.Is(err, context.DeadlineExceeded):

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/lockdelay"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // hold waits the contender's lock-delay before it takes office, if there
@@ -45,5 +46,5 @@ func (c *Contender) deleteOwn(ctx context.Context) error {
 	if c.delay != nil {
 		return lockdelay.Release(ctx, c.sess, c.node)
 	}
-	return c.sess.EnsureDeleted(ctx, c.node)
+	return recipe.EnsureDeleted(ctx, c.sess, c.node)
 }
