@@ -53,9 +53,10 @@ func (r *Registration) Path() string {
 	return r.path
 }
 
-// Reregister registers the instance again through another discovery
-// service, typically one on a new Session after the old one ended (its
-// ephemeral node went with it). Later calls use the new service.
+// Reregister registers the instance again, with the data of the latest
+// Update, through another discovery service, typically one on a new
+// Session after the old one ended (its ephemeral node went with it).
+// Later calls use the new service.
 func (r *Registration) Reregister(ctx context.Context, d *Discovery) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -99,16 +99,16 @@ func (r *SupervisedRegistration) serve(ctx context.Context, sess *zkcoord.Sessio
 	if err != nil {
 		return err
 	}
-	var reg *Registration // of this Session
 	defer r.detach()
-	for {
+	var reg *Registration // of this Session
+	for ctx.Err() == nil {
 		r.mu.Lock()
 		in, v, w := r.in, r.version, r.written
 		r.mu.Unlock()
 		if v != w {
 			if reg, err = write(ctx, d, reg, in); err != nil {
-				if sess.Err() != nil {
-					return sess.Err()
+				if ctx.Err() != nil {
+					break // stopped, or the Session ended
 				}
 				return err
 			}
@@ -117,23 +117,30 @@ func (r *SupervisedRegistration) serve(ctx context.Context, sess *zkcoord.Sessio
 		select {
 		case <-r.wake:
 		case <-ctx.Done():
-			if err := sess.Err(); err != nil {
-				return err
-			}
-			if reg != nil {
-				uctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
-				defer cancel()
-				if err := reg.Unregister(uctx); err != nil {
-					r.err = err
-				}
-			}
-			return nil
 		}
 	}
+	if err := sess.Err(); err != nil {
+		return err
+	}
+	// Stopped (Unregister): delete the node, also one whose create may
+	// have been cut short. A DynamicSequential one not known goes with the
+	// Session, which Supervise closes next.
+	if in := r.Instance(); reg == nil && in.ServiceType != DynamicSequential {
+		reg = &Registration{d: d, in: in}
+		reg.path, _ = d.path(in.Name, in.ID)
+	}
+	if reg != nil {
+		uctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
+		defer cancel()
+		if err := reg.Unregister(uctx); err != nil {
+			r.err = err
+		}
+	}
+	return nil
 }
 
 // write registers in on d's Session, or updates reg, registering in again
-// if reg's node was deleted meanwhile.
+// if reg's node was deleted meanwhile. It returns the registration, if any.
 func write(ctx context.Context, d *Discovery, reg *Registration, in Instance) (*Registration, error) {
 	if reg != nil {
 		err := reg.Update(ctx, in)
@@ -141,7 +148,11 @@ func write(ctx context.Context, d *Discovery, reg *Registration, in Instance) (*
 			return reg, err
 		}
 	}
-	return d.Register(ctx, in)
+	next, err := d.Register(ctx, in)
+	if err != nil {
+		return reg, err
+	}
+	return next, nil
 }
 
 func (r *SupervisedRegistration) setWritten(v uint64, path string, sess *zkcoord.Session) {
@@ -250,7 +261,9 @@ func (r *SupervisedRegistration) Err() error {
 }
 
 // Unregister deletes the instance's node, stops registering it and closes
-// the Session, waiting until that is done or ctx ends.
+// the Session, waiting until that is done or ctx ends. Called while no
+// Session is open (between a loss and the next Session), it has no node
+// to delete: a Static or Permanent instance's node then stays.
 func (r *SupervisedRegistration) Unregister(ctx context.Context) error {
 	r.stop()
 	select {

@@ -173,3 +173,51 @@ func TestRegisterConfigRejectsBadInput(t *testing.T) {
 		t.Errorf("RegisterConfig without servers: %v", err)
 	}
 }
+
+// Without supervision, an Update that fails because the Session expired
+// still records the data, and Reregister registers it, not the data
+// registered first.
+func TestReregisterUsesTheLatestUpdate(t *testing.T) {
+	first := connect(t)
+	ctx := testkit.Ctx(t, wait)
+	r := register(t, newDiscovery(t, first, "/svc"), Instance{Name: "web", ID: "w", Address: "h", Port: 1})
+	if err := cluster.ExpireSession(ctx, first.ID(), first.Password()); err != nil {
+		t.Fatal(err)
+	}
+	<-first.Done()
+	in := r.Instance()
+	in.Port = 2
+	if err := r.Update(ctx, in); !errors.Is(err, zkcoord.ErrSessionExpired) {
+		t.Fatalf("Update on an expired Session: %v", err)
+	}
+	if got := r.Instance(); got.Port != 2 {
+		t.Fatalf("Instance after the failed Update: %+v", got)
+	}
+	second := connect(t)
+	d := newDiscovery(t, second, "/svc")
+	if err := r.Reregister(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.Instance(ctx, "web", "w"); err != nil || got.Port != 2 {
+		t.Fatalf("registered again as %+v, %v; want port 2", got, err)
+	}
+}
+
+// Unregistering a supervised Static instance deletes its persistent node.
+func TestSupervisedStaticInstanceUnregisters(t *testing.T) {
+	sess := connect(t)
+	ctx := testkit.Ctx(t, wait)
+	r, err := RegisterConfig(ctx, supervisedConfig(t), "/svc", Instance{Name: "web", ID: "s", Address: "h", ServiceType: Static})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, st, err := sess.Exists(ctx, "/svc/web/s"); err != nil || !ok || st.EphemeralOwner != 0 {
+		t.Fatalf("registered: exists %v, %+v, %v", ok, st, err)
+	}
+	if err := r.Unregister(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := sess.Exists(ctx, "/svc/web/s"); err != nil || ok {
+		t.Fatalf("after Unregister: exists %v, %v", ok, err)
+	}
+}
