@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
@@ -217,5 +218,54 @@ func TestDownPolicy(t *testing.T) {
 	clk.advance(30 * time.Second)
 	if got := ids(served(t, q)); !slices.Equal(got, both) {
 		t.Fatalf("default policy: served %v after 30 seconds", got)
+	}
+}
+
+// A cache cut off from ZooKeeper reports the Session's states, and after
+// the reconnection what changed meanwhile.
+func TestCacheCatchesUpAfterADisconnection(t *testing.T) {
+	ctx := testkit.Ctx(t, wait)
+	proxy := cluster.NewProxy(t)
+	sess := connect(t, func(c *zkcoord.Config) { c.Servers = proxy.Servers() })
+	registrar := newDiscovery(t, connect(t), "/svc")
+	gone := register(t, registrar, Instance{Name: "web", ID: "gone", Address: "h"})
+	c, err := newDiscovery(t, sess, "/svc").NewCache(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if ev := next(t, ctx, c); ev.Type != Added || ev.Instance.ID != "gone" {
+		t.Fatalf("loaded %v", ev)
+	}
+	if ev := next(t, ctx, c); ev.Type != Initialized {
+		t.Fatalf("then %v", ev)
+	}
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(t, ctx, c); ev.Type != StateChanged || ev.State != zkcoord.Suspended {
+		t.Fatalf("after the cut: %v", ev)
+	}
+	if err := gone.Unregister(ctx); err != nil {
+		t.Fatal(err)
+	}
+	register(t, registrar, Instance{Name: "web", ID: "new", Address: "h"})
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(t, ctx, c); ev.Type != StateChanged || ev.State != zkcoord.Reconnected {
+		t.Fatalf("after the heal: %v", ev)
+	}
+	var changes []string
+	for range 2 {
+		ev := next(t, ctx, c)
+		changes = append(changes, ev.String())
+	}
+	slices.Sort(changes)
+	if want := []string{"Added web/new", "Removed web/gone"}; !slices.Equal(changes, want) {
+		t.Fatalf("after the reconnection: %q, want %q", changes, want)
+	}
+	if got, err := c.Instances(); err != nil || !slices.Equal(ids(got), []string{"new"}) {
+		t.Fatalf("Instances = %v, %v", ids(got), err)
 	}
 }
