@@ -11,7 +11,7 @@ import (
 // from this module. A package missing from the table is a tool and may
 // import anything; a library package importing outside its row fails.
 var allowedImports = func() map[string][]string {
-	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay"}
+	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/fanout"}
 	core := append([]string{""}, foundations...)
 	recipe := core
 	return map[string][]string{
@@ -19,6 +19,7 @@ var allowedImports = func() map[string][]string {
 		"internal/seq":    nil,
 		"internal/gate":   nil,
 		"internal/delay":  nil,
+		"internal/fanout": nil,
 		"internal/wire":   nil,
 		"internal/zkconn": {"internal/wire", "internal/fifo"},
 		"internal/elect":  core,
@@ -41,14 +42,16 @@ var allowedImports = func() map[string][]string {
 		"discovery":       append(slices.Clone(recipe), "cache"),
 		"metrics":         {""},
 		"metrics/prom":    {"", "metrics"},
+		"kerberos":        {""},
 		"zktest":          {"zktest/zkserver"},
 		"zktest/zkserver": nil,
 	}
 }()
 
 // modules are the package patterns of the workspace's modules (go.work)
-// that ship: the library with zktest, the tools and the Prometheus adapter.
-var modules = []string{"./...", "./cmd/...", "./metrics/prom/..."}
+// that ship: the library with zktest, the tools, the Prometheus adapter
+// and the Kerberos mechanism.
+var modules = []string{"./...", "./cmd/...", "./metrics/prom/...", "./kerberos/..."}
 
 func TestArchitecture(t *testing.T) {
 	const module = "github.com/zkcoord/zkcoord"

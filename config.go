@@ -32,18 +32,37 @@ type Auth struct {
 // Config describes how to open a Session. The zero value of every field but
 // Servers has a sensible default.
 type Config struct {
-	// Servers lists "host:port" addresses of the ensemble.
+	// Servers lists "host:port" addresses of the ensemble. Host names are
+	// resolved again on every connection attempt.
 	Servers []string
+	// PinServers keeps Servers for the Session's whole life. By default
+	// the Session follows the membership the ensemble publishes in
+	// ConfigNode (ZooKeeper 3.5 and later): when the server it is
+	// connected to is listed there, it takes the members' client
+	// addresses as its servers, and takes them again whenever a
+	// reconfiguration adds or removes servers (Session.Servers). Servers
+	// reached through a load balancer or a proxy are never listed there,
+	// so they stay as given; PinServers also keeps them when they are.
+	PinServers bool
 	// SessionTimeout is the timeout requested from the server, which may
 	// negotiate it into [2, 20] ticks. Default 10s.
 	SessionTimeout time.Duration
 	// Chroot, if set, is prefixed to every path sent to the server and
 	// stripped from every path received, including watch events. It is
-	// created (persistent) by Connect if missing.
+	// created (persistent) by Connect if missing, unless ChrootMustExist.
 	Chroot string
+	// ChrootMustExist makes Connect fail with ErrNoNode, naming the
+	// chroot, when Chroot does not exist, instead of creating it: for a
+	// program that must not write unasked, or that would rather report a
+	// mistyped chroot than fill a fresh one.
+	ChrootMustExist bool
 	// Auth is added to the session before Connect returns, and again on
 	// every reconnect.
 	Auth []Auth
+	// SASL, if set, authenticates every connection with a SASL mechanism
+	// (DigestMD5, or Kerberos from github.com/zkcoord/zkcoord/kerberos)
+	// before any other request; see SASL.
+	SASL SASL
 	// ACL applies to every node created through the Session.
 	// Default: world:anyone with all permissions.
 	ACL []ACL
@@ -108,6 +127,9 @@ func (c Config) withDefaults() (Config, error) {
 		if a.Scheme == "digest" && !strings.Contains(a.Credential, ":") {
 			return c, fmt.Errorf("%w: digest credential must be user:password", ErrInvalidConfig)
 		}
+	}
+	if d, ok := c.SASL.(DigestMD5); ok && d.User == "" {
+		return c, fmt.Errorf("%w: SASL DIGEST-MD5 without a user", ErrInvalidConfig)
 	}
 	if len(c.ACL) == 0 {
 		c.ACL = WorldACL(PermAll)

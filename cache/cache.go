@@ -98,8 +98,13 @@ func NewTree(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error)
 }
 
 func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Cache, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	// Unlike a recipe's, a cache's root may be "/": the whole tree (in a
+	// chroot, the chroot's).
+	if err := zkcoord.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if sess == nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, zkcoord.ErrNilSession)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{

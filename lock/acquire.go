@@ -227,18 +227,21 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		case pred == "":
 			return s.lease(c.sess), nil
 		}
-		if err := c.block(ctx, pw, s, nil); err != nil {
+		if err := c.block(ctx, pw, nil, s, nil); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// block waits until the watch pw fires, while also keeping an eye on the
-// contender's own node, ctx, the Session and abort (closed: give up).
-func (c contention) block(ctx context.Context, pw <-chan zkcoord.Event, s *self, abort <-chan struct{}) error {
+// block waits until the watch pw or also (nil: none) fires, while keeping
+// an eye on the contender's own node, ctx, the Session and abort (closed:
+// give up).
+func (c contention) block(ctx context.Context, pw, also <-chan zkcoord.Event, s *self, abort <-chan struct{}) error {
 	for {
 		select {
 		case <-pw:
+			return nil
+		case <-also:
 			return nil
 		case <-abort:
 			return fmt.Errorf("lock: %s: aborted", s.node)

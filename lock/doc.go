@@ -41,11 +41,10 @@
 // and WriteLock (<hex>__lock__<seq>) nodes; Kazoo recognises an RWMutex's
 // nodes when its ReadLock is created with extra_lock_patterns=["__WRIT__"]
 // and its WriteLock with extra_lock_patterns=["__READ__", "__WRIT__"].
-// Kazoo's Semaphore is not recognised: it keeps its limit in the
-// semaphore node's data and names each lease after its holder
-// (<path>/leases/<identifier>), a layout that cannot be mapped onto
-// Curator's InterProcessSemaphoreV2, which this package follows; a
-// semaphore shared with Kazoo clients needs Kazoo's layout on every side.
+// A Semaphore shares leases with Kazoo's Semaphore when created
+// WithKazooLayout, and otherwise refuses a path that Kazoo's layout uses.
+// WithLimitFrom takes a Semaphore's limit from a counter node, as Curator's
+// InterProcessSemaphoreV2 takes it from a SharedCount.
 //
 // Children of a lock directory that are not contenders (other names,
 // persistent nodes, nodes with children) are ignored. Curator treats them
@@ -111,7 +110,8 @@
 // acquiring it in another goroutine, returns [ErrAlreadyHeld] instead of
 // deadlocking; an RWMutex value holds one lease at a time, read or write.
 // Use one Mutex or RWMutex value per holder. A Semaphore value may hold any
-// number of leases.
+// number of leases. A [ReentrantMutex] is re-entrant by a holder key that
+// the caller passes, since Go has no goroutine identity to key it by.
 //
 // # Downgrading
 //

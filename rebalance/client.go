@@ -132,6 +132,8 @@ type Client struct {
 	id    string
 	err   error
 	held  map[string]Assignment
+	// allocErr is the last allocation refused as coordinator.
+	allocErr error
 }
 
 // Start joins group with an existing Session. The client ends when the
@@ -322,7 +324,7 @@ func (c *Client) join(ctx context.Context, sess *zkcoord.Session) (registration,
 	if err := c.lay.ensure(ctx, sess); err != nil {
 		return registration{}, fmt.Errorf("rebalance: create group %s: %w", c.lay.base, err)
 	}
-	info := clientInfo{Name: c.opts.name, Host: hostname(), PID: pid(), Mode: c.opts.mode.String()}
+	info := clientInfo{Name: c.opts.name, Host: hostname(), PID: pid(), Mode: c.opts.mode.String(), Weight: c.opts.weight}
 	p, err := sess.CreateProtected(ctx, c.lay.clients(), clientPrefix, mustJSON(info), zkcoord.FlagEphemeralSequential)
 	if err != nil {
 		return registration{}, fmt.Errorf("rebalance: register in %s: %w", c.lay.base, err)

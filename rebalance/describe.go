@@ -59,6 +59,7 @@ type MemberInfo struct {
 	Host        string   `json:"host,omitempty"`
 	PID         int      `json:"pid,omitempty"`
 	Mode        string   `json:"mode,omitempty"`
+	Weight      int64    `json:"weight"`
 	Coordinator bool     `json:"coordinator"`
 	Allocated   []string `json:"allocated"`
 	Holding     []string `json:"holding"`
@@ -147,6 +148,7 @@ func (ds *describer) members(ctx context.Context) error {
 		if json.Unmarshal(data, &ci) == nil {
 			info.Name, info.Host, info.PID, info.Mode = ci.Name, ci.Host, ci.PID, ci.Mode
 		}
+		info.Weight = memberWeight(data)
 		info.Session = fmt.Sprintf("0x%x", st.EphemeralOwner)
 		ds.index[m.id] = len(ds.d.Members)
 		ds.d.Members = append(ds.d.Members, info)
@@ -277,7 +279,10 @@ func (ds *describer) progress() {
 		ids[i] = m.ID
 	}
 	// Without members nobody can move anything: the group is idle, not
-	// rebalancing, whatever the last allocation says.
-	d.Rebalancing = ds.allocErr == nil && len(d.Members) > 0 && (ds.rec.Assignment.Check(ids, d.Resources) != nil ||
+	// rebalancing, whatever the last allocation says. The allocation
+	// matches the group when it gives every resource to exactly one member,
+	// whatever the shares: they depend on weights, or on the group's own
+	// allocation function.
+	d.Rebalancing = ds.allocErr == nil && len(d.Members) > 0 && (!ds.rec.Assignment.Covers(ids, d.Resources) ||
 		len(d.Pending) > 0 || (d.Status != nil && d.Status.Phase != PhaseStartConfirmed))
 }

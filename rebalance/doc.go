@@ -8,7 +8,9 @@
 //     at the same time, whatever fails.
 //  2. All Resources Evenly Accessed: after every completed rebalancing each
 //     resource is run by exactly one live client, and the numbers of
-//     resources per client differ by at most one.
+//     resources per client differ by at most one (with weights: are in
+//     proportion to the clients' weights; with WithAllocator: are what the
+//     group's function decided).
 //
 // # Using it
 //
@@ -30,6 +32,21 @@
 // client's other resources carry on and move as usual. A resource that can
 // never be stopped is released by the end of the Session, as when the
 // process exits.
+//
+// # Weights and allocations of one's own
+//
+// WithWeight gives a client a capacity, advertised in its client node:
+// resources are shared in proportion to the weights (clients that give
+// none, also those of earlier versions, weigh 1). WithResourceWeights
+// makes some resources count more. The allocation is then
+// alloc.WeightedSticky, sticky in the incremental mode as without
+// weights. WithAllocator replaces it with a function of the group's own
+// (an alloc.Func): its result must give every resource to exactly one
+// live client and list nothing else, or it is refused before anything
+// moves; the allocation in force stays, the coordinator logs the refusal
+// and its Client.AllocationError returns it (wrapping
+// ErrAllocationRefused) until it writes a valid allocation. Every client
+// of a group must be given the same functions.
 //
 // # Recovery
 //

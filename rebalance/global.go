@@ -35,7 +35,10 @@ func (r *role) rebalanceGlobal(ctx context.Context, term int64) error {
 		return err
 	}
 	ids := clientIDs(g.clients)
-	next := alloc.Balanced(ids, g.resources)
+	next, err := r.allocate(ctx, g)
+	if err != nil {
+		return err
+	}
 	if next.Equal(g.record.Assignment) && st.Phase == PhaseStartConfirmed && st.Generation == g.record.Generation {
 		return nil // settled, and nothing changed
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -21,11 +22,8 @@ func newRoot(t testing.TB) string {
 	return fmt.Sprintf("/test/%s-%d", name, rootSeq.Add(1))
 }
 
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx returns a context that ends after d or when the test ends.
+func testCtx(t testing.TB, d time.Duration) context.Context { return testkit.Ctx(t, d) }
 
 func config(servers []string) zkcoord.Config {
 	return zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second}
@@ -37,16 +35,7 @@ func connect(t testing.TB, servers ...string) *zkcoord.Session {
 	if len(servers) == 0 {
 		servers = cluster.Servers()
 	}
-	sess, err := zkcoord.Connect(testCtx(t, 30*time.Second), config(servers))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		sess.Close(ctx)
-	})
-	return sess
+	return testkit.Open(t, config(servers))
 }
 
 // recorder checks, across all the clients of a test, that no resource is

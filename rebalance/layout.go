@@ -177,6 +177,8 @@ type clientInfo struct {
 	Host string `json:"host,omitempty"`
 	PID  int    `json:"pid,omitempty"`
 	Mode string `json:"mode,omitempty"`
+	// Weight is the client's capacity; absent (older members) means 1.
+	Weight int64 `json:"weight,omitempty"`
 }
 
 func hostname() string {

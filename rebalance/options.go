@@ -7,6 +7,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
 // Mode selects how a rebalancing hands resources over. Every client of a
@@ -67,7 +68,11 @@ type options struct {
 	maxBackoff   time.Duration
 	events       func(zkcoord.RecoveryEvent)
 	recheck      time.Duration
-	hooks        *elect.Hooks // test hooks of the election engine
+	// weight is this client's weight (0: unset, weighs 1); see weights.go.
+	weight          int64
+	resourceWeights func(resource string) int64
+	allocator       alloc.Func
+	hooks           *elect.Hooks // test hooks of the election engine
 	// barrierFault, a test hook, may fail a barrier watcher's re-read of
 	// the barrier of res with the error it returns.
 	barrierFault func(res string) error
@@ -89,6 +94,8 @@ func (o options) validate() error {
 		return fmt.Errorf("%w: self-expiry fraction %v must be in (0, 1)", ErrInvalidOption, o.selfExpiry)
 	case o.recheck < 0:
 		return fmt.Errorf("%w: negative re-check interval", ErrInvalidOption)
+	case o.weight < 0 || o.weight > alloc.MaxWeight:
+		return fmt.Errorf("%w: weight %d must be from 1 to %d", ErrInvalidOption, o.weight, alloc.MaxWeight)
 	case o.maxBackoff <= 0:
 		return fmt.Errorf("%w: recovery backoff must be positive", ErrInvalidOption)
 	}

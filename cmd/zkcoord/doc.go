@@ -61,7 +61,7 @@
 // environment:
 //
 //	--zk HOST:PORT,...      ZKCOORD_SERVERS          (default 127.0.0.1:2181)
-//	--chroot PATH           ZKCOORD_CHROOT
+//	--chroot PATH           ZKCOORD_CHROOT           must exist (create --parents creates it)
 //	--session-timeout DUR   ZKCOORD_SESSION_TIMEOUT  (default 10s)
 //	--auth USER:PASSWORD    ZKCOORD_AUTH             digest credentials
 //	--acl open|creator      ZKCOORD_ACL              ACL of the nodes created
@@ -70,6 +70,14 @@
 //	--tls-cert FILE         ZKCOORD_TLS_CERT
 //	--tls-key FILE          ZKCOORD_TLS_KEY
 //	--connect-timeout DUR   ZKCOORD_CONNECT_TIMEOUT  (default 15s)
+//	--sasl-user USER        ZKCOORD_SASL_USER        SASL DIGEST-MD5 user
+//	--sasl-password PW      ZKCOORD_SASL_PASSWORD
+//	--sasl-password-file F  ZKCOORD_SASL_PASSWORD_FILE
+//	--kerberos-principal P  ZKCOORD_KERBEROS_PRINCIPAL  Kerberos (SASL GSSAPI), with:
+//	--kerberos-keytab FILE  ZKCOORD_KERBEROS_KEYTAB
+//	--kerberos-config FILE  ZKCOORD_KERBEROS_CONFIG  krb5.conf (default $KRB5_CONFIG, /etc/krb5.conf)
+//	--kerberos-service NAME ZKCOORD_KERBEROS_SERVICE (default zookeeper)
+//	--kerberos-server-principal P  ZKCOORD_KERBEROS_SERVER_PRINCIPAL
 //	--log-level LEVEL       ZKCOORD_LOG_LEVEL        debug, info, warn, error
 //	--log-format FORMAT     ZKCOORD_LOG_FORMAT       text or json (logs go to standard error)
 //	--metrics ADDR          ZKCOORD_METRICS          Prometheus metrics at http://ADDR/metrics

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -25,6 +24,8 @@ type Config struct {
 	// Auth is sent, in order, on every connection before any other
 	// request (for digest: Scheme "digest", Auth "user:password").
 	Auth []wire.AuthPacket
+	// SASL, if set, authenticates every connection before Auth is sent.
+	SASL *SASL
 	// Dial opens a connection (a TLS dialer, a test's proxy); nil uses
 	// net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -57,9 +58,7 @@ type Config struct {
 // (Done closes, Err says why) and never opens another session. Its
 // methods are safe for concurrent use.
 type Client struct {
-	cfg     Config
-	servers []string // shuffled once; tried in turn from next
-	next    int
+	cfg Config
 
 	queue  chan *request
 	events *fifo.Queue[item]
@@ -76,7 +75,7 @@ type Client struct {
 	err      error // set before done is closed
 	wg       sync.WaitGroup
 
-	xid int32 // the writer's, one connection at a time
+	xid int32 // the writer's, one connection at a time, and the SASL exchange's before it
 
 	mu        sync.Mutex
 	sessionID int64
@@ -86,7 +85,9 @@ type Client struct {
 	renewal   time.Time
 	connected bool
 	server    string
-	cn        *conn // the connection up, nil between connections
+	cn        *conn    // the connection up, nil between connections
+	servers   []string // shuffled; tried in turn from next (servers.go)
+	next      int
 }
 
 // Dial opens a new session on one of the servers, trying them in a
@@ -108,7 +109,6 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		cfg:     cfg,
-		servers: append([]string(nil), cfg.Servers...),
 		queue:   make(chan *request, cfg.MaxQueued),
 		events:  fifo.New[item](),
 		watches: newRegistry(),
@@ -116,7 +116,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		passwd:  make([]byte, wire.PasswordLen),
 		timeout: cfg.SessionTimeout,
 	}
-	rand.Shuffle(len(c.servers), func(i, j int) { c.servers[i], c.servers[j] = c.servers[j], c.servers[i] })
+	c.servers = shuffled(cfg.Servers)
 	c.session = newWatch(KindSession, "")
 	c.watches.add(c.session)
 	cn, err := c.connect(ctx)
@@ -246,9 +246,12 @@ func (c *Client) run(cn *conn) {
 		}
 		next, err := c.connect(c.lifetime)
 		if err != nil {
-			if errors.Is(err, wire.ErrSessionExpired) {
+			switch {
+			case errors.Is(err, wire.ErrSessionExpired):
 				endErr, endState = err, wire.StateExpired
-			} else {
+			case errors.Is(err, wire.ErrAuthFailed):
+				endErr, endState = err, wire.StateAuthFailed
+			default:
 				endErr = ErrClosed
 			}
 			break

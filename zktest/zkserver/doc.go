@@ -37,6 +37,14 @@
 // WithTLS adds a TLS client port to every server, with a certificate from a
 // throwaway CA; dial Cluster.SecureServers with Cluster.ClientTLSConfig.
 //
+// WithReconfig starts an ensemble with dynamic reconfiguration and a super
+// user (SuperAuth); AddServer starts a server and adds it, RemoveServer
+// removes one and stops it, Reconfig sends any incremental change.
+//
+// WithSASLDigest and WithKerberos make the servers authenticate clients
+// with SASL: DIGEST-MD5 against a map of users, or Kerberos against a KDC
+// from LaunchKDC, a throwaway MIT Kerberos realm on a loopback port.
+//
 // Server also reads the four-letter-word commands (srvr, mntr, cons, wchc)
 // that tests use to look at server state, such as the number of watches.
 //

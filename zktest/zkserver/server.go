@@ -37,6 +37,7 @@ type Server struct {
 	securePort   int
 	peerPort     int
 	electionPort int
+	observer     bool // joined as an observer (AddServer)
 
 	opMu sync.Mutex // serializes Start, Stop, Kill, Pause and Resume
 
@@ -44,6 +45,7 @@ type Server struct {
 	cmd     *exec.Cmd
 	done    chan struct{} // closed when the current process has been reaped
 	paused  bool
+	removed bool  // no longer a member (RemoveServer)
 	exitErr error // of the last process, once done is closed
 }
 
@@ -258,7 +260,7 @@ func (s *Server) launch() error {
 }
 
 func (s *Server) javaArgs() []string {
-	return []string{
+	args := []string{
 		"-Xmx256m",
 		"-XX:+UseSerialGC",
 		"-XX:TieredStopAtLevel=1",
@@ -269,10 +271,13 @@ func (s *Server) javaArgs() []string {
 		"-Dzookeeper.jmx.log4j.disable=true",
 		"-Dorg.slf4j.simpleLogger.showDateTime=true",
 		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+	}
+	args = append(args, s.cluster.jvmArgs...)
+	return append(args,
 		"-cp", s.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain",
 		filepath.Join(s.dir, "zoo.cfg"),
-	}
+	)
 }
 
 // waitAnswering polls srvr until the server answers anything, or fails when
@@ -358,7 +363,13 @@ func (s *Server) writeConfig(all []*Server, o options) error {
 	}
 	kv("preAllocSize", "1024")
 	kv("autopurge.purgeInterval", "0")
-	if s.peerPort != 0 {
+	if s.peerPort != 0 && o.reconfig {
+		kv("standaloneEnabled", "false")
+		kv("cnxTimeout", "1000")
+		if err := s.writeDynamicConfig(&b, all); err != nil {
+			return err
+		}
+	} else if s.peerPort != 0 {
 		kv("reconfigEnabled", "false")
 		kv("standaloneEnabled", "false")
 		// Faster elections when a peer is paused (default 5000ms).
@@ -376,6 +387,9 @@ func (s *Server) writeConfig(all []*Server, o options) error {
 		if err := os.WriteFile(filepath.Join(data, "myid"), []byte(itoa(s.id)+"\n"), 0o644); err != nil {
 			return err
 		}
+	}
+	if o.saslUsers != nil || o.kdc != nil {
+		kv("authProvider.sasl", "org.apache.zookeeper.server.auth.SASLAuthenticationProvider")
 	}
 	if o.tls {
 		m := s.cluster.tls

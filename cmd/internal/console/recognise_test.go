@@ -219,6 +219,39 @@ func TestRecognisesRecipes(t *testing.T) {
 	}
 }
 
+// TestNamedElection: an election named in Options.Paths is followed with
+// its -term and -leader nodes, which lie outside the path's tree: the
+// leader takes office, resigns, and the next one takes office.
+func TestNamedElection(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	s1, s2 := connect(t), connect(t)
+	e1, _ := election.New(s1, "/named/elect", election.WithID("alpha"))
+	e2, _ := election.New(s2, "/named/elect", election.WithID("beta"))
+	lead, err := e1.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.Nominate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, connect(t), console.Options{Paths: []string{"election:/named/elect"}})
+	waitView(t, srv, "/named/elect", func(v *console.View) error {
+		if e := v.Election; e.Leader == nil || e.Leader.ID != "alpha" || !e.Acting || e.Term != lead.Term() {
+			return fmt.Errorf("election %+v, want alpha acting in term %d", e, lead.Term())
+		}
+		return nil
+	})
+	if err := lead.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/named/elect", func(v *console.View) error {
+		if e := v.Election; e.Leader == nil || e.Leader.ID != "beta" || !e.Acting || e.Term <= lead.Term() {
+			return fmt.Errorf("election %+v, want beta acting in a term after %d", e, lead.Term())
+		}
+		return nil
+	})
+}
+
 // TestRecipeGone checks that a recipe whose node is deleted leaves the
 // console.
 func TestRecipeGone(t *testing.T) {
@@ -288,6 +321,27 @@ func TestNamedPathsWaitForTheirNodes(t *testing.T) {
 	waitView(t, srv, "/later/gate", func(v *console.View) error {
 		if !v.Barrier.Set {
 			return fmt.Errorf("barrier shown open")
+		}
+		return nil
+	})
+}
+
+// TestRootCreatedLater: a console started before its root exists finds
+// the recipes under it once it is created.
+func TestRootCreatedLater(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	srv := serve(t, connect(t), console.Options{Root: "/late/root"})
+	testkit.Eventually(t, 30*time.Second, "settled", func() bool {
+		st, err := getState(t, srv)
+		return err == nil && st.Status.Settled
+	})
+	m, _ := lock.NewMutex(connect(t), "/late/root/app/lock")
+	if _, err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/late/root/app/lock", func(v *console.View) error {
+		if len(v.Lock.Holders) != 1 {
+			return fmt.Errorf("lock %+v", v.Lock)
 		}
 		return nil
 	})

@@ -18,7 +18,8 @@ import (
 
 // TestDisconnectedShown: while the console's Session is out of contact
 // with ZooKeeper, the status says so and the last views stay; once in
-// contact again, the status says that too.
+// contact again, the status says that too, and what changed meanwhile is
+// shown.
 func TestDisconnectedShown(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	writer := connect(t)
@@ -41,10 +42,14 @@ func TestDisconnectedShown(t *testing.T) {
 	if err != nil || st.Views["/cut/count"] == nil {
 		t.Fatalf("the last view is gone while disconnected: %+v, %v", st.Views, err)
 	}
+	if _, err := cnt.Add(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
 	if err := proxy.Heal(); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, srv, true)
+	waitView(t, srv, "/cut/count", func(v *console.View) error { return wantCount(v, 4) })
 }
 
 // TestResume: after its Session ended, the console carries on with a new

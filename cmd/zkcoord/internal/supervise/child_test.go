@@ -4,7 +4,6 @@ package supervise
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // stubborn is a command that ignores SIGTERM, and so do the processes it
@@ -216,16 +216,5 @@ func TestLossGrace(t *testing.T) {
 // connect opens a Session with a 4s timeout; the test's cleanup closes it.
 func connect(t *testing.T, servers []string) *zkcoord.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = sess.Close(ctx)
-	})
-	return sess
+	return testkit.Open(t, zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second})
 }
