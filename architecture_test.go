@@ -13,7 +13,7 @@ import (
 var allowedImports = func() map[string][]string {
 	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/fanout"}
 	core := append([]string{""}, foundations...)
-	recipe := core
+	recipe := append(slices.Clone(core), "internal/recipe")
 	return map[string][]string{
 		"internal/fifo":   nil,
 		"internal/seq":    nil,
@@ -22,13 +22,14 @@ var allowedImports = func() map[string][]string {
 		"internal/fanout": nil,
 		"internal/wire":   nil,
 		"internal/zkconn": {"internal/wire", "internal/fifo"},
-		"internal/elect":  core,
+		"internal/recipe": core,
+		"internal/elect":  recipe,
 		"rebalance/alloc": nil,
 		// The Session is the one user of the wire.
 		"":                append(slices.Clone(foundations), "internal/wire", "internal/zkconn"),
-		"election":        append(slices.Clone(core), "internal/elect"),
-		"failover":        append(slices.Clone(core), "election", "internal/elect"),
-		"rebalance":       append(slices.Clone(core), "election", "internal/elect", "rebalance/alloc"),
+		"election":        append(slices.Clone(recipe), "internal/elect"),
+		"failover":        append(slices.Clone(recipe), "election", "internal/elect"),
+		"rebalance":       append(slices.Clone(recipe), "election", "internal/elect", "rebalance/alloc"),
 		"lock":            recipe,
 		"barrier":         recipe,
 		"queue":           recipe,

@@ -243,7 +243,7 @@ const benchRoot = "/bench/rebalance"
 
 func (g *zkGroup) opts() []rebalance.Option {
 	// Rebalance on every change, as Kazoo is given its smallest window.
-	return []rebalance.Option{rebalance.WithRoot(benchRoot), rebalance.WithMode(g.mode), rebalance.WithMinInterval(0)}
+	return []rebalance.Option{rebalance.WithMode(g.mode), rebalance.WithMinInterval(0)}
 }
 
 func (g *zkGroup) setup(ctx context.Context) error {
@@ -254,7 +254,7 @@ func (g *zkGroup) setup(ctx context.Context) error {
 		return err
 	}
 	err = forEach(ctx, g.size.resources, 32, func(ctx context.Context, i int) error {
-		return rebalance.AddResource(ctx, g.admin, benchRoot, g.group, fmt.Sprintf("r%05d", i))
+		return rebalance.AddResource(ctx, g.admin, zkcoord.Join(benchRoot, g.group), fmt.Sprintf("r%05d", i))
 	})
 	if err != nil {
 		return err
@@ -269,7 +269,7 @@ func (g *zkGroup) setup(ctx context.Context) error {
 		g.t.setLive(fmt.Sprintf("c%d", i), true)
 	}
 	err = forEach(ctx, len(g.members), 16, func(ctx context.Context, i int) error {
-		c, err := rebalance.Start(ctx, g.members[i], g.group, g.t.handler(fmt.Sprintf("c%d", i)), g.clientOpts(i)...)
+		c, err := rebalance.Start(ctx, g.members[i], zkcoord.Join(benchRoot, g.group), g.t.handler(fmt.Sprintf("c%d", i)), g.clientOpts(i)...)
 		g.clients[i] = c
 		return err
 	})
@@ -290,7 +290,7 @@ func (g *zkGroup) join(ctx context.Context) (stepOut, error) {
 	g.t.setLive(name, true)
 	before := g.t.holdings()
 	t := time.Now()
-	c, err := rebalance.Start(ctx, g.spare, g.group, g.t.handler(name), g.clientOpts(-1)...)
+	c, err := rebalance.Start(ctx, g.spare, zkcoord.Join(benchRoot, g.group), g.t.handler(name), g.clientOpts(-1)...)
 	if err != nil {
 		return stepOut{}, err
 	}

@@ -112,7 +112,7 @@ func settingDefs(quick bool, set *setting) []metricDef {
 		defs = append(defs, metricDef{id: failoverMetric(sz.n), chart: true,
 			title: fmt.Sprintf("Graceful leader failover, %d candidates", sz.n), unit: "ms",
 			extras: []string{"woken_per_change", "work_ms"},
-			what: fmt.Sprintf("%d candidates over %d sessions. The leader resigns (zkcoord: Candidate.Resign; "+
+			what: fmt.Sprintf("%d candidates over %d sessions. The leader resigns (zkcoord: Leadership.Resign; "+
 				"Curator: LeaderLatch.close; Kazoo: the Election's function returns); a sample is the time from that call "+
 				"to the successor's notice of leadership (zkcoord: EventElected, after it has checked its node, bumped the term "+
 				"and written the leader node; Curator: isLeader; Kazoo: the function is called). Notifications per change "+

@@ -46,11 +46,11 @@ func ExampleNewTree() {
 	n, _ := c.Get("/routes/eu/db")
 	fmt.Printf("db is at %s (version %d)\n", n.Data, n.Stat.Version)
 
-	_ = sess.EnsureDeleted(ctx, "/routes/eu/db")
+	_ = sess.Delete(ctx, "/routes/eu/db", -1)
 	fmt.Println(<-c.Events())
 	fmt.Println(c.Children("/routes"), c.Children("/routes/eu"))
-	_ = sess.EnsureDeleted(ctx, "/routes/eu")
-	_ = sess.EnsureDeleted(ctx, "/routes")
+	_ = sess.Delete(ctx, "/routes/eu", -1)
+	_ = sess.Delete(ctx, "/routes", -1)
 	// Output:
 	// Added /routes
 	// Added /routes/eu
@@ -78,7 +78,7 @@ func ExampleNewNode() {
 	fmt.Println(<-c.Events())
 	n, ok := c.Get("/motd")
 	fmt.Printf("%s %v\n", n.Data, ok)
-	_ = sess.EnsureDeleted(ctx, "/motd")
+	_ = sess.Delete(ctx, "/motd", -1)
 	fmt.Println(<-c.Events())
 	// Output:
 	// Initialized

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // ErrOverflow: Add would overflow the counter's integer type.
@@ -70,7 +71,7 @@ func New64(sess *zkcoord.Session, path string, opts ...Option) (*Counter64, erro
 }
 
 func newOf[T Int](sess *zkcoord.Session, path string, opts []Option) (*Of[T], error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("counter: %w", err)
 	}
 	var o options

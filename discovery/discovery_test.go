@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
@@ -190,7 +191,9 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		t.Errorf("round robin gave %v", order)
 	}
 
-	sticky, err := d.NewProvider(ctx, "web", WithStrategy(Sticky(Random())))
+	// The options of New are every provider's defaults.
+	ds := newDiscovery(t, sess, "/svc", WithStrategy(func() Strategy { return Sticky(Random()) }))
+	sticky, err := ds.NewProvider(ctx, "web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +205,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		}
 	}
 	// Its instance going away moves it on; so does marking it down.
-	if err := sess.EnsureDeleted(ctx, zkcoord.Join("/svc/web", first.ID)); err != nil {
+	if err := recipe.EnsureDeleted(ctx, sess, zkcoord.Join("/svc/web", first.ID)); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, wait, "the provider sees the removal", func() bool { return len(served(t, sticky)) == 2 })
@@ -215,7 +218,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		t.Errorf("sticky handed out %s, which is down or gone", in.ID)
 	}
 
-	random, err := d.NewProvider(ctx, "web", WithStrategy(Random()))
+	random, err := d.NewProvider(ctx, "web", WithStrategy(Random))
 	if err != nil {
 		t.Fatal(err)
 	}

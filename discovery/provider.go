@@ -2,23 +2,25 @@ package discovery
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
 
-// ProviderOption adjusts a Provider.
-type ProviderOption func(*Provider)
+// Option configures a Discovery (for all its providers) or one Provider.
+type Option func(*Provider)
 
-// WithStrategy sets how a provider picks an instance; the default is
-// RoundRobin.
-func WithStrategy(s Strategy) ProviderOption {
-	return func(p *Provider) { p.strategy = s }
+// WithStrategy sets how a provider picks an instance: newStrategy is
+// called once for each provider, since a Strategy serves one provider
+// (for example WithStrategy(Random)). The default is RoundRobin.
+func WithStrategy(newStrategy func() Strategy) Option {
+	return func(p *Provider) { p.strategy = newStrategy() }
 }
 
 // WithFilter hands out only the instances for which every filter returns
 // true (Curator's InstanceFilter); filters add up. They run under the
 // provider's lock, on every Get and Instances: keep them quick.
-func WithFilter(filters ...func(Instance) bool) ProviderOption {
+func WithFilter(filters ...func(Instance) bool) Option {
 	return func(p *Provider) { p.filters = append(p.filters, filters...) }
 }
 
@@ -26,12 +28,12 @@ func WithFilter(filters ...func(Instance) bool) ProviderOption {
 // errorThreshold errors within timeout of one another take it out for
 // timeout (Curator's DownInstancePolicy). The default is Curator's: 2
 // errors, 30 seconds.
-func WithDownPolicy(timeout time.Duration, errorThreshold int) ProviderOption {
+func WithDownPolicy(timeout time.Duration, errorThreshold int) Option {
 	return func(p *Provider) { p.down.timeout, p.down.threshold = timeout, max(errorThreshold, 1) }
 }
 
 // WithClock sets the clock of down times; the default is time.Now.
-func WithClock(now func() time.Time) ProviderOption {
+func WithClock(now func() time.Time) Option {
 	return func(p *Provider) { p.now = now }
 }
 
@@ -51,9 +53,9 @@ type Provider struct {
 
 // NewProvider starts a provider for the named service and waits, bounded by
 // ctx, until its cache has loaded. Close it when done.
-func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...ProviderOption) (*Provider, error) {
+func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...Option) (*Provider, error) {
 	p := &Provider{strategy: RoundRobin(), now: time.Now, down: newDowns()}
-	for _, o := range opts {
+	for _, o := range append(slices.Clone(d.opts), opts...) {
 		o(p)
 	}
 	c, err := d.newCache(ctx, name, false)

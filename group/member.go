@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of membership.
@@ -48,13 +49,15 @@ type Membership struct {
 	mu    sync.Mutex
 	err   error
 	leave sync.Once
+
+	own recipe.OwnContext
 }
 
 // Join adds a member with the given id and data to the group at path
 // (created as a container if missing). Data larger than the Session's
 // limit is refused with an error wrapping zkcoord.ErrTooLarge.
 func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte) (*Membership, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	if err := zkcoord.ValidateName(id); err != nil {
@@ -148,7 +151,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 		m.end(ErrLeft)
 		m.stop()
 		<-m.done
-		err = m.sess.EnsureDeleted(ctx, m.path)
+		err = recipe.EnsureDeleted(ctx, m.sess, m.path)
 		if err != nil && m.sess.Err() != nil {
 			err = nil // the server removes the node with the session
 		}
@@ -162,7 +165,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 // Members lists the members of the group at path, sorted by ID (then by
 // path). A group that does not exist has no members.
 func Members(ctx context.Context, sess *zkcoord.Session, path string) ([]Member, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	children, _, err := sess.Children(ctx, path)
@@ -203,3 +206,7 @@ func members(ctx context.Context, sess *zkcoord.Session, path string, children [
 	})
 	return out, nil
 }
+
+// Context returns a context cancelled when the membership ends, with Err as its cause:
+// do the owner's work under it.
+func (m *Membership) Context() context.Context { return m.own.Get(m.Done(), m.Err) }

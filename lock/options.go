@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Option configures a Mutex, RWMutex or Semaphore.
@@ -33,7 +34,7 @@ func newOptions(opts []Option) options {
 
 // checkArgs validates what every constructor takes.
 func checkArgs(sess *zkcoord.Session, path string, o options) error {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
 	if o.limitFrom != "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Option configures Keep.
@@ -27,6 +28,7 @@ type Kept struct {
 	sess *zkcoord.Session
 	path string
 	opts options
+	own  recipe.OwnContext
 
 	mu       sync.Mutex
 	data     []byte
@@ -47,7 +49,7 @@ type Kept struct {
 // containers) and keeps it present until Close, ctx ends or the Session
 // ends. It returns once the node exists.
 func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, opts ...Option) (*Kept, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
 	var o options
@@ -385,3 +387,7 @@ var testHookOutcomeUnknown func()
 // testHookCreated, if set, runs when a create returned, before the keeper
 // looks at the node.
 var testHookCreated func()
+
+// Context returns a context cancelled when the Kept ends, with Err as its cause:
+// do the owner's work under it.
+func (k *Kept) Context() context.Context { return k.own.Get(k.Done(), k.Err) }

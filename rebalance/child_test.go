@@ -62,7 +62,7 @@ func childMain(args []string) int {
 	cfg := zkcoord.Config{Servers: strings.Split(*servers, ","), SessionTimeout: *timeout, LostAfter: *lostAfter, Logger: log}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := rebalance.StartConfig(ctx, cfg, *group, h, rebalance.WithRoot(*root), rebalance.WithMode(mode),
+	c, err := rebalance.StartConfig(ctx, cfg, zkcoord.Join(*root, *group), h, rebalance.WithMode(mode),
 		rebalance.WithMinInterval(*minInterval), rebalance.WithAutoRecovery(true), rebalance.WithName(*name),
 		rebalance.WithMaxRecoveryBackoff(500*time.Millisecond), rebalance.WithWeight(*weight))
 	if err != nil {

@@ -94,8 +94,8 @@ type GlobalStatus struct {
 // an error wrapping ErrNoGroup. Unreadable allocation data is reported in
 // AllocationError and as an error wrapping alloc.ErrCorrupt, together with
 // everything else that could be read.
-func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*Description, error) {
-	lay, err := newLayout(root, group)
+func Describe(ctx context.Context, sess *zkcoord.Session, path string) (*Description, error) {
+	lay, err := newLayout(path)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 		return nil, fmt.Errorf("%w: %s", ErrNoGroup, lay.base)
 	}
 	ds := &describer{sess: sess, lay: lay, index: map[string]int{}, holder: map[string]string{},
-		d: &Description{Root: root, Group: group, Path: lay.base, Allocation: map[string][]string{},
+		d: &Description{Root: lay.root, Group: lay.group, Path: lay.base, Allocation: map[string][]string{},
 			Members: []MemberInfo{}, Resources: []string{}, Barriers: []BarrierHolder{}}}
 	for _, step := range []func(context.Context) error{
 		ds.members, ds.term, ds.allocation, ds.barriers, ds.status,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
@@ -182,7 +183,7 @@ func (m *member) checkpoint() {
 
 func (m *member) deleteCheckIn(gen int64) {
 	path := m.lay.checkIn(checkInName(m.reg.id, gen))
-	if err := m.sess.EnsureDeleted(m.ctx, path); err != nil {
+	if err := recipe.EnsureDeleted(m.ctx, m.sess, path); err != nil {
 		m.failWrite("check out", err)
 	}
 }

@@ -118,8 +118,8 @@ func (r *recorder) holders() map[string]string {
 // start joins a client to group, stopped at the end of the test.
 func start(t testing.TB, sess *zkcoord.Session, root, group string, h rebalance.Handler, opts ...rebalance.Option) *rebalance.Client {
 	t.Helper()
-	opts = append([]rebalance.Option{rebalance.WithRoot(root), rebalance.WithMinInterval(50 * time.Millisecond)}, opts...)
-	c, err := rebalance.Start(testCtx(t, 30*time.Second), sess, group, h, opts...)
+	opts = append([]rebalance.Option{rebalance.WithMinInterval(50 * time.Millisecond)}, opts...)
+	c, err := rebalance.Start(testCtx(t, 30*time.Second), sess, zkcoord.Join(root, group), h, opts...)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -136,7 +136,7 @@ func start(t testing.TB, sess *zkcoord.Session, root, group string, h rebalance.
 func addResources(t testing.TB, sess *zkcoord.Session, root, group string, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		if err := rebalance.AddResource(testCtx(t, 30*time.Second), sess, root, group, id); err != nil {
+		if err := rebalance.AddResource(testCtx(t, 30*time.Second), sess, zkcoord.Join(root, group), id); err != nil {
 			t.Fatalf("add %s: %v", id, err)
 		}
 	}
@@ -176,7 +176,7 @@ func balanced(ctx context.Context, sess *zkcoord.Session, root, group string, cl
 	if len(clients) > 0 && hi-lo > 1 {
 		return fmt.Errorf("unbalanced: shares from %d to %d", lo, hi)
 	}
-	d, err := rebalance.Describe(ctx, sess, root, group)
+	d, err := rebalance.Describe(ctx, sess, zkcoord.Join(root, group))
 	if err != nil {
 		return err
 	}

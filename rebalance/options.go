@@ -57,7 +57,6 @@ const (
 type Option func(*options)
 
 type options struct {
-	root         string
 	mode         Mode
 	minInterval  time.Duration
 	startDelay   time.Duration
@@ -79,7 +78,7 @@ type options struct {
 }
 
 func defaultOptions() options {
-	return options{root: DefaultRoot, mode: Incremental, minInterval: DefaultMinInterval, maxBackoff: 5 * time.Second}
+	return options{mode: Incremental, minInterval: DefaultMinInterval, maxBackoff: 5 * time.Second}
 }
 
 func (o options) validate() error {
@@ -101,9 +100,6 @@ func (o options) validate() error {
 	}
 	return nil
 }
-
-// WithRoot sets the path under which groups live (default DefaultRoot).
-func WithRoot(path string) Option { return func(o *options) { o.root = path } }
 
 // WithMode selects the rebalancing mode (default Incremental).
 func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }

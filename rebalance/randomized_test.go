@@ -323,7 +323,7 @@ func (s *sim) addResource() {
 		id = fmt.Sprintf("r%04d", s.nextRes)
 		s.nextRes++
 	}
-	if err := rebalance.AddResource(s.ctx, s.op, s.root, s.group, id); err != nil {
+	if err := rebalance.AddResource(s.ctx, s.op, zkcoord.Join(s.root, s.group), id); err != nil {
 		s.t.Fatalf("add %s: %v", id, err)
 	}
 	s.res = append(s.res, id)
@@ -333,7 +333,7 @@ func (s *sim) addResource() {
 func (s *sim) removeResource() {
 	i := s.rng.IntN(len(s.res))
 	id := s.res[i]
-	if err := rebalance.RemoveResource(s.ctx, s.op, s.root, s.group, id); err != nil {
+	if err := rebalance.RemoveResource(s.ctx, s.op, zkcoord.Join(s.root, s.group), id); err != nil {
 		s.t.Fatalf("remove %s: %v", id, err)
 	}
 	s.res = slices.Delete(s.res, i, i+1)

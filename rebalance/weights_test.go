@@ -38,7 +38,7 @@ func owns(t *testing.T, op *zkcoord.Session, root, group string, clients []*reba
 	if !ok {
 		return fmt.Errorf("shares %v, want one of %v", counts, want)
 	}
-	d, err := rebalance.Describe(testCtx(t, 30*time.Second), op, root, group)
+	d, err := rebalance.Describe(testCtx(t, 30*time.Second), op, zkcoord.Join(root, group))
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func TestWeights(t *testing.T) {
 			testkit.WaitFor(t, 30*time.Second, "shares 2, 4, 6", func() error {
 				return owns(t, op, root, group, clients, resources, []int{2, 4, 6})
 			})
-			desc, err := rebalance.Describe(testCtx(t, 30*time.Second), op, root, group)
+			desc, err := rebalance.Describe(testCtx(t, 30*time.Second), op, zkcoord.Join(root, group))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +161,7 @@ func TestAllocator(t *testing.T) {
 	testkit.WaitFor(t, 30*time.Second, "everything to the newest", func() error {
 		return owns(t, op, root, group, clients, resources, []int{0, 6})
 	})
-	desc, err := rebalance.Describe(testCtx(t, 30*time.Second), op, root, group)
+	desc, err := rebalance.Describe(testCtx(t, 30*time.Second), op, zkcoord.Join(root, group))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestAllocator(t *testing.T) {
 	if err := clients[1].AllocationError(); err != nil {
 		t.Errorf("a follower reports %v", err)
 	}
-	desc, err = rebalance.Describe(testCtx(t, 30*time.Second), op, root, group)
+	desc, err = rebalance.Describe(testCtx(t, 30*time.Second), op, zkcoord.Join(root, group))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestAllocator(t *testing.T) {
 
 func TestWeightOption(t *testing.T) {
 	for _, w := range []int64{-1, alloc.MaxWeight + 1} {
-		_, err := rebalance.Start(testCtx(t, 10*time.Second), connect(t), "g", rebalance.Handler{}, rebalance.WithWeight(w))
+		_, err := rebalance.Start(testCtx(t, 10*time.Second), connect(t), "/g", rebalance.Handler{}, rebalance.WithWeight(w))
 		if !errors.Is(err, rebalance.ErrInvalidOption) {
 			t.Errorf("weight %d: %v", w, err)
 		}

@@ -164,7 +164,7 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 		select {
 		case <-c.Done():
 		case <-a.ctx.Done():
-			c.Stop(10*time.Second, supervise.Owner{})
+			c.Stop(10*time.Second, nil, nil)
 		}
 		status = c.Status()
 	} else {

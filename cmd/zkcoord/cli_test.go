@@ -20,7 +20,8 @@ func TestHelp(t *testing.T) {
 	}
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
-		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
+		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable",
+			"--limit-from PATH", "--kazoo"},
 		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin", "--no-recover",
 			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
@@ -45,6 +46,7 @@ func TestHelp(t *testing.T) {
 		"whoami":     {"--json"},
 		"ephemerals": {"--session ID", "--json"},
 		"server":     {"--json"},
+		"ensemble":   {"--json", "--from-version VERSION"},
 		"ui":         {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
 		"services":   {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON", "--no-recover"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
@@ -52,7 +54,7 @@ func TestHelp(t *testing.T) {
 	}
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
-		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat"}
+		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat", "ensemble": "show"}
 	seen := map[string]bool{}
 	for _, c := range newRootCommand(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
 		cname := c.Name()
@@ -248,6 +250,7 @@ func TestCompletionOffersArguments(t *testing.T) {
 	complete(nil, none, "resources", "add", "--root", p+"/groups", "g", "")
 	complete([]string{"billing"}, names, "services", "get", p+"/services", "")
 	complete([]string{p + "/groups"}, paths, "status", "g", "--root", p+"/gr")
+	complete([]string{p + "/other"}, paths, "lock", p+"/app/a", "--limit", "2", "--limit-from", p+"/ot")
 	complete([]string{"always", "on-failure", "never"}, none, "rebalance", "g", "--restart", "")
 	// With no server to ask, nothing, quickly.
 	complete(nil, paths, "--zk", "127.0.0.1:1", "ls", "/")

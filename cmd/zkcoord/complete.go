@@ -38,7 +38,7 @@ func addCompletions(a *app, root *cobra.Command) {
 		cc.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			return completeArg(a, cmd, names, args, toComplete)
 		}
-		for _, flag := range []string{"root"} {
+		for _, flag := range []string{"root", "limit-from"} {
 			if cc.Flags().Lookup(flag) != nil || cc.InheritedFlags().Lookup(flag) != nil {
 				_ = cc.RegisterFlagCompletionFunc(flag, func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 					return completeNodes(a, toComplete)

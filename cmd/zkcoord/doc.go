@@ -37,6 +37,7 @@
 //	whoami                                    the identities the server knows zkcoord by
 //	ephemerals [PATH]                         ephemeral nodes and their sessions
 //	server stat [SERVER...]                   each server's mode, zxid, nodes, connections
+//	ensemble show|add|remove|set              the ensemble's membership (zkCli.sh's config, reconfig)
 //	services ls|get|register                  Curator-compatible service discovery
 //	ui [--listen ADDR]                        the live web console
 //	demo                                      watch workers share resources while things go wrong
@@ -78,6 +79,8 @@
 //	--kerberos-config FILE  ZKCOORD_KERBEROS_CONFIG  krb5.conf (default $KRB5_CONFIG, /etc/krb5.conf)
 //	--kerberos-service NAME ZKCOORD_KERBEROS_SERVICE (default zookeeper)
 //	--kerberos-server-principal P  ZKCOORD_KERBEROS_SERVER_PRINCIPAL
+//	--pin-servers           ZKCOORD_PIN_SERVERS      only the servers of --zk, not the
+//	                                                 members of /zookeeper/config
 //	--log-level LEVEL       ZKCOORD_LOG_LEVEL        debug, info, warn, error
 //	--log-format FORMAT     ZKCOORD_LOG_FORMAT       text or json (logs go to standard error)
 //	--metrics ADDR          ZKCOORD_METRICS          Prometheus metrics at http://ADDR/metrics

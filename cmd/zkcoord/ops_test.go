@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest"
@@ -225,7 +226,7 @@ func TestChroot(t *testing.T) {
 	// create --parents creates it, with the node.
 	mustZkc(t, "--chroot", chroot, "create", "--parents", "/made")
 	mustZkc(t, "--chroot", chroot, "resources", "add", group, "r1", "r2")
-	got, err := rebalance.ListResources(ctx, sess, chroot+rebalance.DefaultRoot, group)
+	got, err := rebalance.ListResources(ctx, sess, zkcoord.Join(chroot+rebalance.DefaultRoot, group))
 	if err != nil || !slices.Equal(got, []string{"r1", "r2"}) {
 		t.Fatalf("resources under the chroot: %v, %v", got, err)
 	}

@@ -241,10 +241,10 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 			return nil
 		},
 	}
-	opts := []rebalance.Option{rebalance.WithRoot(o.root), rebalance.WithMode(o.mode), rebalance.WithName(o.name),
+	opts := []rebalance.Option{rebalance.WithMode(o.mode), rebalance.WithName(o.name),
 		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLogger(a.log),
 		rebalance.WithWeight(o.weight)}
-	c, err := rebalance.Start(ctx, sess, o.group, h, opts...)
+	c, err := rebalance.Start(ctx, sess, zkcoord.Join(o.root, o.group), h, opts...)
 	if err != nil {
 		if a.ctx.Err() != nil {
 			return nil

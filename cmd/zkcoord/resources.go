@@ -86,7 +86,7 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 	defer done()
 
 	if sub == "ls" {
-		list, err := rebalance.ListResources(ctx, sess, o.root, group)
+		list, err := rebalance.ListResources(ctx, sess, zkcoord.Join(o.root, group))
 		if err != nil {
 			return fmt.Errorf("listing the resources of %s: %w", group, err)
 		}
@@ -107,9 +107,9 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 	for i, id := range ids {
 		var err error
 		if sub == "add" {
-			err = rebalance.AddResource(ctx, sess, o.root, group, id)
+			err = rebalance.AddResource(ctx, sess, zkcoord.Join(o.root, group), id)
 		} else {
-			err = rebalance.RemoveResource(ctx, sess, o.root, group, id)
+			err = rebalance.RemoveResource(ctx, sess, zkcoord.Join(o.root, group), id)
 		}
 		switch {
 		case err == nil:

@@ -90,6 +90,7 @@ func (a *app) commands() []*cobra.Command {
 		newWhoAmICommand(a),
 		newEphemeralsCommand(a),
 		newServerCommand(a),
+		newEnsembleCommand(a),
 		newServicesCommand(a),
 		newUICommand(a),
 		newDemoCommand(a),

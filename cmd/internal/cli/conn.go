@@ -37,6 +37,7 @@ const (
 	envKrbConfig      = "ZKCOORD_KERBEROS_CONFIG"
 	envKrbService     = "ZKCOORD_KERBEROS_SERVICE"
 	envKrbServer      = "ZKCOORD_KERBEROS_SERVER_PRINCIPAL"
+	envPinServers     = "ZKCOORD_PIN_SERVERS"
 )
 
 const (
@@ -68,6 +69,9 @@ type ConnOptions struct {
 	KerberosConfig          string
 	KerberosService         string
 	KerberosServerPrincipal string
+	// PinServers keeps --zk's servers, instead of following the
+	// membership the ensemble publishes (zkcoord.Config.PinServers).
+	PinServers bool
 
 	envErrs []error // environment values that could not be parsed
 }
@@ -96,6 +100,8 @@ func (o *ConnOptions) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.KerberosService, "kerberos-service", envOr(envKrbService, kerberos.DefaultService), "service `name` of the servers' principals (service/host)")
 	fs.StringVar(&o.KerberosServerPrincipal, "kerberos-server-principal", os.Getenv(envKrbServer),
 		"the servers' whole `principal` (default: --kerberos-service and the host's canonical name)")
+	fs.BoolVar(&o.PinServers, "pin-servers", o.envBool(envPinServers),
+		"keep the servers of --zk instead of following the members listed in /zookeeper/config (as behind a load balancer or proxy)")
 	// Help shows no secret taken from the environment as a default.
 	for _, secret := range []string{"auth", "sasl-password"} {
 		fs.Lookup(secret).DefValue = ""
@@ -104,7 +110,8 @@ func (o *ConnOptions) Register(fs *pflag.FlagSet) {
 		"auth": envAuth, "acl": envACL, "tls": envTLS, "tls-ca": envTLSCA, "tls-cert": envTLSCert, "tls-key": envTLSKey,
 		"connect-timeout": envConnectTimeout, "sasl-user": envSASLUser, "sasl-password": envSASLPassword,
 		"sasl-password-file": envSASLPassFile, "kerberos-principal": envKrbPrincipal, "kerberos-keytab": envKrbKeytab,
-		"kerberos-config": envKrbConfig, "kerberos-service": envKrbService, "kerberos-server-principal": envKrbServer})
+		"kerberos-config": envKrbConfig, "kerberos-service": envKrbService, "kerberos-server-principal": envKrbServer,
+		"pin-servers": envPinServers})
 }
 
 // grouped marks the flags of a group, each with its environment variable.
@@ -155,7 +162,7 @@ func (o *ConnOptions) Config() (zkcoord.Config, error) {
 	}
 	// A missing chroot is an error: the tools create it only when asked
 	// (create --parents), and a read never writes.
-	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot, ChrootMustExist: true}
+	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot, ChrootMustExist: true, PinServers: o.PinServers}
 	if strings.TrimSpace(strings.ReplaceAll(o.Servers, ",", "")) == "" {
 		return cfg, Usagef("--zk: no servers given")
 	}
@@ -272,8 +279,8 @@ func (o *ConnOptions) tlsConfig() (*tls.Config, error) {
 }
 
 // PassOn returns the flags that give another zkcoord process the same
-// credentials (SASL's too), ACL, TLS and chroot (not the servers or
-// timeouts).
+// credentials (SASL's too), ACL, TLS, chroot and pinning of the servers
+// (not the servers or timeouts).
 func (o *ConnOptions) PassOn() []string {
 	args := []string{"--chroot", o.Chroot, "--auth", o.Auth, "--acl", o.ACL,
 		"--tls-ca", o.TLSCA, "--tls-cert", o.TLSCert, "--tls-key", o.TLSKey,
@@ -286,7 +293,7 @@ func (o *ConnOptions) PassOn() []string {
 	} else {
 		args = append(args, "--tls=false")
 	}
-	return args
+	return append(args, "--pin-servers="+strconv.FormatBool(o.PinServers))
 }
 
 // Connect opens a Session, waiting at most timeout, and turns the usual

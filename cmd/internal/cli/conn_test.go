@@ -92,3 +92,47 @@ func TestSecretsFromEnvironmentNotShown(t *testing.T) {
 		}
 	}
 }
+
+// --pin-servers, or ZKCOORD_PIN_SERVERS, pins the Session's servers, and
+// PassOn gives it to another zkcoord process.
+func TestPinServers(t *testing.T) {
+	parse := func(args ...string) (*ConnOptions, error) {
+		var o ConnOptions
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		o.Register(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := o.Config()
+		return &o, err
+	}
+	for _, c := range []struct {
+		env  string
+		args []string
+		want bool
+	}{
+		{"", nil, false},
+		{"", []string{"--pin-servers"}, true},
+		{"true", nil, true},
+		{"true", []string{"--pin-servers=false"}, false},
+	} {
+		t.Setenv(envPinServers, c.env)
+		o, err := parse(c.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := o.Config()
+		if cfg.PinServers != c.want {
+			t.Errorf("%s=%q %v: PinServers %v, want %v", envPinServers, c.env, c.args, cfg.PinServers, c.want)
+		}
+		t.Setenv(envPinServers, "")
+		passed, err := parse(o.PassOn()...)
+		if err != nil || passed.PinServers != c.want {
+			t.Errorf("%s=%q %v: passed on as %v (%v), want %v", envPinServers, c.env, c.args, passed.PinServers, err, c.want)
+		}
+	}
+	t.Setenv(envPinServers, "sometimes")
+	if _, err := parse(); err == nil || !strings.Contains(err.Error(), envPinServers) {
+		t.Errorf("%s=sometimes: error %v; want one naming the variable", envPinServers, err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/counter"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
@@ -93,7 +94,7 @@ func TestResume(t *testing.T) {
 	if err := m.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := writer.EnsureDeleted(ctx, "/resume/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+	if err := recipe.EnsureDeleted(ctx, writer, "/resume/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		t.Fatal(err)
 	}
 	st, err := getState(t, srv)
