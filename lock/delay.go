@@ -63,8 +63,7 @@ func (c contention) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
 // hold waits the lock-delay, if there is one to wait, before the
 // contender found first acts: until it has passed (then it reads its own
 // node once more), or the contender's own node is deleted, ctx or the
-// Session ends. With try it returns ErrLocked
-// instead of waiting.
+// Session ends. With try it returns ErrLocked instead of waiting.
 func (c contention) hold(ctx context.Context, s *self, try bool, t *lockdelay.Tracker) error {
 	d, err := t.Wait(ctx, c.sess, s.node)
 	switch {
