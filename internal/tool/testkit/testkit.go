@@ -25,14 +25,7 @@ const SessionTimeout = 20 * time.Second
 // closes it when the test ends. mod may adjust the Config.
 func Connect(t testing.TB, servers []string, mod ...func(*zkcoord.Config)) *zkcoord.Session {
 	t.Helper()
-	cfg := zkcoord.Config{
-		Servers:        servers,
-		SessionTimeout: SessionTimeout,
-		Chroot:         Chroot(t),
-	}
-	for _, f := range mod {
-		f(&cfg)
-	}
+	cfg := Config(t, servers, mod...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sess, err := zkcoord.Connect(ctx, cfg)
@@ -45,6 +38,20 @@ func Connect(t testing.TB, servers []string, mod ...func(*zkcoord.Config)) *zkco
 		sess.Close(ctx)
 	})
 	return sess
+}
+
+// Config is the Config Connect opens a Session with, for the recipes'
+// forms that open their own Sessions (the ...Config constructors).
+func Config(t testing.TB, servers []string, mod ...func(*zkcoord.Config)) zkcoord.Config {
+	cfg := zkcoord.Config{
+		Servers:        servers,
+		SessionTimeout: SessionTimeout,
+		Chroot:         Chroot(t),
+	}
+	for _, f := range mod {
+		f(&cfg)
+	}
+	return cfg
 }
 
 var (
