@@ -103,9 +103,10 @@ func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, 
 // opens itself from cfg, through zkcoord.Supervise: when a Session is
 // Lost or Expired, a new one is opened (with backoff) and the node kept on
 // it, with the data last given (to KeepConfig or Set). An ephemeral node
-// is created again by the new Session (once the old Session's node is
-// gone: Conflict reports the wait); a TTL node that outlived the Session
-// is kept on, and written with the latest data. It returns once the node
+// is created again by the new Session; after a partition, the old
+// Session's node, which the server keeps until it expires that Session,
+// is deleted first, so that no stale copy stays in the way. A TTL node
+// that outlived the Session is kept on, and written with the latest data. It returns once the node
 // exists; it is kept until Close, ctx ends, or an error a new Session
 // cannot fix (rejected credentials, an invalid Config, a create the
 // server refuses).
@@ -161,16 +162,17 @@ func (k *Kept) supervise(ctx context.Context, cfg zkcoord.Config) error {
 	if k.opts.events != nil {
 		opts = append(opts, zkcoord.WithRecoveryEvents(k.opts.events))
 	}
-	first := true
+	var prev int64 // the id of the Session before
 	return zkcoord.Supervise(ctx, cfg, func(wctx context.Context, sess *zkcoord.Session) error {
 		k.mu.Lock()
 		k.sess = sess
 		k.mu.Unlock()
-		if k.opts.ttl == 0 {
-			k.present = false // the old Session's node went with it
+		if k.opts.ttl == 0 && prev != 0 {
+			k.present = false
+			dropStale(wctx, sess, k.path, prev)
 		}
-		err := k.run(wctx, sess, !first)
-		first = false
+		err := k.run(wctx, sess, prev != 0)
+		prev = sess.ID()
 		if k.closing.Load() && sess.Err() == nil {
 			// Supervise closes the Session when work returns: delete the
 			// node first, as Close does with Keep's (a TTL node would
@@ -181,6 +183,20 @@ func (k *Kept) supervise(ctx context.Context, cfg zkcoord.Config) error {
 		}
 		return err
 	}, opts...)
+}
+
+// dropStale deletes the ephemeral node at path if the Session prev still
+// owns it: a Session declared Lost lives on at the server until it
+// expires, and its node with it, though nobody keeps it any more. Deleted
+// now, the node is created again at once, with the latest data, instead of
+// after the old Session's expiry. It is best effort.
+func dropStale(ctx context.Context, sess *zkcoord.Session, path string, prev int64) {
+	ok, st, err := sess.Exists(ctx, path)
+	if err == nil && ok && st.EphemeralOwner == prev {
+		// Whatever the outcome, the keeper looks again: an error leaves
+		// it waiting for the old Session's expiry.
+		_ = sess.Delete(ctx, path, st.Version)
+	}
 }
 
 // Path returns the node's path.

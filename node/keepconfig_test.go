@@ -137,3 +137,35 @@ func TestKeepRejectsRecoveryEvents(t *testing.T) {
 		t.Fatalf("Keep with recovery events = %v, want ErrInvalidConfig", err)
 	}
 }
+
+// After a partition that ends the keeper's Session locally, the keeper's
+// next Session owns the node, with the data set meanwhile: the old
+// Session's node, if the server still holds it, is deleted, never kept.
+func TestKeepConfigReplacesStaleNodeAfterPartition(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	proxy := cluster.NewProxy(t)
+	sessions := zktest.NewSessionRecorder(nil)
+	k, log := keepConfig(t, ctx, proxy.Servers(), sessions, "/svc/me", "v1")
+	observer := connect(t)
+	started, at := log.Await(t, 30*time.Second, 0, zkcoord.SessionStarted)
+	nodeIs(t, observer, "/svc/me", "v1", started.Session)
+
+	if err := proxy.Cut(); err != nil {
+		t.Fatal(err)
+	}
+	ended, at := log.Await(t, 30*time.Second, at, zkcoord.SessionEnded)
+	if !errors.Is(ended.Err, zkcoord.ErrSessionLost) {
+		t.Fatalf("ended %+v, want the session lost", ended)
+	}
+	if err := k.Set(ctx, []byte("v2")); err != nil {
+		t.Fatalf("Set between Sessions: %v", err)
+	}
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	recovered, _ := log.Await(t, 30*time.Second, at, zkcoord.Recovered)
+	nodeIs(t, observer, "/svc/me", "v2", recovered.Session)
+	if got := k.Created(); got != 2 {
+		t.Fatalf("created %d times, want 2", got)
+	}
+}
