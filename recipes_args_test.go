@@ -7,10 +7,12 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/cache"
 	"github.com/zkcoord/zkcoord/config"
 	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/group"
 	"github.com/zkcoord/zkcoord/lock"
+	"github.com/zkcoord/zkcoord/node"
 	"github.com/zkcoord/zkcoord/queue"
 	"github.com/zkcoord/zkcoord/twophase"
 )
@@ -54,6 +56,27 @@ func TestRecipesRejectBadArguments(t *testing.T) {
 		}
 		for _, p := range []string{"", "x", "/", "/a/", "/a//b", "/a/../b"} {
 			if err := construct(sess, p); !errors.Is(err, zkcoord.ErrInvalidPath) {
+				t.Errorf("%s(%q) = %v, want ErrInvalidPath", name, p, err)
+			}
+		}
+	}
+}
+
+// The forms that open their own Sessions refuse an invalid path before
+// opening any.
+func TestConfigFormsRejectBadPaths(t *testing.T) {
+	ctx := context.Background()
+	cfg := zkcoord.Config{Servers: []string{"127.0.0.1:1"}} // never dialled
+	constructors := map[string]func(string) error{
+		"cache.NewTreeConfig": func(p string) error { _, err := cache.NewTreeConfig(ctx, cfg, p); return err },
+		"config.WatchConfig":  func(p string) error { _, err := config.WatchConfig(ctx, cfg, p); return err },
+		"counter.WatchConfig": func(p string) error { _, err := counter.WatchConfig[int32](ctx, cfg, p); return err },
+		"group.JoinConfig":    func(p string) error { _, err := group.JoinConfig(ctx, cfg, p, "m", nil); return err },
+		"node.KeepConfig":     func(p string) error { _, err := node.KeepConfig(ctx, cfg, p, nil); return err },
+	}
+	for name, construct := range constructors {
+		for _, p := range []string{"", "x", "/", "/a/", "/a//b"} {
+			if err := construct(p); !errors.Is(err, zkcoord.ErrInvalidPath) {
 				t.Errorf("%s(%q) = %v, want ErrInvalidPath", name, p, err)
 			}
 		}
