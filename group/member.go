@@ -48,7 +48,7 @@ type Membership struct {
 	joined   chan struct{}      // JoinConfig: closed once the first join is done
 	once     sync.Once
 	mu       sync.Mutex
-	sess     *zkcoord.Session // the member's; with JoinConfig, the latest
+	sess     *zkcoord.Session // Join's (JoinConfig's Sessions are Supervise's)
 	path     string           // the member's node; with JoinConfig, the latest
 	err      error
 	leave    sync.Once
@@ -163,7 +163,7 @@ func (m *Membership) supervise(ctx context.Context, cfg zkcoord.Config, path str
 			return fmt.Errorf("group: join %s: %w", path, err)
 		}
 		m.mu.Lock()
-		m.sess, m.path = sess, node
+		m.path = node
 		m.mu.Unlock()
 		if prev == 0 {
 			close(m.joined)
