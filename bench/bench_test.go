@@ -105,7 +105,7 @@ func suites(e *env) []*suite {
 		if e.set.delay == crashDelay {
 			out = append(out, crashSuites(e)...)
 		}
-		return out
+		return append(out, cacheSuite(e))
 	}
 	out := []*suite{floorSuite(e), lockSuite(e), handoffSuite(e), distinctSuite(e)}
 	for _, sz := range failoverSizes(e.quick, e.set) {
@@ -115,7 +115,7 @@ func suites(e *env) []*suite {
 		out = append(out, rebalanceSuite(e, sz))
 	}
 	out = append(out, queueSuites(e)...)
-	return append(out, memorySuite(e))
+	return append(out, cacheSuite(e), memorySuite(e))
 }
 
 // implOrder is the order of implementations in tables.
@@ -125,9 +125,9 @@ func implOrder() []string {
 		order = append(order, zkcoordName+" "+m.String())
 	}
 	order = append(order, zkcoordName+" election", zkcoordName+" failover")
-	order = append(order, zkQueueName, zkQueueNName, zkWorkName, zkWorkNName, zkCuratorName, zkCuratorLName)
-	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", curatorQueueName,
-		kazooName, kazooName+" Election", "Kazoo SetPartitioner", kazooQueueName, kazooLockingName)
+	order = append(order, zkQueueName, zkQueueNName, zkWorkName, zkWorkNName, zkCuratorName, zkCuratorLName, zkCacheName)
+	return append(order, gozkName, curatorName, curatorName+" LeaderLatch", curatorQueueName, curatorCacheName,
+		kazooName, kazooName+" Election", "Kazoo SetPartitioner", kazooQueueName, kazooLockingName, kazooCacheName)
 }
 
 const defaultCommand = "cd bench && go test -tags bench -run '^TestBench$' -timeout 60m -v ."
@@ -227,6 +227,13 @@ func TestBench(t *testing.T) {
 	}
 	defs := metricDefs(e.quick)
 	rep.Metrics = buildMetrics(res, defs, implOrder())
+	if *flagMerge {
+		merged, err := mergeInto(*flagOut, rep, defs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep = merged
+	}
 	if err := writeReport(rep, defs, *flagOut); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +327,24 @@ func command() string {
 	if c := strings.TrimSpace(os.Getenv("ZKBENCH_COMMAND")); c != "" {
 		return c
 	}
-	return defaultCommand
+	// The flags that shape a run are part of its command.
+	var args []string
+	if *flagQuick {
+		args = append(args, "-bench.quick")
+	}
+	if *flagOnly != "" {
+		args = append(args, "-bench.only='"+*flagOnly+"'")
+	}
+	if *flagNoDelay {
+		args = append(args, "-bench.nodelay")
+	}
+	if *flagMerge {
+		args = append(args, "-bench.merge")
+	}
+	if len(args) == 0 {
+		return defaultCommand
+	}
+	return defaultCommand + " -args " + strings.Join(args, " ")
 }
 
 // loadAverage returns the load averages over 1, 5 and 15 minutes, as

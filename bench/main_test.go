@@ -17,6 +17,7 @@ var (
 	flagOnly    = flag.String("bench.only", "", "run only the suites whose id matches this regular expression")
 	flagOut     = flag.String("bench.out", "../docs", "directory that receives benchmarks.md and bench/")
 	flagNoDelay = flag.Bool("bench.nodelay", false, "measure on loopback only, without the deployed-like settings")
+	flagMerge   = flag.Bool("bench.merge", false, "merge this run's metrics into the results already in -bench.out, keeping the others")
 	flagRender  = flag.Bool("bench.render", false, "measure nothing: render benchmarks.md and the charts again from bench/results.json")
 )
 

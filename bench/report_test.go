@@ -26,6 +26,7 @@ type report struct {
 	Versions map[string]string   `json:"versions"`
 	Metrics  []metricResult      `json:"metrics,omitempty"`
 	Failures map[string][]string `json:"failures,omitempty"`
+	Partial  []partialRun        `json:"partial,omitempty"`
 }
 
 type metricResult struct {
@@ -54,6 +55,8 @@ var extraNames = map[string]string{
 	"after_ms":         "after expiry (ms)",
 	"work_ms":          "successor's work after its notification (ms)",
 	"items_per_s":      "items/s",
+	"watches":          "watches on the servers",
+	"nodes":            "nodes loaded",
 }
 
 // reportSettings are the settings of a full run, in the report's order
@@ -145,6 +148,7 @@ func settingDefs(quick bool, set *setting) []metricDef {
 	if set.delay == crashDelay {
 		defs = append(defs, crashDefs(quick)...)
 	}
+	defs = append(defs, cacheDefs(quick)...)
 	if set.loopback() {
 		defs = append(defs, queueDefs(quick)...)
 		defs = append(defs, metricDef{id: mMemory, title: "Memory per client", unit: "KiB resident per client", chart: true})
@@ -322,6 +326,7 @@ func renderMarkdown(rep *report, defs []metricDef, charts map[string]string) str
 		w("| %s | %s |\n", k, rep.Versions[k])
 	}
 	w("\n")
+	renderPartial(&b, rep)
 	w(methodText)
 	w("\n## Targets\n\nThe performance targets of the design, checked against this run: in round trips of the ")
 	w("1 ms one-way setting (2 ms each) unless they say otherwise. Ratios are zkcoord's median divided by the ")
@@ -488,6 +493,8 @@ func sectionOf(id string) string {
 		return "Leader election"
 	case strings.HasPrefix(id, "rebalance"):
 		return "Rebalancing"
+	case strings.HasPrefix(id, "cache"):
+		return "Tree caches"
 	default:
 		return "Requests and locks"
 	}

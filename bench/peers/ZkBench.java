@@ -19,6 +19,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -62,6 +65,14 @@ import org.apache.zookeeper.KeeperException;
  *                                  own, consume items until limit items are
  *                                  taken or the window is over; one sample, ms
  *                                  per item
+ *   cache_client                   opens the client of the next cache_start
+ *   cache_start path               a CuratorCache of path on that client: one
+ *                                  sample, ms until its initialized event
+ *   cache_change paths             sets new data on each node of paths (comma
+ *                                  separated) from the main client, one at a
+ *                                  time: a sample each, ms until the cache's
+ *                                  listener sees the new data
+ *   cache_stop                     closes the cache and its client
  */
 public class ZkBench {
     static String connect;
@@ -100,6 +111,7 @@ public class ZkBench {
             System.out.flush();
         }
         latchTeardown();
+        cacheStop();
         for (CuratorFramework c : consumers) {
             c.close();
         }
@@ -133,6 +145,17 @@ public class ZkBench {
             return crashAwait();
         case "queue":
             return queue(a.get("kind"), a.get("path"), num(a, "consumers"), num(a, "limit"), num(a, "window_ms"));
+        case "cache_client":
+            cacheStop();
+            cacheClient = newClient();
+            return new Result();
+        case "cache_start":
+            return cacheStart(a.get("path"));
+        case "cache_change":
+            return cacheChange(a.get("paths").split(","));
+        case "cache_stop":
+            cacheStop();
+            return new Result();
         default:
             throw new IllegalArgumentException("unknown command " + cmd);
         }
@@ -622,6 +645,68 @@ public class ZkBench {
         r.ops = Math.max(count, taken.get()); // items consumed while closing count as work done
         r.extra.put("items_per_s", count / (elapsed / 1e9));
         return r;
+    }
+
+    // The cache workload's client, cache and the changes its listener saw.
+    static CuratorFramework cacheClient;
+    static CuratorCache cache;
+    static LinkedBlockingQueue<ChildData> cacheChanges = new LinkedBlockingQueue<>();
+
+    static Result cacheStart(String path) throws Exception {
+        if (cacheClient == null) {
+            throw new IllegalStateException("cache_start without cache_client");
+        }
+        cacheChanges.clear();
+        CountDownLatch initialized = new CountDownLatch(1);
+        AtomicInteger nodes = new AtomicInteger();
+        long t0 = System.nanoTime();
+        cache = CuratorCache.build(cacheClient, path);
+        cache.listenable().addListener(CuratorCacheListener.builder()
+                .forCreates(n -> nodes.incrementAndGet())
+                .forChanges((before, after) -> cacheChanges.offer(after))
+                .forInitialized(initialized::countDown)
+                .build());
+        cache.start();
+        if (!initialized.await(10, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("CuratorCache not initialized after 10 minutes");
+        }
+        long elapsed = System.nanoTime() - t0;
+        Result r = new Result();
+        r.samples.add(ms(elapsed));
+        r.ops = 1;
+        r.extra.put("nodes", (double) nodes.get());
+        return r;
+    }
+
+    static Result cacheChange(String[] paths) throws Exception {
+        Result r = new Result();
+        for (String p : paths) {
+            byte[] data = ("v-" + System.nanoTime()).getBytes(StandardCharsets.UTF_8);
+            long t0 = System.nanoTime();
+            main.setData().forPath(p, data);
+            while (true) {
+                ChildData d = cacheChanges.poll(1, TimeUnit.MINUTES);
+                if (d == null) {
+                    throw new IllegalStateException("no change of " + p + " seen after a minute");
+                }
+                if (d.getPath().equals(p) && Arrays.equals(d.getData(), data)) {
+                    break;
+                }
+            }
+            r.samples.add(ms(System.nanoTime() - t0));
+        }
+        return r;
+    }
+
+    static void cacheStop() {
+        if (cache != null) {
+            cache.close();
+            cache = null;
+        }
+        if (cacheClient != null) {
+            cacheClient.close();
+            cacheClient = null;
+        }
     }
 
     // Result is the JSON answer of a command.

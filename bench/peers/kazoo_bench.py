@@ -40,10 +40,19 @@ measured here with time.perf_counter), "ops" (operations performed) and
   crash_await                     waits until it leads, holds the lock or has
                                   acquired its partition: extra at_us (wall clock,
                                   microseconds) and held (items)
+  cache_client                    opens the client of the next cache_start
+  cache_start path                a TreeCache of path on that client: one
+                                  sample, ms until its INITIALIZED event
+  cache_change paths              sets new data on each node of paths (comma
+                                  separated) from the main client, one at a
+                                  time: a sample each, ms until the cache's
+                                  listener sees the new data
+  cache_stop                      closes the cache and its client
 """
 
 import json
 import logging
+import queue as queuelib
 import sys
 import threading
 import time
@@ -51,6 +60,7 @@ import traceback
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import NodeExistsError
+from kazoo.recipe.cache import TreeCache, TreeEvent
 
 CONNECT = sys.argv[1]
 SESSION_TIMEOUT = 30.0
@@ -623,6 +633,71 @@ def queue(kind, path, consumers, limit, window_ms):
     return result([ms(elapsed) / taken], taken, {"items_per_s": taken / elapsed})
 
 
+class Caches:
+    """The cache workload's client, cache and the changes it saw."""
+
+    def __init__(self):
+        self.client = None
+        self.cache = None
+        self.changes = queuelib.Queue()
+
+    def new_client(self):
+        self.stop()
+        self.client = new_client()
+        return result()
+
+    def start(self, path):
+        if self.client is None:
+            raise RuntimeError("cache_start without cache_client")
+        self.changes = queuelib.Queue()
+        initialized = threading.Event()
+        nodes = [0]
+        changes = self.changes
+
+        def listener(event):
+            if event.event_type == TreeEvent.NODE_ADDED:
+                nodes[0] += 1
+            elif event.event_type == TreeEvent.NODE_UPDATED:
+                changes.put(event.event_data)
+            elif event.event_type == TreeEvent.INITIALIZED:
+                initialized.set()
+
+        t = time.perf_counter()
+        self.cache = TreeCache(self.client, path)
+        self.cache.listen(listener)
+        self.cache.start()
+        if not initialized.wait(600):
+            raise RuntimeError("TreeCache not initialized after 10 minutes")
+        elapsed = time.perf_counter() - t
+        return result([ms(elapsed)], 1, {"nodes": float(nodes[0])})
+
+    def change(self, paths):
+        out = []
+        for p in paths:
+            data = ("v-%d" % time.perf_counter_ns()).encode()
+            t = time.perf_counter()
+            MAIN.set(p, data)
+            while True:
+                d = self.changes.get(timeout=60)
+                if d.path == p and d.data == data:
+                    break
+            out.append(ms(time.perf_counter() - t))
+        return result(out)
+
+    def stop(self):
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
+        if self.client is not None:
+            self.client.stop()
+            self.client.close()
+            self.client = None
+        return result()
+
+
+CACHES = Caches()
+
+
 def run(cmd, a):
     i = lambda k: int(a[k])
     if cmd == "floor":
@@ -662,6 +737,14 @@ def run(cmd, a):
         return mem(a["path"], i("clients"))
     if cmd == "queue":
         return queue(a["kind"], a["path"], i("consumers"), i("limit"), i("window_ms"))
+    if cmd == "cache_client":
+        return CACHES.new_client()
+    if cmd == "cache_start":
+        return CACHES.start(a["path"])
+    if cmd == "cache_change":
+        return CACHES.change(a["paths"].split(","))
+    if cmd == "cache_stop":
+        return CACHES.stop()
     raise ValueError("unknown command " + cmd)
 
 
@@ -682,6 +765,7 @@ def main():
         print(reply, flush=True)
     ELECTIONS.teardown()
     GROUP.teardown()
+    CACHES.stop()
     for c in CONSUMERS:
         c.stop()
         c.close()
