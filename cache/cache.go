@@ -104,7 +104,8 @@ func NewTree(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error)
 // reads (what was created, changed or deleted while no Session was open),
 // and Resynced. Nothing cached before is kept unless the new Session reads
 // it, unchanged, from the server. WithMaxDepth(0) caches a single node.
-// It returns once the first Session is open; Events is closed after Close
+// It returns once the first Session is open, or fails when ctx ends
+// first; ctx does not bound the cache's life. Events is closed after Close
 // or when Supervise ends (credentials rejected, an invalid Config), with a
 // last StateChanged Closed event holding the cause.
 func NewTreeConfig(ctx context.Context, cfg zkcoord.Config, path string, opts ...Option) (*Cache, error) {
