@@ -82,3 +82,38 @@ func TestConfigFormsRejectBadPaths(t *testing.T) {
 		}
 	}
 }
+
+// The forms that open their own Sessions fail with an invalid Config, which
+// no new Session can fix: at once, or (the watchers) by ending with it.
+func TestConfigFormsFailWithAnInvalidConfig(t *testing.T) {
+	ctx := context.Background()
+	var cfg zkcoord.Config // no servers
+	constructors := map[string]func() error{
+		"cache.NewTreeConfig": func() error { _, err := cache.NewTreeConfig(ctx, cfg, "/a"); return err },
+		"group.JoinConfig":    func() error { _, err := group.JoinConfig(ctx, cfg, "/a", "m", nil); return err },
+		"node.KeepConfig":     func() error { _, err := node.KeepConfig(ctx, cfg, "/a", nil); return err },
+		"config.WatchConfig": func() error {
+			w, err := config.WatchConfig(ctx, cfg, "/a")
+			if err != nil {
+				return err
+			}
+			for range w.Changes() {
+			}
+			return w.Err()
+		},
+		"counter.WatchConfig": func() error {
+			w, err := counter.WatchConfig[int64](ctx, cfg, "/a")
+			if err != nil {
+				return err
+			}
+			for range w.Changes() {
+			}
+			return w.Err()
+		},
+	}
+	for name, construct := range constructors {
+		if err := construct(); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+			t.Errorf("%s with no servers = %v, want ErrInvalidConfig", name, err)
+		}
+	}
+}
