@@ -106,10 +106,10 @@ func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, 
 // is created again by the new Session; after a partition, the old
 // Session's node, which the server keeps until it expires that Session,
 // is deleted first, so that no stale copy stays in the way. A TTL node
-// that outlived the Session is kept on, and written with the latest data. It returns once the node
-// exists; it is kept until Close, ctx ends, or an error a new Session
-// cannot fix (rejected credentials, an invalid Config, a create the
-// server refuses).
+// that outlived the Session is kept on, and written with the latest data.
+// It returns once the node exists; it is kept until Close, ctx ends, or an
+// error a new Session cannot fix (rejected credentials, an invalid Config,
+// a create the server refuses).
 func KeepConfig(ctx context.Context, cfg zkcoord.Config, path string, data []byte, opts ...Option) (*Kept, error) {
 	o, err := newOptions(path, opts)
 	if err != nil {
@@ -310,7 +310,8 @@ func (k *Kept) guarded(ctx context.Context, sess *zkcoord.Session, op func(versi
 }
 
 // Done is closed when Keep stops keeping the node: Close, ctx or the
-// Session ended. Err says why.
+// Session ended (KeepConfig: Close, ctx, or an error a new Session cannot
+// fix). Err says why.
 func (k *Kept) Done() <-chan struct{} { return k.done }
 
 // Err returns nil while the node is kept, then why it is not.
