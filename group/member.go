@@ -204,7 +204,9 @@ func (m *Membership) Path() string {
 	return m.path
 }
 
-// Done is closed when this process is no longer a member.
+// Done is closed when this process is no longer a member. With
+// JoinConfig it is closed only when the membership ends for good, not
+// while the member waits for a new Session to join again on.
 func (m *Membership) Done() <-chan struct{} { return m.lost }
 
 // Err returns nil while a member, then why it no longer is: ErrLeft,
