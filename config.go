@@ -32,8 +32,18 @@ type Auth struct {
 // Config describes how to open a Session. The zero value of every field but
 // Servers has a sensible default.
 type Config struct {
-	// Servers lists "host:port" addresses of the ensemble.
+	// Servers lists "host:port" addresses of the ensemble. Host names are
+	// resolved again on every connection attempt.
 	Servers []string
+	// PinServers keeps Servers for the Session's whole life. By default
+	// the Session follows the membership the ensemble publishes in
+	// ConfigNode (ZooKeeper 3.5 and later): when the server it is
+	// connected to is listed there, it takes the members' client
+	// addresses as its servers, and takes them again whenever a
+	// reconfiguration adds or removes servers (Session.Servers). Servers
+	// reached through a load balancer or a proxy are never listed there,
+	// so they stay as given; PinServers also keeps them when they are.
+	PinServers bool
 	// SessionTimeout is the timeout requested from the server, which may
 	// negotiate it into [2, 20] ticks. Default 10s.
 	SessionTimeout time.Duration

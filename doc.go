@@ -49,6 +49,17 @@
 // WithRecoveryEvents option. Each recipe's package documentation says
 // which form to use when.
 //
+// # Servers that change
+//
+// Config.Servers are dialed by name, so a host name is resolved again on
+// every connection attempt. On an ensemble that publishes its membership
+// in ConfigNode (ZooKeeper 3.5 and later) and lists the server the Session
+// is connected to, the Session follows it: servers added or removed by a
+// reconfiguration (Session.Reconfig, zkCli's reconfig) are taken in or
+// dropped from Session.Servers while the session goes on; a connection to
+// a removed server moves to a member. Config.PinServers turns that off.
+// See docs/kubernetes.md.
+//
 // # Concurrency
 //
 // A Session is safe for concurrent use by many goroutines; many recipes may

@@ -54,6 +54,8 @@ type Session struct {
 // conf four-letter word) and logs a warning if a follower cut off from the
 // ZooKeeper leader could keep the session answered until after the leader
 // expired it (see ensembleRisk); a server that refuses is not an error.
+// Unless cfg.PinServers is set, it also starts following the ensemble's
+// membership (see Config.PinServers and Session.Servers).
 func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -111,6 +113,9 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	server := s.Server()
 	s.spawn(func() { s.checkEnsemble(server) })
+	if !cfg.PinServers {
+		s.spawn(s.followEnsemble)
+	}
 	return s, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/delay"
@@ -88,7 +89,9 @@ func WithRestartIf(f func(err error) bool) SuperviseOption {
 
 // Supervise keeps work running across Sessions: it opens a Session with
 // cfg, runs work on it, and when that Session is Lost or Expired, opens a
-// new Session with the same Config (with backoff) and runs work again. It
+// new Session with the same Config (with backoff) and runs work again; the
+// servers the last Session learned from the ensemble's membership are added
+// to Config.Servers. It
 // never presents a new Session as the old one: work starts from scratch
 // every time, so every lock, leadership or membership it takes is a new
 // ownership.
@@ -133,6 +136,7 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 		err = runOnce(ctx, sess, work)
 		cause := sess.Err()
 		closeSession(sess)
+		cfg.Servers = withLearned(cfg.Servers, sess.Servers())
 		lost := errors.Is(cause, ErrSessionLost) || errors.Is(cause, ErrSessionExpired)
 		switch {
 		case ctx.Err() != nil:
@@ -163,6 +167,20 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 			}
 		}
 	}
+}
+
+// withLearned returns the servers given followed by those a Session
+// learned from the ensemble's membership (see Config.PinServers), so that
+// the next Session finds the ensemble even when every server first given
+// has been removed from it.
+func withLearned(given, learned []string) []string {
+	out := slices.Clone(given)
+	for _, s := range learned {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // sleep waits about d (jittered), or until ctx ends.

@@ -88,6 +88,10 @@
 // WithTLS adds a TLS client port to every server, with a certificate from a
 // throwaway CA; dial Cluster.SecureServers with Cluster.ClientTLSConfig.
 //
+// WithReconfig starts an ensemble with dynamic reconfiguration; AddServer
+// starts a server and adds it, RemoveServer removes a server and stops it,
+// and a Session authenticated as SuperAuth may call Reconfig itself.
+//
 // Server also reads the four-letter-word commands (srvr, mntr, cons, wchc)
 // that tests use to look at server state, such as the number of watches.
 //

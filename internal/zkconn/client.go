@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -57,9 +56,7 @@ type Config struct {
 // (Done closes, Err says why) and never opens another session. Its
 // methods are safe for concurrent use.
 type Client struct {
-	cfg     Config
-	servers []string // shuffled once; tried in turn from next
-	next    int
+	cfg Config
 
 	queue  chan *request
 	events *fifo.Queue[item]
@@ -86,7 +83,9 @@ type Client struct {
 	renewal   time.Time
 	connected bool
 	server    string
-	cn        *conn // the connection up, nil between connections
+	cn        *conn    // the connection up, nil between connections
+	servers   []string // shuffled; tried in turn from next (servers.go)
+	next      int
 }
 
 // Dial opens a new session on one of the servers, trying them in a
@@ -108,7 +107,6 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		cfg:     cfg,
-		servers: append([]string(nil), cfg.Servers...),
 		queue:   make(chan *request, cfg.MaxQueued),
 		events:  fifo.New[item](),
 		watches: newRegistry(),
@@ -116,7 +114,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		passwd:  make([]byte, wire.PasswordLen),
 		timeout: cfg.SessionTimeout,
 	}
-	rand.Shuffle(len(c.servers), func(i, j int) { c.servers[i], c.servers[j] = c.servers[j], c.servers[i] })
+	c.servers = shuffled(cfg.Servers)
 	c.session = newWatch(KindSession, "")
 	c.watches.add(c.session)
 	cn, err := c.connect(ctx)

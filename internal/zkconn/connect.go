@@ -31,7 +31,8 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 			// clients cut off together do not return together.
 			wait = rand.N(min(time.Second, c.SessionTimeout()/10) + 1)
 		}
-		if tried > 0 && tried%len(c.servers) == 0 {
+		n := c.serverCount()
+		if tried > 0 && tried%n == 0 {
 			wait = rand.N(time.Second)
 		}
 		if wait > 0 {
@@ -43,14 +44,13 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 				return nil, fmt.Errorf("%w: %w (%w)", ErrNoServer, ctx.Err(), errors.Join(errs...))
 			}
 		}
-		if tried > 0 && tried%len(c.servers) == 0 {
+		if tried > 0 && tried%n == 0 {
 			errs = errs[:0]
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%w: %w (%w)", ErrNoServer, err, errors.Join(errs...))
 		}
-		addr := c.servers[c.next]
-		c.next = (c.next + 1) % len(c.servers)
+		addr := c.nextServer()
 		cn, err := c.handshake(ctx, addr)
 		if errors.Is(err, wire.ErrSessionExpired) {
 			return nil, err

@@ -17,6 +17,10 @@
 // it, as ClientCnxn) and the ping interval (by default a third of the
 // read timeout) follow. A handshake is bounded by the timeout divided among the
 // servers, as ClientCnxn's connectTimeout, but never less than a second.
+// SetServers replaces the server list while the session lives (the
+// Session follows the ensemble's reconfigurations with it): the connection
+// stays while its server is listed, and moves to a listed server
+// otherwise.
 //
 // When a connection fails (a read or write error, nothing read for the
 // read timeout, a reply out of order), the Client re-attaches to the same
@@ -124,7 +128,8 @@
 // machine from the Session watch's events and LastRenewal, sets the ping
 // interval its Lost clock needs (Config.PingEvery), drops a connection that
 // has gone quiet (Reconnect), ends without closeSession when it declares
-// itself lost (Abandon), hands one-shot watch events to channels through
-// Notify, pipelines with Start, and does the chroot. TLS is a
+// itself lost (Abandon), follows the ensemble's membership (SetServers),
+// hands one-shot watch events to channels through Notify, pipelines with
+// Start, and does the chroot. TLS is a
 // Config.Dial. SASL and read-only servers are not supported.
 package zkconn

@@ -52,6 +52,7 @@ var ErrNoZooKeeper = errors.New("zkserver: ZooKeeper is not usable on this machi
 // Its methods are safe for concurrent use.
 type Cluster struct {
 	dir      string
+	opts     options
 	tickTime time.Duration
 	servers  []*Server
 	launcher *launcher
@@ -98,6 +99,7 @@ func Launch(opts ...Option) (*Cluster, error) {
 	}
 	c := &Cluster{
 		dir:      dir,
+		opts:     o,
 		tickTime: o.tickTime,
 		launcher: newLauncher(),
 		logf:     o.logf,
@@ -255,10 +257,12 @@ func (c *Cluster) logTails() string {
 const startLogLines = 30
 
 // Servers returns the plain client addresses ("127.0.0.1:port"); index i is
-// server i.
+// server i. Servers added by AddServer come last; removed ones keep their
+// place (see Server.Removed).
 func (c *Cluster) Servers() []string {
-	out := make([]string, len(c.servers))
-	for i, s := range c.servers {
+	all := c.all()
+	out := make([]string, len(all))
+	for i, s := range all {
 		out[i] = s.Addr()
 	}
 	return out
@@ -276,8 +280,9 @@ func (c *Cluster) SecureServers() []string {
 	if c.tls == nil {
 		return nil
 	}
-	out := make([]string, len(c.servers))
-	for i, s := range c.servers {
+	all := c.all()
+	out := make([]string, len(all))
+	for i, s := range all {
 		out[i] = s.SecureAddr()
 	}
 	return out
@@ -296,12 +301,19 @@ func (c *Cluster) ClientTLSConfig() *tls.Config {
 
 // Server returns server i (0-based).
 func (c *Cluster) Server(i int) *Server {
-	return c.servers[i]
+	return c.all()[i]
 }
 
 // Len returns the number of servers.
 func (c *Cluster) Len() int {
-	return len(c.servers)
+	return len(c.all())
+}
+
+// all returns the servers, those added by AddServer included.
+func (c *Cluster) all() []*Server {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.servers
 }
 
 // TickTime returns the tickTime the servers run with.
@@ -347,7 +359,7 @@ func (c *Cluster) waitReady(ctx context.Context, starting bool) error {
 	var last error
 	for {
 		st := c.probe(ctx)
-		last = st.readyErr(len(c.servers))
+		last = st.readyErr(c.members())
 		if last == nil {
 			return nil
 		}
@@ -367,7 +379,7 @@ func (c *Cluster) waitReady(ctx context.Context, starting bool) error {
 // startupFailure reports a server process that exited while the cluster was
 // starting, classifying port conflicts as errPortInUse.
 func (c *Cluster) startupFailure() error {
-	for _, s := range c.servers {
+	for _, s := range c.all() {
 		if s.Running() {
 			continue
 		}
@@ -383,11 +395,12 @@ type clusterState struct {
 }
 
 func (c *Cluster) probe(ctx context.Context) clusterState {
-	n := len(c.servers)
+	all := c.all()
+	n := len(all)
 	st := clusterState{modes: make([]string, n), errs: make([]error, n)}
 	var wg sync.WaitGroup
-	for i, s := range c.servers {
-		if !s.Running() || s.Paused() {
+	for i, s := range all {
+		if !s.Running() || s.Paused() || s.Removed() {
 			continue
 		}
 		wg.Add(1)

@@ -37,6 +37,10 @@
 // WithTLS adds a TLS client port to every server, with a certificate from a
 // throwaway CA; dial Cluster.SecureServers with Cluster.ClientTLSConfig.
 //
+// WithReconfig starts an ensemble with dynamic reconfiguration and a super
+// user (SuperAuth); AddServer starts a server and adds it, RemoveServer
+// removes one and stops it, Reconfig sends any incremental change.
+//
 // Server also reads the four-letter-word commands (srvr, mntr, cons, wchc)
 // that tests use to look at server state, such as the number of watches.
 //

@@ -50,7 +50,7 @@ func (c *Cluster) ExpireSession(ctx context.Context, sessionID int64, passwd []b
 	closeSent := false
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		for _, s := range c.servers {
+		for _, s := range c.all() {
 			if !s.Running() || s.Paused() {
 				continue
 			}

@@ -11,6 +11,7 @@ type options struct {
 	tls      bool
 	quorum   bool
 	fsync    bool
+	reconfig bool
 	logf     func(format string, args ...any)
 	peerAddr func(from, to int, addr string) (string, error)
 }

@@ -37,6 +37,7 @@ type Server struct {
 	securePort   int
 	peerPort     int
 	electionPort int
+	observer     bool // joined as an observer (AddServer)
 
 	opMu sync.Mutex // serializes Start, Stop, Kill, Pause and Resume
 
@@ -44,6 +45,7 @@ type Server struct {
 	cmd     *exec.Cmd
 	done    chan struct{} // closed when the current process has been reaped
 	paused  bool
+	removed bool  // no longer a member (RemoveServer)
 	exitErr error // of the last process, once done is closed
 }
 
@@ -358,7 +360,13 @@ func (s *Server) writeConfig(all []*Server, o options) error {
 	}
 	kv("preAllocSize", "1024")
 	kv("autopurge.purgeInterval", "0")
-	if s.peerPort != 0 {
+	if s.peerPort != 0 && o.reconfig {
+		kv("standaloneEnabled", "false")
+		kv("cnxTimeout", "1000")
+		if err := s.writeDynamicConfig(&b, all); err != nil {
+			return err
+		}
+	} else if s.peerPort != 0 {
 		kv("reconfigEnabled", "false")
 		kv("standaloneEnabled", "false")
 		// Faster elections when a peer is paused (default 5000ms).
