@@ -1,13 +1,15 @@
 # zkcoord — see README.md.
 GO      ?= go
 # The modules of the workspace (go.work): the library with zktest, the
-# tools (cmd/) and the Prometheus adapter; bench/ has its own target.
-PKGS    ?= ./... ./cmd/... ./metrics/prom/...
+# tools (cmd/), the Prometheus adapter and the Kerberos mechanism; bench/
+# has its own target.
+PKGS    ?= ./... ./cmd/... ./metrics/prom/... ./kerberos/...
 # Debian packages the tests need: ZooKeeper itself, the real Curator and
 # Kazoo for the interoperability tests (curator-x-discovery for service
-# discovery), Chromium for the console's browser tests, and Spin for the
-# protocol models (it compiles its verifiers with gcc).
-DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java chromium spin gcc
+# discovery), Chromium for the console's browser tests, Spin for the
+# protocol models (it compiles its verifiers with gcc), and MIT Kerberos'
+# KDC for the Kerberos tests (zktest.StartKDC).
+DEB_PKGS := zookeeper libcurator-recipes-java libcurator-discovery-java python3-kazoo libnetty-java chromium spin gcc krb5-kdc krb5-admin-server
 
 .PHONY: all deps test vet fmt lint chaos randomized cross model fuzz fuzz-brief
 all: test

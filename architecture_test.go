@@ -11,23 +11,25 @@ import (
 // from this module. A package missing from the table is a tool and may
 // import anything; a library package importing outside its row fails.
 var allowedImports = func() map[string][]string {
-	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay"}
+	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/fanout"}
 	core := append([]string{""}, foundations...)
-	recipe := core
+	recipe := append(slices.Clone(core), "internal/recipe")
 	return map[string][]string{
 		"internal/fifo":   nil,
 		"internal/seq":    nil,
 		"internal/gate":   nil,
 		"internal/delay":  nil,
+		"internal/fanout": nil,
 		"internal/wire":   nil,
 		"internal/zkconn": {"internal/wire", "internal/fifo"},
-		"internal/elect":  core,
+		"internal/recipe": core,
+		"internal/elect":  recipe,
 		"rebalance/alloc": nil,
 		// The Session is the one user of the wire.
 		"":                append(slices.Clone(foundations), "internal/wire", "internal/zkconn"),
-		"election":        append(slices.Clone(core), "internal/elect"),
-		"failover":        append(slices.Clone(core), "election", "internal/elect"),
-		"rebalance":       append(slices.Clone(core), "election", "internal/elect", "rebalance/alloc"),
+		"election":        append(slices.Clone(recipe), "internal/elect"),
+		"failover":        append(slices.Clone(recipe), "election", "internal/elect"),
+		"rebalance":       append(slices.Clone(recipe), "election", "internal/elect", "rebalance/alloc"),
 		"lock":            recipe,
 		"barrier":         recipe,
 		"queue":           recipe,
@@ -41,14 +43,16 @@ var allowedImports = func() map[string][]string {
 		"discovery":       append(slices.Clone(recipe), "cache"),
 		"metrics":         {""},
 		"metrics/prom":    {"", "metrics"},
+		"kerberos":        {""},
 		"zktest":          {"zktest/zkserver"},
 		"zktest/zkserver": nil,
 	}
 }()
 
 // modules are the package patterns of the workspace's modules (go.work)
-// that ship: the library with zktest, the tools and the Prometheus adapter.
-var modules = []string{"./...", "./cmd/...", "./metrics/prom/..."}
+// that ship: the library with zktest, the tools, the Prometheus adapter
+// and the Kerberos mechanism.
+var modules = []string{"./...", "./cmd/...", "./metrics/prom/...", "./kerberos/..."}
 
 func TestArchitecture(t *testing.T) {
 	const module = "github.com/zkcoord/zkcoord"

@@ -49,11 +49,20 @@ type Config struct {
 	SessionTimeout time.Duration
 	// Chroot, if set, is prefixed to every path sent to the server and
 	// stripped from every path received, including watch events. It is
-	// created (persistent) by Connect if missing.
+	// created (persistent) by Connect if missing, unless ChrootMustExist.
 	Chroot string
+	// ChrootMustExist makes Connect fail with ErrNoNode, naming the
+	// chroot, when Chroot does not exist, instead of creating it: for a
+	// program that must not write unasked, or that would rather report a
+	// mistyped chroot than fill a fresh one.
+	ChrootMustExist bool
 	// Auth is added to the session before Connect returns, and again on
 	// every reconnect.
 	Auth []Auth
+	// SASL, if set, authenticates every connection with a SASL mechanism
+	// (DigestMD5, or Kerberos from github.com/zkcoord/zkcoord/kerberos)
+	// before any other request; see SASL.
+	SASL SASL
 	// ACL applies to every node created through the Session.
 	// Default: world:anyone with all permissions.
 	ACL []ACL
@@ -118,6 +127,9 @@ func (c Config) withDefaults() (Config, error) {
 		if a.Scheme == "digest" && !strings.Contains(a.Credential, ":") {
 			return c, fmt.Errorf("%w: digest credential must be user:password", ErrInvalidConfig)
 		}
+	}
+	if d, ok := c.SASL.(DigestMD5); ok && d.User == "" {
+		return c, fmt.Errorf("%w: SASL DIGEST-MD5 without a user", ErrInvalidConfig)
 	}
 	if len(c.ACL) == 0 {
 		c.ACL = WorldACL(PermAll)

@@ -47,25 +47,24 @@ func (s *Session) DeleteAll(ctx context.Context, path string) (int, error) {
 	}
 }
 
-// subtree lists path and the nodes below it, parents before children;
-// nothing if path does not exist.
+// subtree lists path and the nodes below it, parents before children
+// (Walk's level order, so that the deepest go first); nothing if path
+// does not exist. A node that may not be listed fails it: what is below
+// it could not be deleted.
 func (s *Session) subtree(ctx context.Context, path string) ([]string, error) {
-	var out []string
-	queue := []string{path}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		kids, _, err := s.Children(ctx, p)
-		if errors.Is(err, ErrNoNode) {
-			continue // gone meanwhile
+	nodes, err := s.Walk(ctx, path)
+	if errors.Is(err, ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		if n.Err != nil {
+			return nil, n.Err
 		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-		for _, k := range kids {
-			queue = append(queue, Join(p, k))
-		}
+		out[i] = n.Path
 	}
 	return out, nil
 }

@@ -72,11 +72,10 @@ func (s *Session) ensure(ctx context.Context, root chroot, path string, flag int
 	return nil
 }
 
-// EnsureDeleted deletes the node at path if it exists, at any version,
-// retrying on connection loss; a node that is already gone is success. It
-// is the one way recipes remove a node they own when the node's absence is
-// all that matters. A node with children fails with ErrNotEmpty.
-func (s *Session) EnsureDeleted(ctx context.Context, path string) error {
+// ensureDeleted deletes the node at path if it exists, at any version,
+// retrying on connection loss (internal/recipe.EnsureDeleted for the
+// recipes).
+func (s *Session) ensureDeleted(ctx context.Context, path string) error {
 	return s.Retry(ctx, func(ctx context.Context) error {
 		err := s.Delete(ctx, path, -1)
 		if errors.Is(err, ErrNoNode) {
@@ -86,8 +85,8 @@ func (s *Session) EnsureDeleted(ctx context.Context, path string) error {
 	})
 }
 
-// EnsureDeletedLater deletes the node at path in the background, as
-// EnsureDeleted does, for as long as the Session lives; Close waits for it.
+// EnsureDeletedLater deletes the node at path in the background, if it
+// exists, retrying on connection loss, for as long as the Session lives; Close waits for it.
 // It is for a node whose creator gave up on it and must not wait: a
 // failure while the Session lives is logged, and an ephemeral node that
 // could not be deleted goes with the Session.

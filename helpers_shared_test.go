@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // EnsureDeleted removes a node, treats a missing one as done and refuses a
@@ -17,11 +18,11 @@ func TestEnsureDeleted(t *testing.T) {
 	if err := s.EnsurePath(ctx, "/a/b"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.EnsureDeleted(ctx, "/a"); !errors.Is(err, zkcoord.ErrNotEmpty) {
+	if err := recipe.EnsureDeleted(ctx, s, "/a"); !errors.Is(err, zkcoord.ErrNotEmpty) {
 		t.Fatalf("EnsureDeleted of a parent = %v, want ErrNotEmpty", err)
 	}
 	for range 2 { // the second call finds nothing to delete
-		if err := s.EnsureDeleted(ctx, "/a/b"); err != nil {
+		if err := recipe.EnsureDeleted(ctx, s, "/a/b"); err != nil {
 			t.Fatalf("EnsureDeleted: %v", err)
 		}
 	}
@@ -68,25 +69,25 @@ func TestWatchPredecessor(t *testing.T) {
 	}
 	names := []string{"/gone", "/there"}
 	looks := 0
-	pred, data, w, err := s.WatchPredecessor(ctx, func() (string, error) {
+	pred, data, w, err := recipe.WatchPredecessor(ctx, s, func() (string, error) {
 		looks++
 		return names[looks-1], nil
 	})
 	if err != nil || pred != "/there" || string(data) != "id-1" || looks != 2 {
 		t.Fatalf("WatchPredecessor = %q, %q, %v after %d looks; want /there, id-1 after 2", pred, data, err, looks)
 	}
-	if err := s.EnsureDeleted(ctx, "/there"); err != nil {
+	if err := recipe.EnsureDeleted(ctx, s, "/there"); err != nil {
 		t.Fatal(err)
 	}
 	if ev, err := s.WaitEvent(ctx, w); err != nil || ev.Type != zkcoord.EventNodeDeleted {
 		t.Fatalf("watch = %+v, %v; want the deletion of /there", ev, err)
 	}
 
-	if pred, _, w, err := s.WatchPredecessor(ctx, func() (string, error) { return "", nil }); pred != "" || w != nil || err != nil {
+	if pred, _, w, err := recipe.WatchPredecessor(ctx, s, func() (string, error) { return "", nil }); pred != "" || w != nil || err != nil {
 		t.Fatalf("with nothing to wait for = %q, %v, %v; want nothing", pred, w, err)
 	}
 	boom := errors.New("boom")
-	if _, _, _, err := s.WatchPredecessor(ctx, func() (string, error) { return "", boom }); !errors.Is(err, boom) {
+	if _, _, _, err := recipe.WatchPredecessor(ctx, s, func() (string, error) { return "", boom }); !errors.Is(err, boom) {
 		t.Fatalf("with look failing = %v; want its error", err)
 	}
 }
@@ -101,7 +102,7 @@ func TestWaitEvent(t *testing.T) {
 	if _, err := s.WaitEvent(short, w); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("WaitEvent with nothing happening = %v, want DeadlineExceeded", err)
 	}
-	if err := s.EnsureDeleted(ctx, "/n"); err != nil {
+	if err := recipe.EnsureDeleted(ctx, s, "/n"); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := s.WaitEvent(ctx, w)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -45,12 +46,8 @@ func connect(t *testing.T, cfg zkcoord.Config) *zkcoord.Session {
 	return s
 }
 
-func testCtx(t *testing.T, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx returns a context that ends after d or when the test ends.
+func testCtx(t *testing.T, d time.Duration) context.Context { return testkit.Ctx(t, d) }
 
 // nextState waits for the next state change on w.
 func nextState(t *testing.T, w <-chan zkcoord.StateChange, d time.Duration) zkcoord.StateChange {

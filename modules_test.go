@@ -12,10 +12,10 @@ import (
 // A user's module gets only what the packages it imports need: a service
 // that imports a recipe gets the wire's dependencies, a test that imports
 // zktest what starting servers and proxies needs, and neither gets the
-// tools' dependencies (cobra, chromedp, Prometheus) or go-zookeeper, not
-// even in its module graph. Each case builds a throwaway module against
-// this checkout and reads the go.mod that go mod tidy writes and go list
-// -m all.
+// tools' dependencies (cobra, chromedp, Prometheus), the Kerberos
+// module's (gokrb5) or go-zookeeper, not even in its module graph. Each
+// case builds a throwaway module against this checkout and reads the
+// go.mod that go mod tidy writes and go list -m all.
 func TestUserModules(t *testing.T) {
 	root, err := filepath.Abs(".")
 	if err != nil {
@@ -90,7 +90,7 @@ func TestServer(t *testing.T) { _ = zktest.Start }
 			if err != nil {
 				t.Fatalf("go list -m all: %v", err)
 			}
-			for _, tool := range []string{"spf13/cobra", "spf13/pflag", "chromedp", "prometheus", "golang.org/x/term", "go-zookeeper"} {
+			for _, tool := range []string{"spf13/cobra", "spf13/pflag", "chromedp", "prometheus", "golang.org/x/term", "go-zookeeper", "gokrb5"} {
 				if strings.Contains(string(graph), tool) {
 					t.Errorf("the module graph holds %s, a dependency of the tools only:\n%s", tool, graph)
 				}

@@ -52,33 +52,6 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// ValidateRecipe checks what every recipe's constructor takes: a Session,
-// and a valid path of the recipe's own below the root. The error wraps
-// ErrNilSession or ErrInvalidPath; recipes prefix it with their name.
-func ValidateRecipe(sess *Session, path string) error {
-	if err := ValidateRecipePath(path); err != nil {
-		return err
-	}
-	if sess == nil {
-		return ErrNilSession
-	}
-	return nil
-}
-
-// ValidateRecipePath checks the path a recipe's constructor takes: a valid
-// path of the recipe's own below the root. The recipes' forms that open
-// their own Sessions (the ...Config constructors) check it before the
-// first Session opens. The error wraps ErrInvalidPath.
-func ValidateRecipePath(path string) error {
-	if err := ValidatePath(path); err != nil {
-		return err
-	}
-	if path == "/" {
-		return fmt.Errorf("%w: a recipe needs a node of its own, not /", ErrInvalidPath)
-	}
-	return nil
-}
-
 // Join joins a parent path and child names with "/".
 func Join(parent string, names ...string) string {
 	p := strings.TrimSuffix(parent, "/")

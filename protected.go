@@ -130,10 +130,10 @@ func (s *Session) abandon(parent, prefix string) {
 	})
 }
 
-// deleteQuietly deletes path as EnsureDeleted does and logs a failure
+// deleteQuietly deletes path as ensureDeleted does and logs a failure
 // while the Session lives.
 func (s *Session) deleteQuietly(ctx context.Context, path string) {
-	if err := s.EnsureDeleted(ctx, path); err != nil && s.alive() == nil {
+	if err := s.ensureDeleted(ctx, path); err != nil && s.alive() == nil {
 		s.log.Warn("could not delete abandoned node", "path", path, "err", err)
 	}
 }

@@ -47,7 +47,8 @@ type Session struct {
 }
 
 // Connect opens a ZooKeeper session and waits until it is established, the
-// credentials in cfg.Auth are accepted and cfg.Chroot exists. If ctx ends
+// SASL mechanism and the credentials in cfg.Auth are accepted and
+// cfg.Chroot exists. If ctx ends
 // first, everything is torn down and ctx's error returned.
 //
 // In the background it then reads the server's tickTime and syncLimit (the
@@ -80,6 +81,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		Servers:        cfg.Servers,
 		SessionTimeout: cfg.SessionTimeout,
 		Auth:           auth,
+		SASL:           zkconnSASL(cfg.SASL),
 		Dial:           s.dial,
 		// A listing of a large directory can exceed the server's 1 MiB
 		// jute.maxbuffer, which bounds what it reads, not what it sends.
@@ -88,6 +90,9 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		PingEvery: func(t time.Duration) time.Duration { return heartbeatEvery(t, cfg.LostAfter) },
 	})
 	if err != nil {
+		if errors.Is(err, wire.ErrAuthFailed) {
+			return nil, fmt.Errorf("zkcoord: connect to %v: %w: %w", cfg.Servers, ErrAuthFailed, err)
+		}
 		if ctx.Err() != nil {
 			// err says why each server failed, ctx why Connect stopped.
 			return nil, fmt.Errorf("zkcoord: connect to %v: %w (%v)", cfg.Servers, ctx.Err(), err)
@@ -133,14 +138,22 @@ func (s *Session) attemptFailed(server string, err error) {
 
 // setup waits until the server has answered a request after the
 // credentials (a server that refuses them closes the connection first),
-// and creates the chroot.
+// and creates the chroot (or, with ChrootMustExist, checks that it exists).
 func (s *Session) setup(ctx context.Context) error {
 	if len(s.cfg.Auth) > 0 {
 		if _, _, err := s.Exists(ctx, "/"); err != nil {
 			return err
 		}
 	}
-	if s.cfg.Chroot != "" {
+	if s.cfg.Chroot != "" && s.cfg.ChrootMustExist {
+		_, err := retryCall(s, ctx, func(ctx context.Context) (wire.Stat, error) {
+			st, _, _, err := s.conn.Exists(ctx, s.cfg.Chroot, false)
+			return st, err
+		})
+		if err != nil {
+			return fmt.Errorf("zkcoord: chroot %s: %w", s.cfg.Chroot, err)
+		}
+	} else if s.cfg.Chroot != "" {
 		if err := s.ensure(ctx, chroot(""), s.cfg.Chroot, FlagPersistent); err != nil {
 			return fmt.Errorf("zkcoord: create chroot %s: %w", s.cfg.Chroot, err)
 		}
@@ -351,7 +364,14 @@ func (s *Session) handle(ev zkconn.Event) {
 	case wire.StateExpired:
 		s.end(Expired, ErrSessionExpired, "server reported expiry")
 	case wire.StateAuthFailed:
-		s.end(Closed, ErrAuthFailed, "server rejected credentials")
+		// The connection's end follows its last event at once, with the
+		// reason (a refused AuthPacket, or which SASL step failed).
+		<-s.conn.Done()
+		why := "server rejected credentials"
+		if err := s.conn.Err(); err != nil {
+			why = err.Error()
+		}
+		s.end(Closed, ErrAuthFailed, why)
 	case wire.StateClosed:
 		s.end(Closed, ErrSessionClosed, "connection closed")
 	}

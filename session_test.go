@@ -127,6 +127,31 @@ func TestChroot(t *testing.T) {
 	}
 }
 
+// With ChrootMustExist, Connect reports a missing chroot, naming it, and
+// creates nothing; an existing one is used as usual.
+func TestChrootMustExist(t *testing.T) {
+	c := zktest.Start(t)
+	plain := connect(t, zkcoord.Config{Servers: c.Servers()})
+	ctx := testCtx(t, 30*time.Second)
+	_, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: c.Servers(), Chroot: "/absent/app", ChrootMustExist: true})
+	if !errors.Is(err, zkcoord.ErrNoNode) || !strings.Contains(err.Error(), "/absent/app") {
+		t.Fatalf("Connect with a missing chroot = %v, want ErrNoNode naming it", err)
+	}
+	if ok, _, err := plain.Exists(ctx, "/absent"); err != nil || ok {
+		t.Fatalf("the missing chroot's parent: exists %v, %v", ok, err)
+	}
+	if err := plain.EnsurePath(ctx, "/present/app"); err != nil {
+		t.Fatal(err)
+	}
+	rooted := connect(t, zkcoord.Config{Servers: c.Servers(), Chroot: "/present/app", ChrootMustExist: true})
+	if _, err := rooted.Create(ctx, "/x", nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := plain.Exists(ctx, "/present/app/x"); err != nil || !ok {
+		t.Fatalf("node not under the chroot: %v %v", ok, err)
+	}
+}
+
 func TestDigestACL(t *testing.T) {
 	c := zktest.Start(t)
 	ctx := testCtx(t, 30*time.Second)

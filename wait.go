@@ -2,7 +2,6 @@ package zkcoord
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/zkcoord/zkcoord/internal/delay"
@@ -25,31 +24,6 @@ func (s *Session) WaitEvent(ctx context.Context, w <-chan Event) (Event, error) 
 		return Event{}, ctx.Err()
 	case <-s.done:
 		return Event{}, s.Err()
-	}
-}
-
-// WatchPredecessor is the step of the herd-free wait that locks and
-// elections share. look lists the contenders and returns the path of the
-// node to wait for, or "" when there is none; WatchPredecessor then sets a
-// data watch on that node, reading it as Curator does rather than calling
-// exists, so that a node already gone leaves no watch behind. A node gone
-// before its watch is set means the order has changed: look runs again,
-// until it names a node that is there, names none, or fails. It returns
-// the node, its data and the watch, or look's error, or the read's.
-func (s *Session) WatchPredecessor(ctx context.Context, look func() (string, error)) (string, []byte, <-chan Event, error) {
-	for {
-		pred, err := look()
-		if err != nil || pred == "" {
-			return pred, nil, nil, err
-		}
-		data, _, w, err := s.GetW(ctx, pred)
-		if errors.Is(err, ErrNoNode) {
-			continue
-		}
-		if err != nil {
-			return "", nil, nil, err
-		}
-		return pred, data, w, nil
 	}
 }
 

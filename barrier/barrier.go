@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Option configures a Barrier.
@@ -43,7 +44,7 @@ func New(sess *zkcoord.Session, path string, opts ...Option) (*Barrier, error) {
 }
 
 func validate(sess *zkcoord.Session, path string) error {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return fmt.Errorf("barrier: %w", err)
 	}
 	return nil
@@ -66,7 +67,7 @@ func (b *Barrier) Set(ctx context.Context) error {
 // Remove lowers the barrier by deleting its node, releasing every waiter.
 // Removing a barrier that is not set does nothing.
 func (b *Barrier) Remove(ctx context.Context) error {
-	err := b.sess.EnsureDeleted(ctx, b.path)
+	err := recipe.EnsureDeleted(ctx, b.sess, b.path)
 	if err != nil {
 		return fmt.Errorf("barrier: remove %s: %w", b.path, err)
 	}

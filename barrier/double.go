@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of DoubleBarrier.
@@ -237,13 +238,13 @@ func (d *DoubleBarrier) Leave(ctx context.Context) (err error) {
 			}
 		}
 	}
-	err = d.sess.EnsureDeleted(ctx, d.ready())
+	err = recipe.EnsureDeleted(ctx, d.sess, d.ready())
 	return err
 }
 
 // deleteMember deletes this member's node; a node already gone is fine.
 func (d *DoubleBarrier) deleteMember(ctx context.Context) error {
-	return d.sess.EnsureDeleted(ctx, d.node())
+	return recipe.EnsureDeleted(ctx, d.sess, d.node())
 }
 
 // removeMember deletes this member's node after a failure, best effort,

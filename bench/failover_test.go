@@ -43,9 +43,11 @@ type zkElection struct {
 	path      string
 
 	mu     sync.Mutex
-	byNode map[string]*election.Candidate
-	count  int // candidates nominated so far
+	placed map[string]bool // nodes whose first place is known
+	count  int             // candidates started so far
 
+	placedCh chan struct{}             // one per candidate placed
+	leaders  chan *election.Leadership // in the order they were won
 	elected  chan electedAt
 	notified atomic.Int64 // determinations caused by a watch notification
 	leader   string
@@ -61,7 +63,9 @@ type electedAt struct {
 
 func (z *zkElection) setup(ctx context.Context, n int) error {
 	var err error
-	z.byNode = map[string]*election.Candidate{}
+	z.placed = map[string]bool{}
+	z.placedCh = make(chan struct{}, 1<<16)
+	z.leaders = make(chan *election.Leadership, 1<<16)
 	z.elected = make(chan electedAt, 1<<16)
 	z.notifiedAt = map[string]time.Time{}
 	z.path = freshPath(zkcoordName, "election")
@@ -69,6 +73,15 @@ func (z *zkElection) setup(ctx context.Context, n int) error {
 		return err
 	}
 	hook := func(ev election.Event) {
+		if ev.Type == election.EventElected || ev.Type == election.EventFollowing {
+			z.mu.Lock()
+			first := !z.placed[ev.Node]
+			z.placed[ev.Node] = true
+			z.mu.Unlock()
+			if first {
+				z.placedCh <- struct{}{}
+			}
+		}
 		switch {
 		case ev.Type == election.EventElected:
 			z.elected <- electedAt{ev.Node, ev.At}
@@ -86,7 +99,7 @@ func (z *zkElection) setup(ctx context.Context, n int) error {
 		}
 		z.elections = append(z.elections, e)
 	}
-	if err := z.nominate(ctx, n); err != nil {
+	if err := z.campaign(ctx, n); err != nil {
 		return err
 	}
 	select {
@@ -98,23 +111,29 @@ func (z *zkElection) setup(ctx context.Context, n int) error {
 	}
 }
 
-// nominate adds k candidates, a few at a time.
-func (z *zkElection) nominate(ctx context.Context, k int) error {
+// campaign adds k candidates, each campaigning on a goroutine of its own
+// until its Session is closed, and waits until each knows its place.
+func (z *zkElection) campaign(ctx context.Context, k int) error {
 	z.mu.Lock()
 	base := z.count
 	z.count += k
 	z.mu.Unlock()
-	return forEach(ctx, k, 16, func(ctx context.Context, i int) error {
+	for i := range k {
 		e := z.elections[(base+i)%len(z.elections)]
-		c, err := e.Nominate(ctx)
-		if err != nil {
-			return err
+		go func() {
+			if l, err := e.Campaign(context.Background()); err == nil {
+				z.leaders <- l
+			}
+		}()
+	}
+	for range k {
+		select {
+		case <-z.placedCh:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		z.mu.Lock()
-		z.byNode[c.Node()] = c
-		z.mu.Unlock()
-		return nil
-	})
+	}
+	return nil
 }
 
 // failover makes the leader resign, changes times, and returns the time
@@ -123,15 +142,17 @@ func (z *zkElection) failover(ctx context.Context, changes int) (stepOut, error)
 	before := z.notified.Load()
 	var out, work []float64
 	for i := 0; i < changes; i++ {
-		z.mu.Lock()
-		c := z.byNode[z.leader]
-		delete(z.byNode, z.leader)
-		z.mu.Unlock()
-		if c == nil {
-			return stepOut{}, fmt.Errorf("leader %s unknown", z.leader)
+		var l *election.Leadership
+		select {
+		case l = <-z.leaders:
+		case <-ctx.Done():
+			return stepOut{}, ctx.Err()
+		}
+		if l.Node() != z.leader {
+			return stepOut{}, fmt.Errorf("leader %s won, %s elected", l.Node(), z.leader)
 		}
 		t := time.Now()
-		if err := c.Resign(ctx); err != nil {
+		if err := l.Resign(ctx); err != nil {
 			return stepOut{}, err
 		}
 		select {
@@ -176,7 +197,7 @@ func failoverSuite(e *env, sz failoverSize) *suite {
 			if err != nil {
 				return err
 			}
-			return z.nominate(ctx, sz.changes)
+			return z.campaign(ctx, sz.changes)
 		},
 		teardown: z.teardown,
 	})

@@ -222,7 +222,7 @@ func BenchmarkFailover(b *testing.B) {
 				woken += out.extra["woken_per_change"] * float64(k)
 				done += k
 				b.StopTimer()
-				if err := z.nominate(ctx, k); err != nil {
+				if err := z.campaign(ctx, k); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

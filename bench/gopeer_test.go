@@ -192,7 +192,7 @@ func (p *goPeer) join(kind, path string, timeout time.Duration) error {
 				return nil
 			},
 		}
-		if _, err := rebalance.Start(ctx, sess, group, h, rebalance.WithRoot(root), rebalance.WithMinInterval(0)); err != nil {
+		if _, err := rebalance.Start(ctx, sess, zkcoord.Join(root, group), h, rebalance.WithMinInterval(0)); err != nil {
 			return err
 		}
 	default:

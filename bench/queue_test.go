@@ -388,7 +388,7 @@ func zkWorkTake(batch bool) func(ctx context.Context, sess *zkcoord.Session, pat
 // lock path, or, with lock (a lock path), by locking each item first.
 func zkCuratorTake(lock string) func(ctx context.Context, sess *zkcoord.Session, path string) func(context.Context, int) (int, error) {
 	return func(ctx context.Context, sess *zkcoord.Session, path string) func(context.Context, int) (int, error) {
-		var opts []queue.CuratorOption
+		var opts []queue.Option
 		if lock != "" {
 			opts = append(opts, queue.WithLockPath(lock))
 		}

@@ -5,6 +5,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -20,9 +21,16 @@ type rebalanceSize struct {
 	// kazooRounds caps the rounds of Kazoo's SetPartitioner (0: no cap;
 	// -1: not run at this size).
 	kazooRounds int
+	// weighted gives clients and resources weights (see weighted_test.go).
+	weighted bool
 }
 
-func (s rebalanceSize) label() string { return fmt.Sprintf("%dx%d", s.clients, s.resources) }
+func (s rebalanceSize) label() string {
+	if s.weighted {
+		return fmt.Sprintf("%dx%d-weighted", s.clients, s.resources)
+	}
+	return fmt.Sprintf("%dx%d", s.clients, s.resources)
+}
 
 func joinMetric(s rebalanceSize) string  { return "rebalance-join-" + s.label() }
 func leaveMetric(s rebalanceSize) string { return "rebalance-leave-" + s.label() }
@@ -41,6 +49,7 @@ func rebalanceSizes(quick bool, set *setting) []rebalanceSize {
 		{clients: 50, resources: 1000, pairs: 2, rounds: 4},
 		{clients: 200, resources: 10000, pairs: 1, rounds: 4},
 		{clients: 1000, resources: 10000, pairs: 1, rounds: 3, kazooRounds: -1},
+		{clients: 1000, resources: 10000, pairs: 1, rounds: 3, kazooRounds: -1, weighted: true},
 	}
 }
 
@@ -72,6 +81,9 @@ type tracker struct {
 	moved    time.Time // last Assigned or Unassigned call
 	changed  chan struct{}
 	failures []error
+	// expect, when set, is the owner (client name) every resource must
+	// have to be settled, instead of shares that differ by at most one.
+	expect map[string]string
 }
 
 func newTracker() *tracker {
@@ -131,6 +143,14 @@ func (t *tracker) settled(resources int) (bool, error) {
 	}
 	if len(t.holder) != resources {
 		return false, nil
+	}
+	if t.expect != nil {
+		for r, name := range t.expect {
+			if t.holder[r] != name {
+				return false, nil
+			}
+		}
+		return true, nil
 	}
 	lo, hi := resources, 0
 	for name := range t.live {
@@ -192,6 +212,13 @@ func (t *tracker) quiet(d time.Duration) bool {
 	return time.Since(t.moved) >= d
 }
 
+// holdings returns who runs each resource.
+func (t *tracker) holdings() map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.holder)
+}
+
 func (t *tracker) takePaused() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -209,13 +236,14 @@ type zkGroup struct {
 	clients []*rebalance.Client
 	spare   *zkcoord.Session // the joining client's Session
 	joiner  *rebalance.Client
+	ids     map[string]string // client name -> id in the group, for weighted sizes
 }
 
 const benchRoot = "/bench/rebalance"
 
 func (g *zkGroup) opts() []rebalance.Option {
 	// Rebalance on every change, as Kazoo is given its smallest window.
-	return []rebalance.Option{rebalance.WithRoot(benchRoot), rebalance.WithMode(g.mode), rebalance.WithMinInterval(0)}
+	return []rebalance.Option{rebalance.WithMode(g.mode), rebalance.WithMinInterval(0)}
 }
 
 func (g *zkGroup) setup(ctx context.Context) error {
@@ -226,7 +254,7 @@ func (g *zkGroup) setup(ctx context.Context) error {
 		return err
 	}
 	err = forEach(ctx, g.size.resources, 32, func(ctx context.Context, i int) error {
-		return rebalance.AddResource(ctx, g.admin, benchRoot, g.group, fmt.Sprintf("r%05d", i))
+		return rebalance.AddResource(ctx, g.admin, zkcoord.Join(benchRoot, g.group), fmt.Sprintf("r%05d", i))
 	})
 	if err != nil {
 		return err
@@ -241,12 +269,15 @@ func (g *zkGroup) setup(ctx context.Context) error {
 		g.t.setLive(fmt.Sprintf("c%d", i), true)
 	}
 	err = forEach(ctx, len(g.members), 16, func(ctx context.Context, i int) error {
-		c, err := rebalance.Start(ctx, g.members[i], g.group, g.t.handler(fmt.Sprintf("c%d", i)), g.opts()...)
+		c, err := rebalance.Start(ctx, g.members[i], zkcoord.Join(benchRoot, g.group), g.t.handler(fmt.Sprintf("c%d", i)), g.clientOpts(i)...)
 		g.clients[i] = c
 		return err
 	})
 	if err != nil {
 		return err
+	}
+	if g.size.weighted {
+		return g.settleWeighted(ctx)
 	}
 	_, err = g.t.wait(ctx, g.size.resources, 10*time.Minute)
 	return err
@@ -257,12 +288,16 @@ func (g *zkGroup) setup(ctx context.Context) error {
 func (g *zkGroup) join(ctx context.Context) (stepOut, error) {
 	name := "joiner"
 	g.t.setLive(name, true)
+	before := g.t.holdings()
 	t := time.Now()
-	c, err := rebalance.Start(ctx, g.spare, g.group, g.t.handler(name), g.opts()...)
+	c, err := rebalance.Start(ctx, g.spare, zkcoord.Join(benchRoot, g.group), g.t.handler(name), g.clientOpts(-1)...)
 	if err != nil {
 		return stepOut{}, err
 	}
 	g.joiner = c
+	if g.size.weighted {
+		g.expectWeighted(before, name, c.ID())
+	}
 	last, err := g.t.wait(ctx, g.size.resources, 10*time.Minute)
 	if err != nil {
 		return stepOut{}, err
@@ -274,6 +309,9 @@ func (g *zkGroup) join(ctx context.Context) (stepOut, error) {
 // leave stops the client that joined last.
 func (g *zkGroup) leave(ctx context.Context) (stepOut, error) {
 	g.t.setLive("joiner", false)
+	if g.size.weighted {
+		g.expectWeighted(g.t.holdings(), "joiner", "")
+	}
 	t := time.Now()
 	if err := g.joiner.Stop(ctx); err != nil {
 		return stepOut{}, err
@@ -300,7 +338,11 @@ func (g *zkGroup) teardown(ctx context.Context) error {
 func rebalanceSuite(e *env, size rebalanceSize) *suite {
 	s := &suite{id: e.set.metric("rebalance-" + size.label()), rounds: size.rounds}
 	join, leave := e.set.metric(joinMetric(size)), e.set.metric(leaveMetric(size))
-	for _, mode := range modesIn(e.set) {
+	modes := modesIn(e.set)
+	if size.weighted {
+		modes = modes[:1] // incremental: the sticky allocation under weights
+	}
+	for _, mode := range modes {
 		g := &zkGroup{size: size, mode: mode}
 		s.impls = append(s.impls, &impl{
 			name:  "zkcoord " + mode.String(),

@@ -112,7 +112,7 @@ func settingDefs(quick bool, set *setting) []metricDef {
 		defs = append(defs, metricDef{id: failoverMetric(sz.n), chart: true,
 			title: fmt.Sprintf("Graceful leader failover, %d candidates", sz.n), unit: "ms",
 			extras: []string{"woken_per_change", "work_ms"},
-			what: fmt.Sprintf("%d candidates over %d sessions. The leader resigns (zkcoord: Candidate.Resign; "+
+			what: fmt.Sprintf("%d candidates over %d sessions. The leader resigns (zkcoord: Leadership.Resign; "+
 				"Curator: LeaderLatch.close; Kazoo: the Election's function returns); a sample is the time from that call "+
 				"to the successor's notice of leadership (zkcoord: EventElected, after it has checked its node, bumped the term "+
 				"and written the leader node; Curator: isLeader; Kazoo: the function is called). Notifications per change "+
@@ -123,7 +123,14 @@ func settingDefs(quick bool, set *setting) []metricDef {
 	for _, sz := range rebalanceSizes(quick, set) {
 		m := fmt.Sprintf("%d clients × %d resources", sz.clients, sz.resources)
 		absent := ""
-		if sz.kazooRounds < 0 {
+		if sz.weighted {
+			m += " with weights"
+			absent = " With weights: clients weigh 1 to 4 (WithWeight; the joining client 3) and resources 1 to 8 " +
+				"(WithResourceWeights), incremental mode only; settled means every resource runs where the weighted " +
+				"allocation (alloc.WeightedSticky) puts it, shares being in proportion to the weights." +
+				" Kazoo's SetPartitioner has no weights."
+		}
+		if sz.kazooRounds < 0 && !sz.weighted {
 			absent = " Kazoo's SetPartitioner was not attempted at this size, which is beyond the matrix of the " +
 				"comparison (it stops at 200 × 10,000): one Python process would drive 1,000 clients with three " +
 				"threads each, and every one of the thousand joins of the set-up makes every member release and " +

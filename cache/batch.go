@@ -2,9 +2,9 @@ package cache
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 )
 
 // Batched reads (multiRead, ZooKeeper 3.6 and later), for the cache on a
@@ -43,17 +43,10 @@ func (c *Cache) readBatched(paths []string, kids bool) ([]zkcoord.ReadResult, er
 	res := make([]zkcoord.ReadResult, len(paths))
 	batches := c.pack(paths, kids)
 	errs := make([]error, len(batches))
-	slots := make(chan struct{}, inflight)
-	var wg sync.WaitGroup
-	for i, b := range batches {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			errs[i] = c.readBatch(paths[b.from:b.to], kids, res[b.from:b.to])
-		}()
-	}
-	wg.Wait()
+	fanout.Each(len(batches), inflight, func(i int) {
+		b := batches[i]
+		errs[i] = c.readBatch(paths[b.from:b.to], kids, res[b.from:b.to])
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -109,7 +109,7 @@ func NewTree(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error)
 // or when Supervise ends (credentials rejected, an invalid Config), with a
 // last StateChanged Closed event holding the cause.
 func NewTreeConfig(ctx context.Context, cfg zkcoord.Config, path string, opts ...Option) (*Cache, error) {
-	if err := zkcoord.ValidateRecipePath(path); err != nil {
+	if err := zkcoord.ValidatePath(path); err != nil { // a cache may cache /, as NewTree
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	o := treeOptions(opts)
@@ -145,8 +145,13 @@ func treeOptions(opts []Option) options {
 }
 
 func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Cache, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	// Unlike a recipe's, a cache's root may be "/": the whole tree (in a
+	// chroot, the chroot's).
+	if err := zkcoord.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if sess == nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, zkcoord.ErrNilSession)
 	}
 	c := newCache(sess, path, maxDepth, hideRoot)
 	go func() {

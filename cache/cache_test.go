@@ -52,6 +52,33 @@ func TestTreeLoadsThenFollowsChangesAtDepth(t *testing.T) {
 	})
 }
 
+// TestTreeOfTheWholeTree: a cache may be rooted at "/" (here the test's
+// chroot), depths counted from there.
+func TestTreeOfTheWholeTree(t *testing.T) {
+	bothWays(t, func(t *testing.T) {
+		sess := connect(t)
+		mk(t, sess, "/a=1", "/a/b=2")
+		c := started(t)(NewTree(sess, "/"))
+		r := record(t, c)
+		i := r.expect(t, 0, "Added /", "Added /a", "Added /a/b", "Initialized")
+		mk(t, sess, "/c")
+		i = r.expect(t, i, "Added /c")
+		set(t, sess, "/a/b", "3")
+		i = r.expect(t, i, "Updated /a/b")
+		del(t, sess, "/a/b")
+		r.expect(t, i, "Removed /a/b")
+		if got := c.Children("/"); !slices.Equal(got, []string{"a", "c"}) {
+			t.Errorf("Children / = %q", got)
+		}
+
+		shallow := started(t)(NewTree(sess, "/", WithMaxDepth(1)))
+		r = record(t, shallow)
+		i = r.expect(t, 0, "Added /", "Added /a", "Added /c", "Initialized")
+		mk(t, sess, "/a/d", "/e")
+		r.expect(t, i, "Added /e")
+	})
+}
+
 func TestTreeDepthLimit(t *testing.T) {
 	bothWays(t, func(t *testing.T) {
 		sess := connect(t)
@@ -179,7 +206,7 @@ func TestLargeAndBinaryData(t *testing.T) {
 
 func TestInvalidArguments(t *testing.T) {
 	sess := connect(t)
-	for _, p := range []string{"", "t", "/", "/t/", "/t//a", "/t/./a"} {
+	for _, p := range []string{"", "t", "/t/", "/t//a", "/t/./a"} {
 		if _, err := NewTree(sess, p); !errors.Is(err, ErrInvalid) || !errors.Is(err, zkcoord.ErrInvalidPath) {
 			t.Errorf("NewTree(%q): %v, want ErrInvalid and ErrInvalidPath", p, err)
 		}

@@ -5,6 +5,7 @@
 // to a depth limit ([NewTree] with [WithMaxDepth], Curator's TreeCache and
 // CuratorCache, Kazoo's TreeCache). The watched node need not exist; it is
 // reported once it does, and again after it is deleted and created anew.
+// It may be "/": the whole tree, or the chroot's.
 //
 // # Which form
 //

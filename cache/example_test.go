@@ -47,11 +47,11 @@ func ExampleNewTree() {
 	n, _ := c.Get("/routes/eu/db")
 	fmt.Printf("db is at %s (version %d)\n", n.Data, n.Stat.Version)
 
-	_ = sess.EnsureDeleted(ctx, "/routes/eu/db")
+	_ = sess.Delete(ctx, "/routes/eu/db", -1)
 	fmt.Println(<-c.Events())
 	fmt.Println(c.Children("/routes"), c.Children("/routes/eu"))
-	_ = sess.EnsureDeleted(ctx, "/routes/eu")
-	_ = sess.EnsureDeleted(ctx, "/routes")
+	_ = sess.Delete(ctx, "/routes/eu", -1)
+	_ = sess.Delete(ctx, "/routes", -1)
 	// Output:
 	// Added /routes
 	// Added /routes/eu
@@ -79,7 +79,7 @@ func ExampleNewNode() {
 	fmt.Println(<-c.Events())
 	n, ok := c.Get("/motd")
 	fmt.Printf("%s %v\n", n.Data, ok)
-	_ = sess.EnsureDeleted(ctx, "/motd")
+	_ = sess.Delete(ctx, "/motd", -1)
 	fmt.Println(<-c.Events())
 	// Output:
 	// Initialized
@@ -112,9 +112,9 @@ func ExampleNewTreeConfig() {
 			break
 		}
 	}
-	_ = sess.EnsureDeleted(ctx, "/flags/dark-mode")
+	_ = sess.Delete(ctx, "/flags/dark-mode", -1)
 	fmt.Println(<-c.Events())
-	_ = sess.EnsureDeleted(ctx, "/flags")
+	_ = sess.Delete(ctx, "/flags", -1)
 	// Output:
 	// Added /flags
 	// Added /flags/dark-mode

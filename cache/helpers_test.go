@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
@@ -119,7 +120,7 @@ func set(t *testing.T, s *zkcoord.Session, path, data string) {
 func del(t *testing.T, s *zkcoord.Session, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
-		if err := s.EnsureDeleted(testkit.Ctx(t, wait), p); err != nil {
+		if err := recipe.EnsureDeleted(testkit.Ctx(t, wait), s, p); err != nil {
 			t.Fatalf("delete %s: %v", p, err)
 		}
 	}

@@ -143,13 +143,16 @@ func (c *Cache) remove(path string) {
 
 // depthOf returns how many levels path is below root.
 func depthOf(root, path string) int {
-	if path == root {
+	switch root {
+	case path:
 		return 0
+	case "/":
+		return strings.Count(path, "/")
 	}
 	return strings.Count(path[len(root):], "/")
 }
 
 // within reports whether path is root or below it.
 func within(root, path string) bool {
-	return path == root || strings.HasPrefix(path, root) && len(path) > len(root) && path[len(root)] == '/'
+	return path == root || root == "/" || strings.HasPrefix(path, root) && len(path) > len(root) && path[len(root)] == '/'
 }

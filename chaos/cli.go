@@ -223,7 +223,7 @@ func (r *cliRun) setup() error {
 		r.resources = append(r.resources, res)
 		if cmd == "rebalance" {
 			err := r.operate("add "+res, func(ctx context.Context, s *zkcoord.Session) error {
-				err := rebalance.AddResource(ctx, s, r.root+"/rebalance", cliGroup, res)
+				err := rebalance.AddResource(ctx, s, zkcoord.Join(r.root+"/rebalance", cliGroup), res)
 				if errors.Is(err, rebalance.ErrResourceExists) {
 					return nil
 				}

@@ -52,8 +52,8 @@ func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *
 			em.Emit(event.Event{Kind: event.Note, Detail: "aborted: " + err.Error()})
 		},
 	}
-	c, err := rebalance.StartConfig(ctx, cfg, rebalanceGroup, h,
-		rebalance.WithRoot(f.root), rebalance.WithMode(rebalanceMode(f.workload)),
+	c, err := rebalance.StartConfig(ctx, cfg, zkcoord.Join(f.root, rebalanceGroup), h,
+		rebalance.WithMode(rebalanceMode(f.workload)),
 		rebalance.WithAutoRecovery(true), rebalance.WithName(f.name),
 		rebalance.WithMinInterval(rebalanceMinInterval), rebalance.WithMaxRecoveryBackoff(time.Second),
 		rebalance.WithLogger(f.log), rebalance.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { em.Emit(recoveryNote(rebalanceGroup, ev)) }))

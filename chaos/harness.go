@@ -478,7 +478,7 @@ func (h *harness) addResource() error {
 	r := resourceName(h.nextResource)
 	if h.o.Workload.rebalance() {
 		err := h.operate("add "+r, func(ctx context.Context, s *zkcoord.Session) error {
-			err := rebalance.AddResource(ctx, s, h.root, rebalanceGroup, r)
+			err := rebalance.AddResource(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
 			if errors.Is(err, rebalance.ErrResourceExists) {
 				return nil
 			}
@@ -501,7 +501,7 @@ func (h *harness) removeResource(pick int) (string, error) {
 	r := h.resources[i]
 	if h.o.Workload.rebalance() {
 		err := h.operate("remove "+r, func(ctx context.Context, s *zkcoord.Session) error {
-			err := rebalance.RemoveResource(ctx, s, h.root, rebalanceGroup, r)
+			err := rebalance.RemoveResource(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
 			if errors.Is(err, rebalance.ErrNoResource) {
 				return nil
 			}

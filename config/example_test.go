@@ -119,7 +119,7 @@ func ExampleWatchJSONConfig() {
 		panic(err)
 	}
 	fmt.Println((<-w.Changes()).Value.BatchSize)
-	_ = sess.EnsureDeleted(ctx, "/examples/flags-across")
+	_ = sess.Delete(ctx, "/examples/flags-across", -1)
 	// Output:
 	// 10
 	// 20

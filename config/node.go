@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of this package.
@@ -48,7 +49,7 @@ type Node struct {
 
 // New returns the configuration node at path. It does no I/O.
 func New(sess *zkcoord.Session, path string) (*Node, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	return &Node{sess: sess, path: path}, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Watcher delivers a configuration node's versions as values of type V
@@ -50,7 +51,7 @@ func WatchJSONConfig[T any](ctx context.Context, cfg zkcoord.Config, path string
 }
 
 func watchConfig[V any](ctx context.Context, cfg zkcoord.Config, path string, opts []Option, conv func(*Node) func(Version) V) (*Watcher[V], error) {
-	if err := zkcoord.ValidateRecipePath(path); err != nil {
+	if err := recipe.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	var o options

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // ErrOverflow: Add would overflow the counter's integer type.
@@ -102,7 +103,7 @@ func newOf[T Int](sess *zkcoord.Session, path string, opts []Option) (*Of[T], er
 
 // newOptions checks path and opts for a counter of type T.
 func newOptions[T Int](path string, opts []Option) (options, error) {
-	if err := zkcoord.ValidateRecipePath(path); err != nil {
+	if err := recipe.ValidatePath(path); err != nil {
 		return options{}, fmt.Errorf("counter: %w", err)
 	}
 	var o options

@@ -97,7 +97,7 @@ func ExampleWatchConfig() {
 		panic(err)
 	}
 	fmt.Println((<-w.Changes()).Value)
-	_ = sess.EnsureDeleted(ctx, "/examples/jobs-done")
+	_ = sess.Delete(ctx, "/examples/jobs-done", -1)
 	// Output:
 	// 41
 	// 42

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
@@ -35,14 +36,16 @@ var (
 type Discovery struct {
 	sess *zkcoord.Session
 	base string
+	opts []Option // for every provider, before its own
 }
 
 // New returns the discovery service rooted at base (Curator's basePath).
-func New(sess *zkcoord.Session, base string) (*Discovery, error) {
-	if err := zkcoord.ValidateRecipe(sess, base); err != nil {
+// Its options are the defaults of every provider it starts.
+func New(sess *zkcoord.Session, base string, opts ...Option) (*Discovery, error) {
+	if err := recipe.Validate(sess, base); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	return &Discovery{sess: sess, base: base}, nil
+	return &Discovery{sess: sess, base: base, opts: opts}, nil
 }
 
 // Session returns the Session the service uses.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
@@ -191,7 +192,9 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		t.Errorf("round robin gave %v", order)
 	}
 
-	sticky, err := d.NewProvider(ctx, "web", WithStrategy(Sticky(Random())))
+	// The options of New are every provider's defaults.
+	ds := newDiscovery(t, sess, "/svc", WithStrategy(func() Strategy { return Sticky(Random()) }))
+	sticky, err := ds.NewProvider(ctx, "web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +206,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		}
 	}
 	// Its instance going away moves it on; so does marking it down.
-	if err := sess.EnsureDeleted(ctx, zkcoord.Join("/svc/web", first.ID)); err != nil {
+	if err := recipe.EnsureDeleted(ctx, sess, zkcoord.Join("/svc/web", first.ID)); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, wait, "the provider sees the removal", func() bool { return len(served(t, sticky)) == 2 })
@@ -216,7 +219,7 @@ func TestProviderFollowsAndPicks(t *testing.T) {
 		t.Errorf("sticky handed out %s, which is down or gone", in.ID)
 	}
 
-	random, err := d.NewProvider(ctx, "web", WithStrategy(Random()))
+	random, err := d.NewProvider(ctx, "web", WithStrategy(Random))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-func newDiscovery(t *testing.T, sess *zkcoord.Session, base string) *Discovery {
+func newDiscovery(t *testing.T, sess *zkcoord.Session, base string, opts ...Option) *Discovery {
 	t.Helper()
-	d, err := New(sess, base)
+	d, err := New(sess, base, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package discovery
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -11,13 +12,14 @@ import (
 	"github.com/zkcoord/zkcoord/cache"
 )
 
-// ProviderOption adjusts a Provider.
-type ProviderOption func(*Provider)
+// Option configures a Discovery (for all its providers) or one Provider.
+type Option func(*Provider)
 
-// WithStrategy sets how a provider picks an instance; the default is
-// RoundRobin.
-func WithStrategy(s Strategy) ProviderOption {
-	return func(p *Provider) { p.strategy = s }
+// WithStrategy sets how a provider picks an instance: newStrategy is
+// called once for each provider, since a Strategy serves one provider
+// (for example WithStrategy(Random)). The default is RoundRobin.
+func WithStrategy(newStrategy func() Strategy) Option {
+	return func(p *Provider) { p.strategy = newStrategy() }
 }
 
 // Provider hands out instances of one service from a cache of its
@@ -41,7 +43,7 @@ type Provider struct {
 
 // NewProvider starts a provider for the named service and waits, bounded by
 // ctx, until its cache has loaded. Close it when done.
-func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...ProviderOption) (*Provider, error) {
+func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...Option) (*Provider, error) {
 	dir, err := d.dir(name)
 	if err != nil {
 		return nil, err
@@ -55,7 +57,7 @@ func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...Provid
 		ready: make(chan struct{}), drained: make(chan struct{}),
 		all: map[string]Instance{}, down: map[string]time.Time{}, now: time.Now,
 	}
-	for _, o := range opts {
+	for _, o := range append(slices.Clone(d.opts), opts...) {
 		o(p)
 	}
 	go p.follow()

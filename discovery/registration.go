@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Registration is an instance this process registered. It is safe for
@@ -101,7 +102,7 @@ func (r *Registration) Update(ctx context.Context, in Instance) error {
 func (r *Registration) Unregister(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.d.sess.EnsureDeleted(ctx, r.path); err != nil {
+	if err := recipe.EnsureDeleted(ctx, r.d.sess, r.path); err != nil {
 		return fmt.Errorf("discovery: unregister %s: %w", r.in, err)
 	}
 	return nil

@@ -10,12 +10,13 @@ import (
 	"github.com/zkcoord/zkcoord/internal/fifo"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
-// Candidate is one participant node of an election, from its creation to
+// candidate is one participant node of an election, from its creation to
 // its resignation or failure. Its state machine runs in one goroutine of
 // its own; every method is safe for concurrent use.
-type Candidate struct {
+type candidate struct {
 	el   *Election
 	node string // path of the candidate's node; fixed once offered
 	name string // its last component
@@ -44,21 +45,21 @@ type Candidate struct {
 	office *elect.Office
 
 	mu         sync.Mutex
-	state      State
+	state      snapshot
 	leadership *Leadership
 	nodeGone   bool  // the node is known to be deleted
 	nodeErr    error // why it could not be deleted
-	subs       map[*fifo.Queue[State]]struct{}
+	subs       map[*fifo.Queue[snapshot]]struct{}
 }
 
-func newCandidate(e *Election) *Candidate {
-	c := &Candidate{
+func newCandidate(e *Election) *candidate {
+	c := &candidate{
 		el:      e,
 		placed:  make(chan struct{}),
 		elected: make(chan struct{}),
 		done:    make(chan struct{}),
-		subs:    map[*fifo.Queue[State]]struct{}{},
-		state:   State{Role: Offering, ID: e.opts.id},
+		subs:    map[*fifo.Queue[snapshot]]struct{}{},
+		state:   snapshot{Role: roleOffering, ID: e.opts.id},
 	}
 	c.runCtx, c.cancelRun = context.WithCancelCause(context.Background())
 	if e.opts.events != nil {
@@ -68,33 +69,33 @@ func newCandidate(e *Election) *Candidate {
 }
 
 // place marks the candidate's first role as known (once).
-func (c *Candidate) place() {
+func (c *candidate) place() {
 	c.placedOnce.Do(func() { c.after(func() { close(c.placed) }) })
 }
 
 // Role returns the candidate's current role.
-func (c *Candidate) Role() Role {
+func (c *candidate) Role() role {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state.Role
 }
 
 // State returns a snapshot of the candidate.
-func (c *Candidate) State() State {
+func (c *candidate) State() snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state
 }
 
 // Node returns the path of the candidate's node.
-func (c *Candidate) Node() string { return c.node }
+func (c *candidate) Node() string { return c.node }
 
 // ID returns the candidate's participant id.
-func (c *Candidate) ID() string { return c.el.opts.id }
+func (c *candidate) ID() string { return c.el.opts.id }
 
 // Leadership returns the candidate's leadership once it has been elected,
 // nil before. It stays available (with Done closed) after it ended.
-func (c *Candidate) Leadership() *Leadership {
+func (c *candidate) Leadership() *Leadership {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.leadership
@@ -102,20 +103,20 @@ func (c *Candidate) Leadership() *Leadership {
 
 // Elected is closed when the candidate becomes leader (after
 // EventElected was delivered to a WithEvents callback).
-func (c *Candidate) Elected() <-chan struct{} { return c.elected }
+func (c *candidate) Elected() <-chan struct{} { return c.elected }
 
 // Done is closed when the candidate has finished: it resigned, its
 // Session ended, it was deposed or its node was deleted. Err says why.
 // It closes after the candidate's last event was delivered to a WithEvents
 // callback; a leader's Leadership.Done does not wait for that.
-func (c *Candidate) Done() <-chan struct{} { return c.done }
+func (c *candidate) Done() <-chan struct{} { return c.done }
 
 // Err returns nil while the candidate runs, then why it finished
 // (ErrResigned after Resign).
-func (c *Candidate) Err() error {
+func (c *candidate) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.state.Role != Finished {
+	if c.state.Role != roleFinished {
 		return nil
 	}
 	return c.state.Err
@@ -124,16 +125,16 @@ func (c *Candidate) Err() error {
 // Watch returns a channel that first receives the current state and then
 // every change, none dropped, until the Finished state, after which it is
 // closed. It is also closed when ctx ends; cancel ctx when you stop reading.
-func (c *Candidate) Watch(ctx context.Context) <-chan State {
-	q := fifo.New[State]()
-	out := make(chan State)
+func (c *candidate) Watch(ctx context.Context) <-chan snapshot {
+	q := fifo.New[snapshot]()
+	out := make(chan snapshot)
 	c.mu.Lock()
 	q.Push(c.state)
-	if c.state.Role != Finished {
+	if c.state.Role != roleFinished {
 		c.subs[q] = struct{}{}
 	}
 	c.mu.Unlock()
-	go q.Forward(ctx, out, func(s State) bool { return s.Role == Finished }, func() {
+	go q.Forward(ctx, out, func(s snapshot) bool { return s.Role == roleFinished }, func() {
 		c.mu.Lock()
 		delete(c.subs, q)
 		c.mu.Unlock()
@@ -147,7 +148,7 @@ func (c *Candidate) Watch(ctx context.Context) <-chan State {
 // it could not be: then the node stays until the Session ends, blocking
 // the candidates behind it. Resign on a finished candidate deletes the node
 // if it is still there; it returns nil once the node is gone.
-func (c *Candidate) Resign(ctx context.Context) error {
+func (c *candidate) Resign(ctx context.Context) error {
 	c.stop(ErrResigned)
 	select {
 	case <-c.done:
@@ -164,7 +165,7 @@ func (c *Candidate) Resign(ctx context.Context) error {
 			return nil
 		}
 		if c.el.sess.Err() == nil {
-			nodeErr = c.el.sess.EnsureDeleted(bg, c.node)
+			nodeErr = recipe.EnsureDeleted(bg, c.el.sess, c.node)
 			c.mu.Lock()
 			c.nodeGone, c.nodeErr = nodeErr == nil, nodeErr
 			c.mu.Unlock()
@@ -177,24 +178,24 @@ func (c *Candidate) Resign(ctx context.Context) error {
 }
 
 // stop asks the state machine to finish with cause (the first cause wins).
-func (c *Candidate) stop(cause error) { c.cancelRun(cause) }
+func (c *candidate) stop(cause error) { c.cancelRun(cause) }
 
 // update changes the state and tells Watch subscribers.
-func (c *Candidate) update(f func(*State)) {
+func (c *candidate) update(f func(*snapshot)) {
 	c.mu.Lock()
 	f(&c.state)
 	s := c.state
 	for q := range c.subs {
 		q.Push(s)
 	}
-	if s.Role == Finished {
+	if s.Role == roleFinished {
 		c.subs = nil
 	}
 	c.mu.Unlock()
 }
 
-// offer creates the candidate's node. It runs in the caller of Nominate.
-func (c *Candidate) offer(ctx context.Context) error {
+// offer creates the candidate's node. It runs in the caller of nominate.
+func (c *candidate) offer(ctx context.Context) error {
 	e := c.el
 	c.emit(Event{Type: EventOffer})
 	var ended bool
@@ -212,7 +213,7 @@ func (c *Candidate) offer(ctx context.Context) error {
 		return c.wrap("nominate", err)
 	}
 	c.node, c.name = node, zkcoord.Base(node)
-	c.update(func(s *State) { s.Node = node })
+	c.update(func(s *snapshot) { s.Node = node })
 	c.emit(Event{Type: EventOffered})
 	// End marks the term before it deletes participants: a node created
 	// after that must see the mark, and withdraw. The candidate's first
@@ -222,18 +223,18 @@ func (c *Candidate) offer(ctx context.Context) error {
 }
 
 // abort finishes a candidate whose offer failed.
-func (c *Candidate) abort(err error) {
+func (c *candidate) abort(err error) {
 	c.cancelRun(err)
 	c.mu.Lock()
 	c.nodeGone = true
 	c.mu.Unlock()
-	c.update(func(s *State) { s.Role, s.Err = Finished, err })
+	c.update(func(s *snapshot) { s.Role, s.Err = roleFinished, err })
 	c.after(func() { close(c.done) })
 }
 
 // wrap turns an operation's error into the candidate's error: the stop
 // cause if it was stopped, ErrLost if the Session ended.
-func (c *Candidate) wrap(op string, err error) error {
+func (c *candidate) wrap(op string, err error) error {
 	if cause := context.Cause(c.runCtx); cause != nil {
 		return cause
 	}
@@ -243,7 +244,7 @@ func (c *Candidate) wrap(op string, err error) error {
 	return fmt.Errorf("election: %s %s: %w", op, c.el.path, err)
 }
 
-func (c *Candidate) lostErr() error {
+func (c *candidate) lostErr() error {
 	return fmt.Errorf("%w: %w", ErrLost, c.el.sess.Err())
 }
 
@@ -254,7 +255,7 @@ func (c *Candidate) lostErr() error {
 var bg = context.Background()
 
 // finish ends leadership first, then deletes the node, then reports.
-func (c *Candidate) finish(cause error) {
+func (c *candidate) finish(cause error) {
 	c.cancelRun(cause) // ends the state subscription too
 	e := c.el
 	c.mu.Lock()
@@ -276,7 +277,7 @@ func (c *Candidate) finish(cause error) {
 		if c.office != nil && !errors.Is(cause, ErrDeposed) && !errors.Is(cause, ErrEnded) {
 			nodeErr = c.eng.Leave(bg, *c.office)
 		} else {
-			nodeErr = c.el.sess.EnsureDeleted(bg, c.node)
+			nodeErr = recipe.EnsureDeleted(bg, c.el.sess, c.node)
 		}
 	case errors.Is(serr, zkcoord.ErrSessionExpired):
 		// The server deleted it.
@@ -289,7 +290,7 @@ func (c *Candidate) finish(cause error) {
 	c.delMu.Unlock()
 
 	e.unregister(c)
-	c.update(func(s *State) { s.Role, s.Err, s.Following, s.FollowingID = Finished, cause, "", "" })
+	c.update(func(s *snapshot) { s.Role, s.Err, s.Following, s.FollowingID = roleFinished, cause, "", "" })
 	if errors.Is(cause, ErrResigned) {
 		c.emit(Event{Type: EventResigned, Err: nodeErr})
 	} else {

@@ -2,7 +2,7 @@ package election
 
 // A candidate's WithEvents callbacks, and the closing of the channels that
 // tell a caller that an event happened (Elected, Done, the end of
-// Nominate), run in the order the state machine asked for them, on a
+// nominate), run in the order the state machine asked for them, on a
 // goroutine of the candidate's own. So a slow callback delays later events
 // and those channels, never the state machine: a leader's Leadership.Done
 // closes on loss whatever the callback does. Nothing is dropped; the queue
@@ -10,7 +10,7 @@ package election
 
 // after runs f once everything queued before it has run, without blocking
 // the caller. The closing of done is the last thing a candidate queues.
-func (c *Candidate) after(f func()) {
+func (c *candidate) after(f func()) {
 	if c.events == nil {
 		f()
 		return
@@ -20,7 +20,7 @@ func (c *Candidate) after(f func()) {
 }
 
 // deliver runs what after queued until it has closed done.
-func (c *Candidate) deliver() {
+func (c *candidate) deliver() {
 	for {
 		<-c.events.Ready()
 		for _, f := range c.events.PopAll() {

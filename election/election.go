@@ -8,10 +8,11 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Election is one election path on one Session. It is cheap: it holds no
-// node and no goroutine until a candidate is nominated. Many candidates may
+// node and no goroutine until it campaigns. Many candidates may
 // share one Election (and one Session); each holds its own node. An
 // Election is safe for concurrent use.
 type Election struct {
@@ -27,7 +28,7 @@ type Election struct {
 
 	mu         sync.Mutex
 	ended      bool
-	candidates map[*Candidate]struct{}
+	candidates map[*candidate]struct{}
 }
 
 // New returns the election at path (the directory that holds the
@@ -44,7 +45,7 @@ func New(sess *zkcoord.Session, path string, opts ...Option) (*Election, error) 
 	if err := o.validate(sess, path); err != nil {
 		return nil, err
 	}
-	e := &Election{sess: sess, path: path, opts: o, candidates: map[*Candidate]struct{}{}}
+	e := &Election{sess: sess, path: path, opts: o, candidates: map[*candidate]struct{}{}}
 	e.lay = e.layout()
 	return e, nil
 }
@@ -68,7 +69,7 @@ func (e *Election) LeaderPath() string { return e.opts.ackPath }
 // it leads, deletes its node and fails with an error wrapping
 // zkcoord.ErrSequenceWrapped (see the package documentation).
 func (e *Election) Campaign(ctx context.Context) (*Leadership, error) {
-	c, err := e.Nominate(ctx)
+	c, err := e.nominate(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -90,15 +91,14 @@ func (e *Election) Campaign(ctx context.Context) (*Leadership, error) {
 	}
 }
 
-// Nominate joins the election without waiting to lead: it creates the
-// candidate's node, determines its place and returns the Candidate, whose
-// Role is then Following or Leading. Watch reports every later change.
-// If ctx ends first, the node is deleted and ctx's error returned; ctx has
-// no effect after Nominate returns. If its first look finds the election
-// ended (ErrEnded) or a participant whose sequence number wrapped negative
+// nominate joins the election without waiting to lead: it creates the
+// candidate's node and returns once its first role is known. If ctx ends
+// first, the node is deleted and ctx's error returned; ctx has no effect
+// after nominate returns. If its first look finds the election ended
+// (ErrEnded) or a participant whose sequence number wrapped negative
 // (zkcoord.ErrSequenceWrapped), its node is deleted and that error
 // returned.
-func (e *Election) Nominate(ctx context.Context) (*Candidate, error) {
+func (e *Election) nominate(ctx context.Context) (*candidate, error) {
 	if err := e.sess.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLost, err)
 	}
@@ -127,7 +127,7 @@ func (e *Election) Nominate(ctx context.Context) (*Candidate, error) {
 }
 
 // withdraw resigns in the background, for a caller that gave up waiting.
-func (c *Candidate) withdraw() {
+func (c *candidate) withdraw() {
 	ctx := c.el.sess.Context()
 	go func() {
 		if err := c.Resign(ctx); err != nil && !errors.Is(err, ErrLost) {
@@ -136,7 +136,7 @@ func (c *Candidate) withdraw() {
 	}()
 }
 
-func (e *Election) register(c *Candidate) error {
+func (e *Election) register(c *candidate) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.ended {
@@ -146,7 +146,7 @@ func (e *Election) register(c *Candidate) error {
 	return nil
 }
 
-func (e *Election) unregister(c *Candidate) {
+func (e *Election) unregister(c *candidate) {
 	e.mu.Lock()
 	delete(e.candidates, c)
 	e.mu.Unlock()
@@ -156,7 +156,7 @@ func (e *Election) unregister(c *Candidate) {
 // ended, then deletes every participant node and the leader node. Every
 // candidate, here or in other processes, finishes with ErrEnded (a leader
 // through its term watch, a follower when its predecessor disappears);
-// later Nominate or Campaign calls, on any Election for this path, fail
+// later Campaign calls, on any Election for this path, fail
 // with ErrEnded. The term node stays as the marker; delete it to use the
 // path for a new election. Curator's LeaderLatch knows nothing of this
 // marker and recreates its node.
@@ -185,7 +185,7 @@ func (e *Election) end(ctx context.Context) error {
 	})
 	if err != nil {
 		// The term node is most likely not marked, so the Election stays
-		// usable; if the mark was written after all, Nominate sees it.
+		// usable; if the mark was written after all, a new candidate sees it.
 		return fmt.Errorf("election: end %s: %w", e.path, err)
 	}
 	// The mark is written: the election is ended, whether or not the rest
@@ -193,7 +193,7 @@ func (e *Election) end(ctx context.Context) error {
 	// refused.
 	e.mu.Lock()
 	e.ended = true
-	local := make([]*Candidate, 0, len(e.candidates))
+	local := make([]*candidate, 0, len(e.candidates))
 	for c := range e.candidates {
 		local = append(local, c)
 	}
@@ -212,7 +212,7 @@ func (e *Election) end(ctx context.Context) error {
 		if n != "" {
 			p = zkcoord.Join(e.path, n)
 		}
-		if err := e.sess.EnsureDeleted(ctx, p); err != nil {
+		if err := recipe.EnsureDeleted(ctx, e.sess, p); err != nil {
 			errs = append(errs, err)
 		}
 	}

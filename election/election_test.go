@@ -630,7 +630,7 @@ func TestObserve(t *testing.T) {
 	watcher := newElection(t, connect(t, shared.Servers()), path)
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	obs := watcher.Observe(octx)
+	obs := watcher.Observe(octx).Changes()
 	if l := recv(t, obs, long, "first observation"); l != (election.Leader{}) {
 		t.Fatalf("first observation %+v, want none", l)
 	}

@@ -77,41 +77,38 @@ type Event struct {
 	Err error
 }
 
-// Role is a candidate's part in the election.
-type Role int
+// role is a candidate's part in the election.
+type role int
 
 const (
-	// Offering: the candidate's node is being created or its place is
+	// roleOffering: the candidate's node is being created or its place is
 	// being determined for the first time.
-	Offering Role = iota + 1
-	// Following: the candidate waits behind its predecessor.
-	Following
-	// Leading: the candidate leads.
-	Leading
-	// Finished: the candidate resigned or failed; see Candidate.Err.
-	Finished
+	roleOffering  role = iota + 1
+	roleFollowing      // waits behind its predecessor
+	roleLeading
+	roleFinished // resigned or failed; see candidate.Err
 )
 
 var roleNames = [...]string{"", "offering", "following", "leading", "finished"}
 
-func (r Role) String() string {
+func (r role) String() string {
 	if r > 0 && int(r) < len(roleNames) {
 		return roleNames[r]
 	}
 	return "unknown"
 }
 
-// State is a snapshot of a candidate.
-type State struct {
-	Role Role
+// snapshot is the state of a candidate.
+type snapshot struct {
+	Role role
 	// ID is the candidate's participant id and Node its node's path.
 	ID   string
 	Node string
 	// Following is the predecessor's path and FollowingID its id, while
-	// Following.
+	// following.
 	Following   string
 	FollowingID string
-	// Token and Term are set while Leading (and kept once Finished).
+	// Token and Term are set while leading (and kept once finished).
 	Token int64
 	Term  int64
 	// Err is why the candidate finished.
@@ -120,7 +117,7 @@ type State struct {
 
 // emit reports an event to the log and, off the state machine's
 // goroutine, to the callback.
-func (c *Candidate) emit(ev Event) {
+func (c *candidate) emit(ev Event) {
 	ev.At = time.Now()
 	ev.ID = c.el.opts.id
 	if ev.Node == "" {

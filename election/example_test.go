@@ -54,8 +54,8 @@ func ExampleElection_Campaign() {
 	// resigned: true
 }
 
-// Join without blocking and follow role changes.
-func ExampleElection_Nominate() {
+// Lead again after each leadership ends, until told to stop.
+func ExampleElection_Lead() {
 	ctx := context.Background()
 	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: exampleServers()})
 	if err != nil {
@@ -63,32 +63,27 @@ func ExampleElection_Nominate() {
 	}
 	defer sess.Close(ctx)
 
-	first, _ := election.New(sess, "/examples/nominate", election.WithID("first"))
-	second, _ := election.New(sess, "/examples/nominate", election.WithID("second"))
-	a, err := first.Nominate(ctx)
+	e, err := election.New(sess, "/examples/requeue", election.WithID("worker-1"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := second.Nominate(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("first:", a.Role())
-	fmt.Println("second:", b.Role(), "behind", b.State().FollowingID)
-
-	watchCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	changes := b.Watch(watchCtx)
-	<-changes // the current state
-
-	a.Resign(ctx)
-	s := <-changes
-	fmt.Println("second:", s.Role)
-	b.Resign(ctx)
+	runCtx, stop := context.WithCancel(ctx)
+	terms := 0
+	err = e.Lead(runCtx, func(ctx context.Context, l *election.Leadership) error {
+		terms++
+		fmt.Println("leading, term", terms)
+		if terms == 1 {
+			return nil // gives this leadership up; Lead campaigns again
+		}
+		stop()       // ends this leadership and Lead
+		<-ctx.Done() // a real leader works until ctx ends
+		return nil
+	})
+	fmt.Println("stopped:", errors.Is(err, context.Canceled))
 	// Output:
-	// first: leading
-	// second: following behind first
-	// second: leading
+	// leading, term 1
+	// leading, term 2
+	// stopped: true
 }
 
 // Anyone can watch who leads.
@@ -102,7 +97,7 @@ func ExampleElection_Observe() {
 
 	e, _ := election.New(sess, "/examples/observe", election.WithID("svc-a"))
 	obsCtx, stop := context.WithCancel(ctx)
-	leaders := e.Observe(obsCtx)
+	leaders := e.Observe(obsCtx).Changes()
 	fmt.Printf("leader: %q\n", (<-leaders).ID)
 
 	l, err := e.Campaign(ctx)

@@ -53,3 +53,24 @@ func DropNextNotificationForTest(e *Election) {
 func NotificationDroppedForTest(e *Election) bool {
 	return e.hooks.Dropped()
 }
+
+// The candidate machinery is unexported; tests drive it directly.
+type (
+	Candidate = candidate
+	State     = snapshot
+	Role      = role
+)
+
+const (
+	Offering  = roleOffering
+	Following = roleFollowing
+	Leading   = roleLeading
+	Finished  = roleFinished
+)
+
+// Nominate joins the election without waiting to lead and returns the
+// candidate once its first role is known.
+func (e *Election) Nominate(ctx context.Context) (*Candidate, error) { return e.nominate(ctx) }
+
+// Candidate returns the candidate that holds this leadership.
+func (l *Leadership) Candidate() *Candidate { return l.c }

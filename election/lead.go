@@ -10,7 +10,7 @@ import (
 )
 
 // lead takes office and holds it until loss.
-func (c *Candidate) lead(p elect.Place, states *elect.StateFeed) error {
+func (c *candidate) lead(p elect.Place, states *elect.StateFeed) error {
 	off, err := c.takeOffice(p)
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func (c *Candidate) lead(p elect.Place, states *elect.StateFeed) error {
 
 // takeOffice bumps the term and writes the leader node (see
 // elect.Contender.TakeOffice).
-func (c *Candidate) takeOffice(p elect.Place) (elect.Office, error) {
+func (c *candidate) takeOffice(p elect.Place) (elect.Office, error) {
 	off, err := c.eng.TakeOffice(c.runCtx, p)
 	if err != nil {
 		return off, c.fail("take office in", err)
@@ -37,7 +37,7 @@ func (c *Candidate) takeOffice(p elect.Place) (elect.Office, error) {
 
 // watchOffice watches the term (a bump by anyone else deposes this
 // leader) and the candidate's node (deleted by someone else).
-func (c *Candidate) watchOffice(off elect.Office) (<-chan zkcoord.Event, error) {
+func (c *candidate) watchOffice(off elect.Office) (<-chan zkcoord.Event, error) {
 	termW, data, err := c.eng.WatchTerm(c.runCtx, off)
 	switch {
 	case errors.Is(err, elect.ErrTermGone):
@@ -56,13 +56,13 @@ func (c *Candidate) watchOffice(off elect.Office) (<-chan zkcoord.Event, error) 
 }
 
 // begin starts the leadership and tells everyone.
-func (c *Candidate) begin(off elect.Office) *Leadership {
+func (c *candidate) begin(off elect.Office) *Leadership {
 	l := newLeadership(c, off.Token, off)
 	c.mu.Lock()
 	c.leadership = l
 	c.mu.Unlock()
-	c.update(func(s *State) {
-		s.Role, s.Following, s.FollowingID, s.Token, s.Term = Leading, "", "", off.Token, off.Term
+	c.update(func(s *snapshot) {
+		s.Role, s.Following, s.FollowingID, s.Token, s.Term = roleLeading, "", "", off.Token, off.Term
 	})
 	c.emit(Event{Type: EventElected, Token: off.Token, Term: off.Term})
 	c.after(func() { close(c.elected) })
@@ -72,7 +72,7 @@ func (c *Candidate) begin(off elect.Office) *Leadership {
 
 // hold keeps the leadership until a notification, the periodic re-check
 // (which catches a lost notification), the Session's end or a stop.
-func (c *Candidate) hold(l *Leadership, off elect.Office, termW <-chan zkcoord.Event, states *elect.StateFeed) error {
+func (c *candidate) hold(l *Leadership, off elect.Office, termW <-chan zkcoord.Event, states *elect.StateFeed) error {
 	e := c.el
 	t := c.eng.Keep(off, termW)
 	defer t.Stop()
@@ -104,7 +104,7 @@ func (c *Candidate) hold(l *Leadership, off elect.Office, termW <-chan zkcoord.E
 
 // deposed ends the leadership because the term changed, then reads the
 // term node to say why.
-func (c *Candidate) deposed(l *Leadership) error {
+func (c *candidate) deposed(l *Leadership) error {
 	e := c.el
 	if h := e.leaderNotified; h != nil {
 		h(c.node)
@@ -118,7 +118,7 @@ func (c *Candidate) deposed(l *Leadership) error {
 }
 
 // nodeDeleted ends the leadership because the candidate's node is gone.
-func (c *Candidate) nodeDeleted(l *Leadership) error {
+func (c *candidate) nodeDeleted(l *Leadership) error {
 	if h := c.el.leaderNotified; h != nil {
 		h(c.node)
 	}

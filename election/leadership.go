@@ -14,7 +14,7 @@ import (
 // a resource can reject a stale leader (one that paused past the end of its
 // session). Safe for concurrent use.
 type Leadership struct {
-	c     *Candidate
+	c     *candidate
 	token int64
 	term  int64
 
@@ -36,7 +36,7 @@ type Leadership struct {
 	err error
 }
 
-func newLeadership(c *Candidate, token int64, off elect.Office) *Leadership {
+func newLeadership(c *candidate, token int64, off elect.Office) *Leadership {
 	l := &Leadership{c: c, token: token, term: off.Term, lost: make(chan struct{}), revoked: make(chan struct{}),
 		proclaiming: make(chan struct{}, 1)}
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
@@ -76,8 +76,8 @@ func (l *Leadership) Done() <-chan struct{} { return l.lost }
 // Err returns nil while leading, then why leadership ended. When a
 // notification ends it (the term node or the leader's node changed), Done
 // closes before the leader asks ZooKeeper what happened, and Err first
-// says what changed (ErrDeposed or ErrNodeDeleted); once Candidate.Done is
-// closed it reports the cause found (ErrEnded after Election.End, or
+// says what changed (ErrDeposed or ErrNodeDeleted); once the candidate has
+// finished it reports the cause found (ErrEnded after Election.End, or
 // ErrDeposed naming the new term's holder).
 func (l *Leadership) Err() error {
 	l.mu.Lock()
@@ -114,9 +114,12 @@ func (l *Leadership) Fence() zkcoord.Fence {
 func (l *Leadership) Node() string { return l.c.node }
 func (l *Leadership) ID() string   { return l.c.el.opts.id }
 
-// Candidate returns the candidate that holds this leadership.
-func (l *Leadership) Candidate() *Candidate { return l.c }
-
-// Resign ends the leadership and withdraws the candidate; see
-// Candidate.Resign.
+// Resign ends the leadership (Done closes) and then deletes the leader's
+// node, so no successor can overlap with it. It waits, bounded by ctx,
+// until the node is deleted, and reports if it could not be: then the node
+// stays until the Session ends, blocking the candidates behind it. Resign
+// after leadership ended deletes the node if it is still there; it returns
+// nil once the node is gone.
 func (l *Leadership) Resign(ctx context.Context) error { return l.c.Resign(ctx) }
+
+var _ zkcoord.Ownership = (*Leadership)(nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -33,25 +34,11 @@ func connect(t testing.TB, servers []string, opts ...func(*zkcoord.Config)) *zkc
 	for _, o := range opts {
 		o(&cfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := zkcoord.Connect(ctx, cfg)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		s.Close(ctx)
-	})
-	return s
+	return testkit.Open(t, cfg)
 }
 
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx returns a context that ends after d or when the test ends.
+func testCtx(t testing.TB, d time.Duration) context.Context { return testkit.Ctx(t, d) }
 
 // recv waits for a value on ch.
 func recv[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {

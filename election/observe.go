@@ -52,59 +52,49 @@ func (e *Election) Leader(ctx context.Context) (Leader, error) {
 	return l, nil
 }
 
-// Observe returns a channel that receives the current leader and then every
-// change of leader, of its Acting flag or of the value it advertises; the
-// zero Leader means there is none. It needs no candidate. The channel is closed when ctx ends, when
-// the Session ends, or after an error that is not a connection loss (which
-// is logged). An observer watches the election's children and the leader
-// node, so every join and leave wakes it; that is one read per change per
-// observer, not a herd of candidates.
-func (e *Election) Observe(ctx context.Context) <-chan Leader {
-	out := make(chan Leader)
-	go func() {
-		defer close(out)
-		var (
-			childW, ackW <-chan zkcoord.Event
-			last         Leader
-			sent         bool
-		)
-		for {
-			l, cw, aw, err := e.lookup(bg, childW == nil, ackW == nil)
-			if err != nil {
-				if ctx.Err() == nil && e.sess.Err() == nil {
-					e.opts.logger.Warn("election: observer stopped", "path", e.path, "err", err)
-				}
-				return
-			}
-			if cw != nil {
-				childW = cw
-			}
-			if aw != nil {
-				ackW = aw
-			}
-			if !sent || l != last {
-				select {
-				case out <- l:
-					last, sent = l, true
-				case <-ctx.Done():
-					return
-				case <-e.sess.Done():
-					return
-				}
-			}
-			select {
-			case <-childW:
-				childW = nil
-			case <-ackW:
-				ackW = nil
-			case <-ctx.Done():
-				return
-			case <-e.sess.Done():
-				return
-			}
+// Observe follows the leader: its Watcher delivers the current leader,
+// then the newest after every change of leader, of its Acting flag or of
+// the value it advertises (a reader that falls behind skips intermediate
+// ones); the zero Leader means there is none. It needs no candidate. The
+// channel is closed when ctx ends, on Stop, when the Session ends or after
+// a read fails; Err says why. An observer watches the election's children
+// and the leader node, so every join and leave wakes it: one read per
+// change per observer, not a herd of candidates.
+func (e *Election) Observe(ctx context.Context) *zkcoord.Watcher[Leader] {
+	var (
+		childW, ackW <-chan zkcoord.Event
+		last         Leader
+		sent         bool
+	)
+	return zkcoord.NewWatcher(ctx, e.sess, func(ctx context.Context) (Leader, bool, <-chan zkcoord.Event, error) {
+		l, cw, aw, err := e.lookup(bg, childW == nil, ackW == nil)
+		if err != nil {
+			return Leader{}, false, nil, fmt.Errorf("election: observe %s: %w", e.path, err)
 		}
-	}()
-	return out
+		if cw != nil {
+			childW = cw
+		}
+		if aw != nil {
+			ackW = aw
+		}
+		changed := !sent || l != last
+		last, sent = l, true
+		// One watch to wait for: whichever of the two fires first; the
+		// other stays armed for the next read.
+		fire := make(chan zkcoord.Event, 1)
+		go func() {
+			select {
+			case ev := <-childW:
+				childW = nil
+				fire <- ev
+			case ev := <-ackW:
+				ackW = nil
+				fire <- ev
+			case <-ctx.Done():
+			}
+		}()
+		return l, changed, fire, nil
+	})
 }
 
 // lookup reads the leader (its calls must not be cut short by ctx: see bg), arming a watch on the children (or on the

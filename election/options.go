@@ -66,8 +66,7 @@ func WithLogger(l *slog.Logger) Option {
 // Election: a candidate's events in order, one at a time, none dropped, on
 // a goroutine other than the candidate's state machine, so a slow f never
 // delays the end of a leadership (Leadership.Done). A slow f does delay a
-// candidate's later events and the channels that follow them (Elected,
-// Candidate.Done, the return of Nominate and Campaign), so f must not call
+// candidate's later events and the return of Campaign, so f must not call
 // Resign or wait for those (it would deadlock); hand the event to another
 // goroutine if it has work to do.
 func WithEvents(f func(Event)) Option {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 )
 
 // Participant describes one participant of an election, as anyone can see
@@ -95,25 +95,17 @@ func (e *Election) participants(ctx context.Context) ([]Participant, error) {
 func (e *Election) readParticipants(ctx context.Context, sorted []string) ([]*Participant, error) {
 	found := make([]*Participant, len(sorted))
 	errs := make([]error, len(sorted))
-	sem := make(chan struct{}, maxParallelReads)
-	var wg sync.WaitGroup
-	for i, name := range sorted {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			node := zkcoord.Join(e.path, name)
-			data, st, err := e.sess.Get(ctx, node)
-			switch {
-			case errors.Is(err, zkcoord.ErrNoNode):
-			case err != nil:
-				errs[i] = err
-			default:
-				found[i] = &Participant{ID: string(data), Node: node, Session: st.EphemeralOwner,
-					Token: st.Czxid, Created: time.UnixMilli(st.Ctime)}
-			}
-		}()
-	}
-	wg.Wait()
+	fanout.Each(len(sorted), maxParallelReads, func(i int) {
+		node := zkcoord.Join(e.path, sorted[i])
+		data, st, err := e.sess.Get(ctx, node)
+		switch {
+		case errors.Is(err, zkcoord.ErrNoNode):
+		case err != nil:
+			errs[i] = err
+		default:
+			found[i] = &Participant{ID: string(data), Node: node, Session: st.EphemeralOwner,
+				Token: st.Czxid, Created: time.UnixMilli(st.Ctime)}
+		}
+	})
 	return found, errors.Join(errs...)
 }

@@ -32,7 +32,7 @@ func TestProclaim(t *testing.T) {
 	sess := connect(t, shared.Servers())
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	obs := newElection(t, connect(t, shared.Servers()), path).Observe(octx)
+	obs := newElection(t, connect(t, shared.Servers()), path).Observe(octx).Changes()
 	e := newElection(t, sess, path, election.WithID("one"), election.WithValue("10.0.0.1:80"))
 	l, err := e.Campaign(ctx)
 	if err != nil {

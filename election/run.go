@@ -10,7 +10,7 @@ import (
 )
 
 // run is the candidate's state machine.
-func (c *Candidate) run() {
+func (c *candidate) run() {
 	e := c.el
 	states := &elect.StateFeed{C: e.sess.Watch(c.runCtx), On: c.sessionEvent}
 	c.eng = elect.New(e.sess, &e.lay, c.node, elect.Config{Recheck: e.opts.recheck, States: states, Hooks: &e.hooks})
@@ -21,7 +21,7 @@ func (c *Candidate) run() {
 // loop follows until the candidate leads, then leads until loss. The
 // engine (internal/elect) finds the candidate's place, watches its
 // predecessor and re-checks periodically.
-func (c *Candidate) loop(states *elect.StateFeed) error {
+func (c *candidate) loop(states *elect.StateFeed) error {
 	notified := false
 	for {
 		c.emit(Event{Type: EventDetermine, Notified: notified})
@@ -33,7 +33,7 @@ func (c *Candidate) loop(states *elect.StateFeed) error {
 			return c.lead(p, states)
 		}
 		pred, predID := p.Pred, string(p.PredData)
-		c.update(func(s *State) { s.Role, s.Following, s.FollowingID = Following, pred, predID })
+		c.update(func(s *snapshot) { s.Role, s.Following, s.FollowingID = roleFollowing, pred, predID })
 		c.emit(Event{Type: EventFollowing, Following: pred, FollowingID: predID})
 		c.place()
 		if notified, err = c.eng.Wait(c.runCtx, p); err != nil {
@@ -43,7 +43,7 @@ func (c *Candidate) loop(states *elect.StateFeed) error {
 }
 
 // fail turns an engine error into the candidate's error.
-func (c *Candidate) fail(op string, err error) error {
+func (c *candidate) fail(op string, err error) error {
 	switch {
 	case errors.Is(err, elect.ErrMissing):
 		return c.missing()
@@ -54,7 +54,7 @@ func (c *Candidate) fail(op string, err error) error {
 }
 
 // missing explains why the candidate's node is gone.
-func (c *Candidate) missing() error {
+func (c *candidate) missing() error {
 	if c.el.sess.Err() != nil {
 		return c.lostErr()
 	}
@@ -67,7 +67,7 @@ func (c *Candidate) missing() error {
 	return fmt.Errorf("%w: %s", ErrNodeDeleted, c.node)
 }
 
-func (c *Candidate) sessionEvent(sc zkcoord.StateChange) {
+func (c *candidate) sessionEvent(sc zkcoord.StateChange) {
 	switch sc.State {
 	case zkcoord.Suspended:
 		c.emit(Event{Type: EventSuspended})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -22,25 +23,11 @@ func TestMain(m *testing.M) {
 // connect opens a Session for the test and closes it at the end.
 func connect(t testing.TB, servers []string) *zkcoord.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second})
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		s.Close(ctx)
-	})
-	return s
+	return testkit.Open(t, zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second})
 }
 
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx returns a context that ends after d or when the test ends.
+func testCtx(t testing.TB, d time.Duration) context.Context { return testkit.Ctx(t, d) }
 
 var pathSeq struct {
 	sync.Mutex

@@ -152,6 +152,10 @@ func TestMemberNodeDeletedBySomeoneElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mctx := m.Context()
+	if err := mctx.Err(); err != nil {
+		t.Fatalf("a member's Context ended: %v", err)
+	}
 	if err := connect(t).Delete(ctx, m.Path(), -1); err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +166,14 @@ func TestMemberNodeDeletedBySomeoneElse(t *testing.T) {
 	}
 	if !errors.Is(m.Err(), ErrRemoved) {
 		t.Fatalf("Err = %v; want ErrRemoved", m.Err())
+	}
+	select {
+	case <-mctx.Done():
+	case <-ctx.Done():
+		t.Fatal("Context not cancelled after the member node was deleted")
+	}
+	if cause := context.Cause(mctx); !errors.Is(cause, ErrRemoved) {
+		t.Fatalf("Context's cause %v; want ErrRemoved", cause)
 	}
 	if err := m.Leave(ctx); err != nil {
 		t.Fatalf("Leave after removal: %v", err)

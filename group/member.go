@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of membership.
@@ -54,13 +55,15 @@ type Membership struct {
 	leave    sync.Once
 	leaving  atomic.Bool // Leave was called (JoinConfig: delete the node before the Session closes)
 	leaveErr error       // JoinConfig: what deleting the node gave; written before done closes
+
+	own recipe.OwnContext
 }
 
 // Join adds a member with the given id and data to the group at path
 // (created as a container if missing). Data larger than the Session's
 // limit is refused with an error wrapping zkcoord.ErrTooLarge.
 func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte) (*Membership, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	if err := zkcoord.ValidateName(id); err != nil {
@@ -101,7 +104,7 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []by
 // Between a Session's end and the next join the process is not a member,
 // and Members does not list it.
 func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data []byte, opts ...Option) (*Membership, error) {
-	if err := zkcoord.ValidateRecipePath(path); err != nil {
+	if err := recipe.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	if err := zkcoord.ValidateName(id); err != nil {
@@ -174,7 +177,7 @@ func (m *Membership) supervise(ctx context.Context, cfg zkcoord.Config, path str
 			// Supervise closes the Session when work returns: delete the
 			// node first, so that the others see the member go at once.
 			dctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
-			m.leaveErr = sess.EnsureDeleted(dctx, node)
+			m.leaveErr = recipe.EnsureDeleted(dctx, sess, node)
 			cancel()
 		}
 		return err
@@ -278,7 +281,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 			return
 		}
 		<-m.done
-		err = m.sess.EnsureDeleted(ctx, m.path)
+		err = recipe.EnsureDeleted(ctx, m.sess, m.path)
 		if err != nil && m.sess.Err() != nil {
 			err = nil // the server removes the node with the session
 		}
@@ -292,7 +295,7 @@ func (m *Membership) Leave(ctx context.Context) error {
 // Members lists the members of the group at path, sorted by ID (then by
 // path). A group that does not exist has no members.
 func Members(ctx context.Context, sess *zkcoord.Session, path string) ([]Member, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	children, _, err := sess.Children(ctx, path)
@@ -333,3 +336,7 @@ func members(ctx context.Context, sess *zkcoord.Session, path string, children [
 	})
 	return out, nil
 }
+
+// Context returns a context cancelled when the membership ends, with Err as its cause:
+// do the owner's work under it.
+func (m *Membership) Context() context.Context { return m.own.Get(m.Done(), m.Err) }

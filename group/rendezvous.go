@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of rendezvous.
@@ -30,7 +31,7 @@ type Rendezvous struct {
 // are created as containers), to be filled once by a peer with Fill. It
 // fails with ErrExists if the node exists.
 func NewRendezvous(ctx context.Context, sess *zkcoord.Session, path string) (*Rendezvous, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	for {
@@ -76,7 +77,7 @@ func (r *Rendezvous) Wait(ctx context.Context) ([]byte, error) {
 
 // Close deletes the rendezvous node.
 func (r *Rendezvous) Close(ctx context.Context) error {
-	err := r.sess.EnsureDeleted(ctx, r.path)
+	err := recipe.EnsureDeleted(ctx, r.sess, r.path)
 	if err != nil && r.sess.Err() == nil {
 		return fmt.Errorf("group: close rendezvous %s: %w", r.path, err)
 	}
@@ -91,7 +92,7 @@ func (r *Rendezvous) Close(ctx context.Context) error {
 // with exactly its data, which another peer may have written too, or gone,
 // it fails with an error wrapping zkcoord.ErrOutcomeUnknown.
 func Fill(ctx context.Context, sess *zkcoord.Session, path string, data []byte) error {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return fmt.Errorf("group: %w", err)
 	}
 	if data == nil {
@@ -140,7 +141,7 @@ var testHookOutcomeUnknown func()
 // data. It fails with ErrNoRendezvous if there is no node at path, or if
 // the node is deleted before it is filled.
 func Await(ctx context.Context, sess *zkcoord.Session, path string) ([]byte, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	// A plain read first: a filled node needs no watch.

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Watcher follows a group's membership. Its channel always ends up holding
@@ -20,7 +21,7 @@ type Watcher = zkcoord.Watcher[[]Member]
 // after every change. It is closed when ctx ends, Stop is called or the
 // Session ends; Err then says why.
 func Watch(ctx context.Context, sess *zkcoord.Session, path string) (*Watcher, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	var last []string // paths of the newest snapshot, nil before the first

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Kazoo's storage format.
@@ -78,7 +79,7 @@ type record struct {
 // It reports Obtained false, with the current holder and end, when another
 // id holds an unexpired lease.
 func TryAcquire(ctx context.Context, sess *zkcoord.Session, path string, d time.Duration, opts ...Option) (Lease, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return Lease{}, fmt.Errorf("lease: %w", err)
 	}
 	o := options{now: time.Now}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // contention describes one kind of contender in one lock directory.
@@ -114,7 +115,7 @@ func otherKindErr(dir, mine, other, node string) error {
 // deleteNow deletes a node its creator gives up on before returning, or in
 // the background if that fails (ctx ended, or the connection is down).
 func deleteNow(ctx context.Context, sess *zkcoord.Session, path string) {
-	if err := sess.EnsureDeleted(ctx, path); err != nil {
+	if err := recipe.EnsureDeleted(ctx, sess, path); err != nil {
 		sess.EnsureDeletedLater(path)
 	}
 }
@@ -218,7 +219,7 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		return zkcoord.Join(c.dir, pred), nil
 	}
 	for {
-		pred, _, pw, err := c.sess.WatchPredecessor(ctx, look)
+		pred, _, pw, err := recipe.WatchPredecessor(ctx, c.sess, look)
 		switch {
 		case errors.Is(err, ErrNodeDeleted):
 			return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
@@ -227,18 +228,21 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		case pred == "":
 			return s.lease(c.sess), nil
 		}
-		if err := c.block(ctx, pw, s, nil); err != nil {
+		if err := c.block(ctx, pw, nil, s, nil); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// block waits until the watch pw fires, while also keeping an eye on the
-// contender's own node, ctx, the Session and abort (closed: give up).
-func (c contention) block(ctx context.Context, pw <-chan zkcoord.Event, s *self, abort <-chan struct{}) error {
+// block waits until the watch pw or also (nil: none) fires, while keeping
+// an eye on the contender's own node, ctx, the Session and abort (closed:
+// give up).
+func (c contention) block(ctx context.Context, pw, also <-chan zkcoord.Event, s *self, abort <-chan struct{}) error {
 	for {
 		select {
 		case <-pw:
+			return nil
+		case <-also:
 			return nil
 		case <-abort:
 			return fmt.Errorf("lock: %s: aborted", s.node)

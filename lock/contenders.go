@@ -86,19 +86,23 @@ func leaseContender(name string) (contender, bool) {
 // RWMutex keep their contenders in the lock directory itself, a Semaphore
 // in its subdirectories locks/ and leases/ (see semaphoreDirs).
 const (
-	mutexKind     = "mutex"
-	rwKind        = "read/write lock"
-	semaphoreKind = "semaphore"
+	mutexKind          = "mutex"
+	rwKind             = "read/write lock"
+	semaphoreKind      = "semaphore"
+	kazooSemaphoreKind = "Kazoo semaphore"
 )
 
 // kindsInDir are the kinds of lock whose contenders are children of the
-// lock directory, with how each recognises its own.
+// lock directory, with how each recognises its own. A Semaphore in
+// Kazoo's layout (WithKazooLayout) is a kind of its own: its leases are
+// children of the semaphore node.
 var kindsInDir = []struct {
 	kind      string
 	recognise func(string) (contender, bool)
 }{
 	{mutexKind, mutexContender},
 	{rwKind, rwContender},
+	{kazooSemaphoreKind, kazooLeaseContender}, // leases, in the semaphore node
 }
 
 // semaphoreDirs are a Semaphore's subdirectories, and the contenders each

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors returned by this package; check them with errors.Is.
@@ -82,6 +83,9 @@ type Lease struct {
 	revOnce  sync.Once
 	swaps    chan swap // a node to take the lease's place (RWMutex.Downgrade)
 
+	ctx    context.Context // cancelled, with err as cause, when done closes
+	cancel context.CancelCauseFunc
+
 	mu     sync.Mutex
 	err    error // why the lease ended; nil while held
 	result error // what Release reports
@@ -105,6 +109,7 @@ func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
 		revoked:   make(chan struct{}),
 		swaps:     make(chan swap),
 	}
+	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	if own != nil {
 		l.wantWatch()
 	}
@@ -119,6 +124,13 @@ func (l *Lease) wantWatch() { l.watchOne.Do(func() { close(l.watch) }) }
 func (l *Lease) Done() <-chan struct{} {
 	l.wantWatch()
 	return l.done
+}
+
+// Context returns a context cancelled when the lease ends, with Err as its
+// cause: run the holder's work under it.
+func (l *Lease) Context() context.Context {
+	l.wantWatch()
+	return l.ctx
 }
 
 // Err returns nil while the lease is held. After Done closes it returns
@@ -296,7 +308,7 @@ func (l *Lease) rewatch() ([]byte, <-chan zkcoord.Event, error) {
 func (l *Lease) releaseNode() {
 	// A ctx without Done runs the request on this goroutine; it still ends
 	// with the Session.
-	if err := l.sess.EnsureDeleted(context.Background(), l.path); err != nil {
+	if err := recipe.EnsureDeleted(context.Background(), l.sess, l.path); err != nil {
 		l.end(lost(l.sessErr(err)))
 		return
 	}
@@ -309,6 +321,7 @@ func (l *Lease) released() {
 	l.err = ErrReleased
 	l.result = nil
 	l.mu.Unlock()
+	l.cancel(ErrReleased)
 	close(l.done)
 }
 
@@ -318,6 +331,7 @@ func (l *Lease) end(err error) {
 	l.err = err
 	l.result = err
 	l.mu.Unlock()
+	l.cancel(err)
 	close(l.done)
 }
 
@@ -327,3 +341,5 @@ func lost(cause error) error {
 	}
 	return fmt.Errorf("%w: %w", ErrLost, cause)
 }
+
+var _ zkcoord.Ownership = (*Lease)(nil)

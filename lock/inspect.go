@@ -43,18 +43,23 @@ func (rw *RWMutex) Contenders(ctx context.Context) ([]Contender, error) {
 }
 
 // Holders lists the Semaphore's lease nodes in order, and the acquirers
-// waiting in turn for the acquirers' mutex. The first MaxLeases lease
-// nodes hold a lease (Holds); a node after them belongs to the acquirer
-// that holds the mutex and waits for a lease to be freed. An AcquireN
-// that waits holds none of its nodes, though some may be among the first
-// MaxLeases.
+// waiting in turn for the acquirers' mutex. The first lease nodes, as many
+// as the limit (see Limit), hold a lease (Holds); a node after them
+// belongs to the acquirer that holds the mutex and waits for a lease to be
+// freed. An AcquireN that waits holds none of its nodes, though some may
+// be among the first. In Kazoo's layout every lease node holds: a waiting
+// acquirer has none.
 func (s *Semaphore) Holders(ctx context.Context) (holders, waiting []Contender, err error) {
+	limit, _, err := s.limit(ctx, false)
+	if err != nil {
+		return nil, nil, err
+	}
 	leases, err := s.leases.contenders(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	for i := range leases {
-		leases[i].Holds = i < s.max
+		leases[i].Holds = s.kazoo || i < limit
 	}
 	waiting, err = s.locks.contenders(ctx)
 	return leases, waiting, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/internal/tool/interop"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
@@ -519,4 +520,99 @@ func TestInteropCuratorWrapped(t *testing.T) {
 	}
 	cur.send(t, "h1 release")
 	cur.mustExpect(t, ctx, "h1", "released")
+}
+
+// TestInteropCuratorSemaphoreLimit: Curator's InterProcessSemaphoreV2 with
+// a SharedCount limit and a Semaphore WithLimitFrom the same node share
+// the leases and the limit, whichever side changes it; in loops they never
+// hold more leases together than the count allows.
+func TestInteropCuratorSemaphoreLimit(t *testing.T) {
+	ctx := testCtx(t, 150*time.Second)
+	dir, chk := testDir(t), testDir(t)+"-check"
+	limitPath := dir + "-limit" // where the driver's semlimit looks
+	const seed = 2
+	cur := startCurator(t)
+	a, b := connect(t), connect(t)
+	sa, sb := newLimitedSem(t, a, dir, limitPath, seed), newLimitedSem(t, b, dir, limitPath, seed)
+	limit, err := counter.New(a, limitPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Curator's SharedCount creates the node with its seed.
+	cur.send(t, fmt.Sprintf("s1 hold semlimit %s %d", dir, seed))
+	cur.mustExpect(t, ctx, "s1", "held")
+	if c, err := limit.Get(ctx); err != nil || c.Value != seed {
+		t.Fatalf("limit node: %+v, %v; want Curator's seed %d", c, err, seed)
+	}
+	l1, err := sa.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("second lease of %d: %v", seed, err)
+	}
+	if _, err := sb.TryAcquire(ctx); !errors.Is(err, lock.ErrNoLease) {
+		t.Fatalf("third lease of %d: %v, want ErrNoLease", seed, err)
+	}
+
+	// Curator raises the limit to 3: Go takes the third lease, and Curator
+	// finds no fourth.
+	cur.send(t, fmt.Sprintf("c1 setcount %s 3", limitPath))
+	cur.mustExpect(t, ctx, "c1", "set")
+	l2, err := sb.TryAcquire(ctx)
+	if err != nil {
+		t.Fatalf("third lease of 3 (set by Curator): %v", err)
+	}
+	cur.send(t, fmt.Sprintf("t1 try semlimit %s %d", dir, seed))
+	if f := cur.mustExpect(t, ctx, "t1", "tried"); f[0] != "false" {
+		t.Fatal("Curator got a fourth lease of 3")
+	}
+
+	// A Curator acquirer waits; zkcoord raises the limit to 4 and Curator
+	// follows.
+	cur.send(t, fmt.Sprintf("s2 hold semlimit %s %d", dir, seed))
+	queued(t, a, dir+"/leases", 4)
+	if cur.pending("s2") {
+		t.Fatal("Curator got a fourth lease of 3")
+	}
+	if _, err := limit.SetCount(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	cur.mustExpect(t, ctx, "s2", "held")
+
+	// Lowered to 1 by zkcoord: the four keep their leases, and neither side
+	// gets another until all but one are released.
+	if _, err := limit.SetCount(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sa.TryAcquire(ctx); !errors.Is(err, lock.ErrNoLease) {
+		t.Fatalf("a fifth lease under the limit 1: %v, want ErrNoLease", err)
+	}
+	cur.send(t, fmt.Sprintf("t2 try semlimit %s %d", dir, seed))
+	if f := cur.mustExpect(t, ctx, "t2", "tried"); f[0] != "false" {
+		t.Fatal("Curator got a fifth lease under the limit 1")
+	}
+	for _, l := range []*lock.Lease{l1, l2} {
+		if err := l.Err(); err != nil {
+			t.Fatalf("a Go holder lost its lease when the limit was lowered: %v", err)
+		}
+		l.Release(ctx)
+	}
+	cur.send(t, "s1 release")
+	cur.mustExpect(t, ctx, "s1", "released")
+	if _, err := sa.TryAcquire(ctx); !errors.Is(err, lock.ErrNoLease) {
+		t.Fatalf("a second lease under the limit 1: %v, want ErrNoLease", err)
+	}
+	cur.send(t, "s2 release")
+	cur.mustExpect(t, ctx, "s2", "released")
+	queued(t, a, dir+"/leases", 0)
+
+	const rounds, max = 6, 3
+	if _, err := limit.SetCount(ctx, max); err != nil {
+		t.Fatal(err)
+	}
+	c := newChecker(t, a, chk, "sem", max)
+	cur.send(t, fmt.Sprintf("L loop semlimit %s %d 3 %d %s", dir, max, rounds, chk))
+	res := semLoop(ctx, "go", c, rounds, []*lock.Semaphore{sa, sb, newLimitedSem(t, b, dir, limitPath, seed)}, []int{1, 2, 1})
+	res.check(t, "zkcoord", 4*rounds)
+	cur.checkLoop(t, ctx, "L", 3*rounds)
+	checkFree(t, c)
 }

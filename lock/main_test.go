@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -26,11 +27,7 @@ func TestMain(m *testing.M) {
 }
 
 // testCtx returns a context that ends after d or when the test ends.
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t testing.TB, d time.Duration) context.Context { return testkit.Ctx(t, d) }
 
 // sessionOption adjusts a test session's Config.
 type sessionOption func(*zkcoord.Config)
@@ -54,18 +51,7 @@ func connect(t testing.TB, opts ...sessionOption) *zkcoord.Session {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sess, err := zkcoord.Connect(ctx, cfg)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		sess.Close(ctx)
-	})
-	return sess
+	return testkit.Open(t, cfg)
 }
 
 var dirSeq atomic.Int64

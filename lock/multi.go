@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"slices"
 	"strings"
 	"sync"
@@ -72,6 +73,7 @@ func releaseAll(leases []*Lease) {
 type MultiLease struct {
 	leases []*Lease
 	done   chan struct{}
+	own    recipe.OwnContext
 
 	mu  sync.Mutex
 	err error
@@ -125,3 +127,7 @@ func (ml *MultiLease) Release(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Context returns a context cancelled when the multi-lease ends (as soon as any of its leases ends), with Err as its cause:
+// do the owner's work under it.
+func (ml *MultiLease) Context() context.Context { return ml.own.Get(ml.Done(), ml.Err) }

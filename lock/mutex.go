@@ -35,6 +35,9 @@ func NewMutex(sess *zkcoord.Session, path string, opts ...Option) (*Mutex, error
 	if err := checkArgs(sess, path, o); err != nil {
 		return nil, err
 	}
+	if err := o.onlyForSemaphore(mutexKind); err != nil {
+		return nil, err
+	}
 	return &Mutex{
 		path: path,
 		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind},

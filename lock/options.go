@@ -4,13 +4,16 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Option configures a Mutex, RWMutex or Semaphore.
 type Option func(*options)
 
 type options struct {
-	data []byte
+	data      []byte
+	limitFrom string // Semaphore: the node holding the limit (WithLimitFrom)
+	kazoo     bool   // Semaphore: Kazoo's layout (WithKazooLayout)
 }
 
 // WithData sets the data stored in every node the lock creates, for example
@@ -31,8 +34,13 @@ func newOptions(opts []Option) options {
 
 // checkArgs validates what every constructor takes.
 func checkArgs(sess *zkcoord.Session, path string, o options) error {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return fmt.Errorf("lock: %w", err)
+	}
+	if o.limitFrom != "" {
+		if err := zkcoord.ValidatePath(o.limitFrom); err != nil {
+			return fmt.Errorf("lock: limit node: %w", err)
+		}
 	}
 	if max := sess.Config().MaxDataSize; len(o.data) > max {
 		return fmt.Errorf("lock: %w: %d bytes of node data, limit %d", zkcoord.ErrTooLarge, len(o.data), max)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // revokeMessage is what Curator's Revoker writes into a lock node to ask
@@ -19,7 +20,7 @@ var revokeMessage = []byte("__REVOKE__")
 // holder decides; Revoke does not wait. A node already gone needs no
 // revoking and is not an error.
 func Revoke(ctx context.Context, sess *zkcoord.Session, path string) error {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
 	err := sess.Retry(ctx, func(ctx context.Context) error {

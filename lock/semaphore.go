@@ -14,7 +14,8 @@ import (
 // rules of Apache Curator's InterProcessSemaphoreV2: at most MaxLeases
 // leases are held at once across all clients.
 //
-// Under path it keeps two directories. An acquirer first takes the mutex
+// Under path it keeps two directories (in Curator's layout; see
+// WithKazooLayout for Kazoo's). An acquirer first takes the mutex
 // <path>/locks (a Mutex: _c_<uuid>-lock-<seq> nodes), then creates its
 // lease node <path>/leases/_c_<uuid>-lease-<seq> and, still holding the
 // mutex, waits until there are at most MaxLeases lease nodes; then it
@@ -23,8 +24,9 @@ import (
 // lease to be freed, and a release wakes only that one. AcquireN creates
 // its n lease nodes in one turn and waits until they all fit.
 //
-// Like Curator's, the limit is not stored in ZooKeeper: every client of a
-// semaphore must be given the same MaxLeases. Children of leases/ whose
+// Like Curator's, the limit is not stored under path: every client of a
+// semaphore must be given the same MaxLeases, or read the limit from one
+// shared counter node (WithLimitFrom). Children of leases/ whose
 // names are not lease nodes are ignored. Acquire and TryAcquire refuse a
 // path that holds the contenders of a Mutex or an RWMutex, with
 // ErrOtherKind (see the package documentation); they find out once they
@@ -39,11 +41,13 @@ import (
 // A Semaphore is safe for concurrent use, and one Semaphore value may hold
 // several leases.
 type Semaphore struct {
-	sess   *zkcoord.Session
-	path   string
-	max    int
-	locks  contention // the acquirers' mutex, <path>/locks
-	leases contention // <path>/leases
+	sess      *zkcoord.Session
+	path      string
+	max       int
+	limitFrom string     // the limit's node (WithLimitFrom), or ""
+	kazoo     bool       // Kazoo's layout (WithKazooLayout)
+	locks     contention // the acquirers' mutex, <path>/locks
+	leases    contention // <path>/leases
 }
 
 // NewSemaphore returns a Semaphore on path with maxLeases leases.
@@ -55,21 +59,31 @@ func NewSemaphore(sess *zkcoord.Session, path string, maxLeases int, opts ...Opt
 	if maxLeases < 1 {
 		return nil, fmt.Errorf("lock: semaphore %s: maxLeases %d must be at least 1", path, maxLeases)
 	}
-	locks := zkcoord.Join(path, "locks")
-	leases := zkcoord.Join(path, "leases")
-	return &Semaphore{
-		sess:   sess,
-		path:   path,
-		max:    maxLeases,
-		locks:  contention{sess: sess, dir: locks, name: mutexName, recognise: mutexContender},
-		leases: contention{sess: sess, dir: leases, name: leaseName, data: o.data, recognise: leaseContender},
-	}, nil
+	s := &Semaphore{
+		sess:      sess,
+		path:      path,
+		max:       maxLeases,
+		limitFrom: o.limitFrom,
+		kazoo:     o.kazoo,
+		locks:     contention{sess: sess, dir: zkcoord.Join(path, "locks"), name: mutexName, recognise: mutexContender},
+		leases:    contention{sess: sess, dir: zkcoord.Join(path, "leases"), name: leaseName, data: o.data, recognise: leaseContender},
+	}
+	if o.kazoo {
+		if o.limitFrom != "" {
+			return nil, fmt.Errorf("lock: semaphore %s: %w: WithKazooLayout keeps the limit in the semaphore node, WithLimitFrom elsewhere", path, zkcoord.ErrInvalidConfig)
+		}
+		s.locks.dir, s.locks.name = path+"-"+kazooName, kazooName
+		s.leases.dir, s.leases.recognise, s.leases.kind = path, kazooLeaseContender, kazooSemaphoreKind
+	}
+	return s, nil
 }
 
 // Path returns the semaphore's directory.
 func (s *Semaphore) Path() string { return s.path }
 
-// MaxLeases returns the number of leases.
+// MaxLeases returns the number of leases given to NewSemaphore: the limit,
+// or with WithLimitFrom the limit while the limit node is missing (see
+// Limit for the current one).
 func (s *Semaphore) MaxLeases() int { return s.max }
 
 // Acquire waits until it holds a lease, ctx ends or the Session ends. If it
@@ -99,8 +113,9 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 // Curator's acquire(qty) but in one turn: it creates the n lease nodes
 // while holding the acquirers' mutex and waits until they all fit, so
 // acquirers of several leases never hold some while waiting for the rest,
-// and cannot deadlock each other. n must be between 1 and MaxLeases. If it
-// fails, it leaves no node behind.
+// and cannot deadlock each other. n must be between 1 and MaxLeases (at
+// least 1 with WithLimitFrom, where it waits for a limit of n or more). If
+// it fails, it leaves no node behind.
 //
 // The MultiLease holds the n leases: release them together with its
 // Release, or one by one through Leases. Its Done closes as soon as any
@@ -131,7 +146,7 @@ func (s *Semaphore) TryAcquireN(ctx context.Context, n int) (*MultiLease, error)
 
 // checkN refuses a number of leases that could never be held.
 func (s *Semaphore) checkN(n int) error {
-	if n < 1 || n > s.max {
+	if n < 1 || (n > s.max && s.limitFrom == "") {
 		return fmt.Errorf("lock: semaphore %s: %w: %d leases asked, between 1 and %d can be held", s.path, ErrBadCount, n, s.max)
 	}
 	return nil
@@ -140,11 +155,20 @@ func (s *Semaphore) checkN(n int) error {
 func (s *Semaphore) tryAcquire(ctx context.Context, n int) ([]*Lease, error) {
 	// Fail fast without taking the mutex. A client that holds the mutex
 	// while waiting for a lease has its own lease nodes counted here.
+	if s.kazoo {
+		if err := s.checkKazooLimit(ctx); err != nil {
+			return nil, err
+		}
+	}
 	held, err := s.count(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if held+n > s.max {
+	limit, _, err := s.limit(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if held+n > limit {
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
 	}
 	return s.acquire(ctx, n, true)
@@ -161,12 +185,18 @@ func (s *Semaphore) count(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 	}
+	if s.kazoo {
+		return len(children), nil // Kazoo counts every child
+	}
 	return len(sortContenders(children, leaseContender)), nil
 }
 
 // acquire takes the acquirers' mutex, creates n lease nodes and waits for
 // them to count. With try it waits for neither the mutex nor the leases.
 func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, error) {
+	if s.kazoo {
+		return s.acquireKazoo(ctx, n, try)
+	}
 	guard, err := s.locks.acquire(ctx, try)
 	if errors.Is(err, ErrLocked) {
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
@@ -188,6 +218,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, err
 		if rerr := guard.Release(ctx); rerr != nil {
 			s.sess.Logger().Debug("lock: releasing the semaphore's mutex", "path", s.path, "err", rerr)
 		}
+		s.dropEmptyDirs(ctx)
 		return nil, kerr
 	}
 	if err != nil {
@@ -237,18 +268,22 @@ func (s *Semaphore) refuseOtherKind(ctx context.Context) error {
 	if brokenMixedKinds() {
 		return nil
 	}
-	children, _, err := s.sess.Children(ctx, s.path)
+	children, st, err := s.sess.Children(ctx, s.path)
 	if err != nil {
 		return fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 	}
 	if node, kind := otherKind(children, semaphoreKind); node != "" {
 		return otherKindErr(s.path, semaphoreKind, kind, node)
 	}
+	if st.DataLength > 0 {
+		return s.refuseKazooNode(ctx)
+	}
 	return nil
 }
 
 // wait counts the leases, while holding the mutex guard, until there are
-// at most MaxLeases, nodes (the acquirer's own) included.
+// at most the limit, nodes (the acquirer's own) included. Once it waits it
+// watches the leases and the limit node (WithLimitFrom).
 func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try bool) ([]*Lease, error) {
 	// The first node is watched while waiting, and its lease gets that
 	// watch; a deletion of any of them fires the children watch anyway.
@@ -271,13 +306,17 @@ func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try 
 		if err != nil {
 			return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 		}
+		limit, lw, err := s.limit(ctx, watch)
+		if err != nil {
+			return nil, err
+		}
 		leases := sortContenders(children, leaseContender)
 		for _, node := range nodes {
 			if _, found := blocker(leases, zkcoord.Base(node)); !found {
 				return nil, fmt.Errorf("lock: %s: %w", node, ErrNodeDeleted)
 			}
 		}
-		if len(leases) <= s.max {
+		if len(leases) <= limit {
 			if err := guard.Err(); err != nil {
 				return nil, fmt.Errorf("lock: semaphore %s: mutex: %w", s.path, err)
 			}
@@ -295,7 +334,7 @@ func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try 
 			own.watchFrom(ctx, s.sess)
 			continue
 		}
-		if err := s.leases.block(ctx, cw, own, guard.Done()); err != nil {
+		if err := s.leases.block(ctx, cw, lw, own, guard.Done()); err != nil {
 			if guard.ended() {
 				return nil, fmt.Errorf("lock: semaphore %s: mutex: %w", s.path, guard.Err())
 			}

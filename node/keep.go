@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Option configures Keep.
@@ -34,7 +35,7 @@ func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
 }
 
 func newOptions(path string, opts []Option) (options, error) {
-	if err := zkcoord.ValidateRecipePath(path); err != nil {
+	if err := recipe.ValidatePath(path); err != nil {
 		return options{}, fmt.Errorf("node: %w", err)
 	}
 	var o options
@@ -53,6 +54,7 @@ type Kept struct {
 	opts       options
 	maxData    int
 	supervised bool // KeepConfig: a new Session follows a lost one
+	own        recipe.OwnContext
 
 	mu       sync.Mutex
 	sess     *zkcoord.Session // the node is kept on; with KeepConfig, the latest
@@ -533,3 +535,7 @@ var testHookOutcomeUnknown func()
 // testHookCreated, if set, runs when a create returned, before the keeper
 // looks at the node.
 var testHookCreated func()
+
+// Context returns a context cancelled when the Kept ends, with Err as its cause:
+// do the owner's work under it.
+func (k *Kept) Context() context.Context { return k.own.Get(k.Done(), k.Err) }

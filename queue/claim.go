@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Claim is one item a consumer holds: of a WorkQueue, or of a Curator
@@ -24,6 +25,8 @@ type Claim struct {
 	stop func() bool
 	mu   sync.Mutex
 	err  error
+
+	own recipe.OwnContext
 }
 
 func newClaim(q *claimer, name string, data, tag []byte) *Claim {
@@ -148,7 +151,7 @@ func (c *Claim) Release(ctx context.Context) error {
 	if err := c.held(); err != nil {
 		return err
 	}
-	if err := c.q.sess.EnsureDeleted(ctx, c.marker); err != nil {
+	if err := recipe.EnsureDeleted(ctx, c.q.sess, c.marker); err != nil {
 		return fmt.Errorf("queue: release %s: %w", c.name, err)
 	}
 	c.end(errReleased)
@@ -167,3 +170,7 @@ func (c *Claim) held() error {
 		return nil
 	}
 }
+
+// Context returns a context cancelled when the claim ends (acknowledged, released or lost), with Err as its cause:
+// do the owner's work under it.
+func (c *Claim) Context() context.Context { return c.own.Get(c.Done(), c.Err) }

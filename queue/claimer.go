@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // claimer claims the children of one node (entries) for a consumer by
@@ -229,7 +230,7 @@ func (q *claimer) read(ctx context.Context, names []string, tag []byte) ([]*Clai
 
 // drop deletes a claim marker; failing that, it goes with the Session.
 func (q *claimer) drop(ctx context.Context, marker string) {
-	if err := q.sess.EnsureDeleted(context.WithoutCancel(ctx), marker); err != nil {
+	if err := recipe.EnsureDeleted(context.WithoutCancel(ctx), q.sess, marker); err != nil {
 		q.sess.Logger().Debug("queue: could not delete claim", "path", marker, "err", err)
 	}
 }

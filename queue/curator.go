@@ -17,8 +17,31 @@ var (
 	ErrInvalid = errors.New("queue: invalid argument")
 )
 
-// CuratorOption configures a queue in one of Curator's layouts.
-type CuratorOption func(*curatorQueue)
+// Option configures a queue. Every constructor accepts the package's
+// options; WithLockPath applies to Curator's DistributedQueue layouts only,
+// and the others refuse it with an error wrapping zkcoord.ErrInvalidPath.
+type Option func(*options)
+
+type options struct {
+	lockPath string
+}
+
+// lockPathOf applies opts and returns the lock path they give.
+func lockPathOf(opts []Option) string {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.lockPath
+}
+
+// noLockPath refuses WithLockPath for a queue whose layout has no lock.
+func noLockPath(path string, opts []Option) error {
+	if lock := lockPathOf(opts); lock != "" {
+		return fmt.Errorf("queue %s: lock path %s: %w: a lock path is for Curator's DistributedQueue layouts", path, lock, zkcoord.ErrInvalidPath)
+	}
+	return nil
+}
 
 // WithLockPath makes takers lock an item before they take it, as Curator's
 // QueueBuilder.lockPath does: a taker creates the ephemeral node
@@ -31,8 +54,8 @@ type CuratorOption func(*curatorQueue)
 // settled by a receipt "_c_<uuid>-put" under the lock path (so it adds its
 // item exactly once), and Claim gives at-least-once processing. The lock
 // path must differ from the queue's path.
-func WithLockPath(path string) CuratorOption {
-	return func(q *curatorQueue) { q.lock = path }
+func WithLockPath(path string) Option {
+	return func(o *options) { o.lockPath = path }
 }
 
 // curatorTakes holds what every queue in a Curator layout offers; it is
@@ -98,7 +121,7 @@ type CuratorQueue struct {
 
 // NewCurator returns the queue at path in the layout of Curator's
 // DistributedQueue. It does no I/O.
-func NewCurator(sess *zkcoord.Session, path string, opts ...CuratorOption) (*CuratorQueue, error) {
+func NewCurator(sess *zkcoord.Session, path string, opts ...Option) (*CuratorQueue, error) {
 	q, err := newCuratorQueue(sess, path, fifoLayout, opts)
 	if err != nil {
 		return nil, err
@@ -136,7 +159,7 @@ type CuratorPriorityQueue struct {
 
 // NewCuratorPriority returns the priority queue at path in the layout of
 // Curator's DistributedPriorityQueue. It does no I/O.
-func NewCuratorPriority(sess *zkcoord.Session, path string, opts ...CuratorOption) (*CuratorPriorityQueue, error) {
+func NewCuratorPriority(sess *zkcoord.Session, path string, opts ...Option) (*CuratorPriorityQueue, error) {
 	q, err := newCuratorQueue(sess, path, priorityLayout, opts)
 	if err != nil {
 		return nil, err
@@ -170,7 +193,7 @@ type CuratorDelayQueue struct {
 
 // NewCuratorDelay returns the delay queue at path in the layout of
 // Curator's DistributedDelayQueue. It does no I/O.
-func NewCuratorDelay(sess *zkcoord.Session, path string, opts ...CuratorOption) (*CuratorDelayQueue, error) {
+func NewCuratorDelay(sess *zkcoord.Session, path string, opts ...Option) (*CuratorDelayQueue, error) {
 	q, err := newCuratorQueue(sess, path, delayLayout, opts)
 	if err != nil {
 		return nil, err
@@ -208,7 +231,7 @@ type CuratorIDQueue struct {
 
 // NewCuratorID returns the id queue at path in the layout of Curator's
 // DistributedIdQueue. It does no I/O.
-func NewCuratorID(sess *zkcoord.Session, path string, opts ...CuratorOption) (*CuratorIDQueue, error) {
+func NewCuratorID(sess *zkcoord.Session, path string, opts ...Option) (*CuratorIDQueue, error) {
 	q, err := newCuratorQueue(sess, path, idLayout, opts)
 	if err != nil {
 		return nil, err

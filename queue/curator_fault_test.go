@@ -137,7 +137,7 @@ func curatorPutLost(t *testing.T, path string, lock bool, delay time.Duration) (
 	ctx := testkit.Ctx(t, 2*time.Minute)
 	putter, proxy := throughProxy(t, testkit.SessionTimeout)
 	observer := connect(t)
-	var opts []CuratorOption
+	var opts []Option
 	if lock {
 		opts = append(opts, WithLockPath(path+"-locks"))
 	}

@@ -129,7 +129,7 @@ type curatorTaker interface {
 // which the items are served.
 type curatorCase struct {
 	kind string
-	open func(sess *zkcoord.Session, path string, opts ...CuratorOption) (curatorTaker, func(ctx context.Context, arg string, items [][]byte) error)
+	open func(sess *zkcoord.Session, path string, opts ...Option) (curatorTaker, func(ctx context.Context, arg string, items [][]byte) error)
 	puts []curatorPut
 	want []string // the puts' items, joined by ",", in serving order
 }
@@ -155,7 +155,7 @@ func joined(items [][]byte) string {
 var curatorCases = []curatorCase{
 	{
 		kind: "queue",
-		open: func(sess *zkcoord.Session, path string, opts ...CuratorOption) (curatorTaker, func(context.Context, string, [][]byte) error) {
+		open: func(sess *zkcoord.Session, path string, opts ...Option) (curatorTaker, func(context.Context, string, [][]byte) error) {
 			q, err := NewCurator(sess, path, opts...)
 			if err != nil {
 				panic(err)
@@ -172,7 +172,7 @@ var curatorCases = []curatorCase{
 	},
 	{
 		kind: "priority",
-		open: func(sess *zkcoord.Session, path string, opts ...CuratorOption) (curatorTaker, func(context.Context, string, [][]byte) error) {
+		open: func(sess *zkcoord.Session, path string, opts ...Option) (curatorTaker, func(context.Context, string, [][]byte) error) {
 			q, err := NewCuratorPriority(sess, path, opts...)
 			if err != nil {
 				panic(err)
@@ -193,7 +193,7 @@ var curatorCases = []curatorCase{
 	},
 	{
 		kind: "delay",
-		open: func(sess *zkcoord.Session, path string, opts ...CuratorOption) (curatorTaker, func(context.Context, string, [][]byte) error) {
+		open: func(sess *zkcoord.Session, path string, opts ...Option) (curatorTaker, func(context.Context, string, [][]byte) error) {
 			q, err := NewCuratorDelay(sess, path, opts...)
 			if err != nil {
 				panic(err)
@@ -215,7 +215,7 @@ var curatorCases = []curatorCase{
 	},
 	{
 		kind: "id",
-		open: func(sess *zkcoord.Session, path string, opts ...CuratorOption) (curatorTaker, func(context.Context, string, [][]byte) error) {
+		open: func(sess *zkcoord.Session, path string, opts ...Option) (curatorTaker, func(context.Context, string, [][]byte) error) {
 			q, err := NewCuratorID(sess, path, opts...)
 			if err != nil {
 				panic(err)
@@ -251,7 +251,7 @@ func TestCuratorLayoutsWithCurator(t *testing.T) {
 				sess := connect(t)
 				root := sess.Config().Chroot
 				path, lock, jlock := "/jobs", "", "-"
-				var opts []CuratorOption
+				var opts []Option
 				if m.lock {
 					lock, jlock = "/jobs-lock", root+"/jobs-lock"
 					opts = append(opts, WithLockPath(lock))
@@ -364,9 +364,9 @@ func TestCuratorConcurrentTakersWithCurator(t *testing.T) {
 			sess := connect(t)
 			root := sess.Config().Chroot
 			jlock := "-"
-			var opts []CuratorOption
+			var opts []Option
 			if m.lock {
-				opts, jlock = []CuratorOption{WithLockPath("/locks")}, root+"/locks"
+				opts, jlock = []Option{WithLockPath("/locks")}, root+"/locks"
 			}
 			const n = 200
 			q, _ := NewCurator(sess, "/jobs", opts...)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // curatorQueue is the engine of the queues in Curator's layouts: it puts
@@ -31,16 +32,13 @@ type curatorQueue struct {
 	warned  atomic.Bool
 }
 
-func newCuratorQueue(sess *zkcoord.Session, path string, l layout, opts []CuratorOption) (*curatorQueue, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+func newCuratorQueue(sess *zkcoord.Session, path string, l layout, opts []Option) (*curatorQueue, error) {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	q := &curatorQueue{sess: sess, path: path, layout: l}
-	for _, o := range opts {
-		o(q)
-	}
+	q := &curatorQueue{sess: sess, path: path, layout: l, lock: lockPathOf(opts)}
 	if q.lock != "" {
-		if err := zkcoord.ValidateRecipe(sess, q.lock); err != nil {
+		if err := recipe.Validate(sess, q.lock); err != nil {
 			return nil, fmt.Errorf("queue: lock path: %w", err)
 		}
 		if q.lock == q.path {
@@ -449,7 +447,7 @@ func (q *curatorQueue) removeOne(ctx context.Context, name string) (bool, error)
 		return false, nil
 	case zkcoord.IsRetryable(err):
 		// Gone either way once this returns; by whose delete, unknown.
-		return false, q.sess.EnsureDeleted(context.WithoutCancel(ctx), p)
+		return false, recipe.EnsureDeleted(context.WithoutCancel(ctx), q.sess, p)
 	}
 	return false, err
 }

@@ -26,7 +26,7 @@ func TestCuratorQueueOrderAndBatches(t *testing.T) {
 	for _, m := range curatorModes {
 		t.Run(m.name, func(t *testing.T) {
 			sess := connect(t)
-			var opts []CuratorOption
+			var opts []Option
 			if m.lock {
 				opts = append(opts, WithLockPath("/locks/jobs"))
 			}
@@ -102,7 +102,7 @@ func TestCuratorCorruptItem(t *testing.T) {
 	for _, m := range curatorModes {
 		t.Run(m.name, func(t *testing.T) {
 			sess := connect(t)
-			var opts []CuratorOption
+			var opts []Option
 			if m.lock {
 				opts = append(opts, WithLockPath("/locks"))
 			}
@@ -176,7 +176,7 @@ func TestCuratorConcurrentTakers(t *testing.T) {
 	ctx := testkit.Ctx(t, 2*time.Minute)
 	for _, m := range curatorModes {
 		t.Run(m.name, func(t *testing.T) {
-			var opts []CuratorOption
+			var opts []Option
 			if m.lock {
 				opts = append(opts, WithLockPath("/locks"))
 			}
@@ -306,7 +306,7 @@ func TestCuratorIDQueueRemove(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	for _, m := range curatorModes {
 		t.Run(m.name, func(t *testing.T) {
-			var opts []CuratorOption
+			var opts []Option
 			if m.lock {
 				opts = append(opts, WithLockPath("/locks"))
 			}

@@ -15,8 +15,8 @@ type PriorityQueue struct {
 }
 
 // NewPriority returns the priority queue at path. It does no I/O.
-func NewPriority(sess *zkcoord.Session, path string) (*PriorityQueue, error) {
-	q, err := New(sess, path)
+func NewPriority(sess *zkcoord.Session, path string, opts ...Option) (*PriorityQueue, error) {
+	q, err := New(sess, path, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of this package.
@@ -42,9 +43,12 @@ type Queue struct {
 
 // New returns the queue at path. It does no I/O; the queue node is created
 // (as a container) by the first Put.
-func New(sess *zkcoord.Session, path string) (*Queue, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+func New(sess *zkcoord.Session, path string, opts ...Option) (*Queue, error) {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
+	}
+	if err := noLockPath(path, opts); err != nil {
+		return nil, err
 	}
 	return &Queue{sess: sess, path: path}, nil
 }

@@ -23,7 +23,10 @@ type SimpleQueue struct {
 
 // NewSimple returns the queue at path in the layout of Curator's
 // SimpleDistributedQueue. It does no I/O.
-func NewSimple(sess *zkcoord.Session, path string) (*SimpleQueue, error) {
+func NewSimple(sess *zkcoord.Session, path string, opts ...Option) (*SimpleQueue, error) {
+	if err := noLockPath(path, opts); err != nil {
+		return nil, err
+	}
 	q, err := newCuratorQueue(sess, path, simpleLayout, nil)
 	if err != nil {
 		return nil, err

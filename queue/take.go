@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Test hooks: testHookCommit runs just before a taker sends the multi that
@@ -232,7 +233,7 @@ func (q *Queue) dropMarkers(ctx context.Context, reads []read) {
 	}
 	for _, r := range reads {
 		marker := zkcoord.Join(claims, r.it.name)
-		if err := q.sess.EnsureDeleted(ctx, marker); err != nil {
+		if err := recipe.EnsureDeleted(ctx, q.sess, marker); err != nil {
 			q.sess.Logger().Debug("queue: could not delete claim marker", "path", marker, "err", err)
 		}
 	}

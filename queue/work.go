@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
@@ -40,9 +41,12 @@ type WorkQueue struct {
 }
 
 // NewWork returns the work queue at path. It does no I/O.
-func NewWork(sess *zkcoord.Session, path string) (*WorkQueue, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+func NewWork(sess *zkcoord.Session, path string, opts ...Option) (*WorkQueue, error) {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
+	}
+	if err := noLockPath(path, opts); err != nil {
+		return nil, err
 	}
 	q := &WorkQueue{claimer: claimer{
 		sess: sess, path: path,

@@ -192,7 +192,7 @@ func TestUnwatchableBarrierIsReleased(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() { stopped <- a.Stop(ctx) }()
 	testkit.WaitFor(t, 30*time.Second, "r0 allocated to b, barrier still a's", func() error {
-		d, err := rebalance.Describe(ctx, op, root, group)
+		d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 		if err != nil {
 			return err
 		}

@@ -36,6 +36,7 @@ func childMain(args []string) int {
 	timeout := fs.Duration("timeout", 4*time.Second, "session timeout")
 	lostAfter := fs.Float64("lost-after", 0.5, "self-expiry fraction")
 	minInterval := fs.Duration("min-interval", 100*time.Millisecond, "minimum rebalancing interval")
+	weight := fs.Int64("weight", 0, "the client's weight (0: none given)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -61,9 +62,9 @@ func childMain(args []string) int {
 	cfg := zkcoord.Config{Servers: strings.Split(*servers, ","), SessionTimeout: *timeout, LostAfter: *lostAfter, Logger: log}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := rebalance.StartConfig(ctx, cfg, *group, h, rebalance.WithRoot(*root), rebalance.WithMode(mode),
+	c, err := rebalance.StartConfig(ctx, cfg, zkcoord.Join(*root, *group), h, rebalance.WithMode(mode),
 		rebalance.WithMinInterval(*minInterval), rebalance.WithAutoRecovery(true), rebalance.WithName(*name),
-		rebalance.WithMaxRecoveryBackoff(500*time.Millisecond))
+		rebalance.WithMaxRecoveryBackoff(500*time.Millisecond), rebalance.WithWeight(*weight))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start:", err)
 		return 1

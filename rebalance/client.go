@@ -132,17 +132,20 @@ type Client struct {
 	id    string
 	err   error
 	held  map[string]Assignment
+	// allocErr is the last allocation refused as coordinator.
+	allocErr error
 }
 
-// Start joins group with an existing Session. The client ends when the
+// Start joins the group at path (created if needed) with an existing
+// Session. The client ends when the
 // Session ends (after stopping every resource); it never closes the Session.
 // Several clients may share one Session. Start returns once the client is
 // registered in the group.
-func Start(ctx context.Context, sess *zkcoord.Session, group string, h Handler, opts ...Option) (*Client, error) {
+func Start(ctx context.Context, sess *zkcoord.Session, path string, h Handler, opts ...Option) (*Client, error) {
 	if sess == nil {
 		return nil, fmt.Errorf("%w: nil Session", ErrInvalidOption)
 	}
-	c, err := newClient(group, h, opts)
+	c, err := newClient(path, h, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -168,13 +171,13 @@ func Start(ctx context.Context, sess *zkcoord.Session, group string, h Handler, 
 	return c, nil
 }
 
-// StartConfig joins group with Sessions the client opens (and closes) itself
+// StartConfig joins the group at path with Sessions the client opens (and closes) itself
 // from cfg, through zkcoord.Supervise: attempts to connect are retried with
 // backoff until ctx ends. With WithAutoRecovery the client survives the
 // loss of a Session: it stops everything and joins again, as a new client,
 // on a new Session. It returns once the client is registered in the group.
-func StartConfig(ctx context.Context, cfg zkcoord.Config, group string, h Handler, opts ...Option) (*Client, error) {
-	c, err := newClient(group, h, opts)
+func StartConfig(ctx context.Context, cfg zkcoord.Config, path string, h Handler, opts ...Option) (*Client, error) {
+	c, err := newClient(path, h, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +206,7 @@ func StartConfig(ctx context.Context, cfg zkcoord.Config, group string, h Handle
 	}
 }
 
-func newClient(group string, h Handler, opts []Option) (*Client, error) {
+func newClient(path string, h Handler, opts []Option) (*Client, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
 		opt(&o)
@@ -211,7 +214,7 @@ func newClient(group string, h Handler, opts []Option) (*Client, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	lay, err := newLayout(o.root, group)
+	lay, err := newLayout(path)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +325,7 @@ func (c *Client) join(ctx context.Context, sess *zkcoord.Session) (registration,
 	if err := c.lay.ensure(ctx, sess); err != nil {
 		return registration{}, fmt.Errorf("rebalance: create group %s: %w", c.lay.base, err)
 	}
-	info := clientInfo{Name: c.opts.name, Host: hostname(), PID: pid(), Mode: c.opts.mode.String()}
+	info := clientInfo{Name: c.opts.name, Host: hostname(), PID: pid(), Mode: c.opts.mode.String(), Weight: c.opts.weight}
 	p, err := sess.CreateProtected(ctx, c.lay.clients(), clientPrefix, mustJSON(info), zkcoord.FlagEphemeralSequential)
 	if err != nil {
 		return registration{}, fmt.Errorf("rebalance: register in %s: %w", c.lay.base, err)

@@ -30,6 +30,7 @@ func (r *role) coordinate(ctx context.Context, con *elect.Contender, p elect.Pla
 		return r.classify(ctx, err)
 	}
 	term := off.Term
+	defer r.c.setAllocationError(nil) // a refusal is the coordinator's
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -166,6 +167,7 @@ func (s *schedule) finished(err error) error {
 	switch {
 	case err == nil:
 		s.failures = 0
+		r.c.setAllocationError(nil)
 	case errors.Is(err, context.Canceled) && s.ctx.Err() == nil:
 		// aborted by a change: pending is set
 	case r.sess.Err() != nil:
@@ -177,6 +179,12 @@ func (s *schedule) finished(err error) error {
 		// clients or resources tries again.
 		s.failures = 0
 		r.log.Error("rebalance: new allocation too large to write; the last one stays in force until the group changes", "err", err)
+	case errors.Is(err, ErrAllocationRefused):
+		// As above: the allocation in force stays; the next change of
+		// clients or resources tries again.
+		s.failures = 0
+		r.c.setAllocationError(err)
+		r.log.Error("rebalance: allocation refused; the last one stays in force until the group changes", "err", err)
 	case errors.Is(err, ErrDeposed), !recoverable(err), errors.Is(err, ErrInconsistent):
 		return err
 	default:
@@ -210,11 +218,9 @@ func (r *role) rebalance(ctx context.Context, term int64) error {
 		return err
 	}
 	ids := clientIDs(g.clients)
-	var next alloc.Assignment
-	if r.opts.mode == Incremental {
-		next = alloc.Sticky(g.record.Assignment, ids, g.resources)
-	} else {
-		next = alloc.Balanced(ids, g.resources)
+	next, err := r.allocate(ctx, g)
+	if err != nil {
+		return err
 	}
 	if next.Equal(g.record.Assignment) {
 		return nil

@@ -59,6 +59,7 @@ type MemberInfo struct {
 	Host        string   `json:"host,omitempty"`
 	PID         int      `json:"pid,omitempty"`
 	Mode        string   `json:"mode,omitempty"`
+	Weight      int64    `json:"weight"`
 	Coordinator bool     `json:"coordinator"`
 	Allocated   []string `json:"allocated"`
 	Holding     []string `json:"holding"`
@@ -93,8 +94,8 @@ type GlobalStatus struct {
 // an error wrapping ErrNoGroup. Unreadable allocation data is reported in
 // AllocationError and as an error wrapping alloc.ErrCorrupt, together with
 // everything else that could be read.
-func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*Description, error) {
-	lay, err := newLayout(root, group)
+func Describe(ctx context.Context, sess *zkcoord.Session, path string) (*Description, error) {
+	lay, err := newLayout(path)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func Describe(ctx context.Context, sess *zkcoord.Session, root, group string) (*
 		return nil, fmt.Errorf("%w: %s", ErrNoGroup, lay.base)
 	}
 	ds := &describer{sess: sess, lay: lay, index: map[string]int{}, holder: map[string]string{},
-		d: &Description{Root: root, Group: group, Path: lay.base, Allocation: map[string][]string{},
+		d: &Description{Root: lay.root, Group: lay.group, Path: lay.base, Allocation: map[string][]string{},
 			Members: []MemberInfo{}, Resources: []string{}, Barriers: []BarrierHolder{}}}
 	for _, step := range []func(context.Context) error{
 		ds.members, ds.term, ds.allocation, ds.barriers, ds.status,
@@ -147,6 +148,7 @@ func (ds *describer) members(ctx context.Context) error {
 		if json.Unmarshal(data, &ci) == nil {
 			info.Name, info.Host, info.PID, info.Mode = ci.Name, ci.Host, ci.PID, ci.Mode
 		}
+		info.Weight = memberWeight(data)
 		info.Session = fmt.Sprintf("0x%x", st.EphemeralOwner)
 		ds.index[m.id] = len(ds.d.Members)
 		ds.d.Members = append(ds.d.Members, info)
@@ -277,7 +279,10 @@ func (ds *describer) progress() {
 		ids[i] = m.ID
 	}
 	// Without members nobody can move anything: the group is idle, not
-	// rebalancing, whatever the last allocation says.
-	d.Rebalancing = ds.allocErr == nil && len(d.Members) > 0 && (ds.rec.Assignment.Check(ids, d.Resources) != nil ||
+	// rebalancing, whatever the last allocation says. The allocation
+	// matches the group when it gives every resource to exactly one member,
+	// whatever the shares: they depend on weights, or on the group's own
+	// allocation function.
+	d.Rebalancing = ds.allocErr == nil && len(d.Members) > 0 && (!ds.rec.Assignment.Covers(ids, d.Resources) ||
 		len(d.Pending) > 0 || (d.Status != nil && d.Status.Phase != PhaseStartConfirmed))
 }

@@ -15,16 +15,16 @@ import (
 func TestStartValidation(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	sess := connect(t)
-	if _, err := rebalance.Start(ctx, nil, "g", rebalance.Handler{}); !errors.Is(err, rebalance.ErrInvalidOption) {
+	if _, err := rebalance.Start(ctx, nil, "/g", rebalance.Handler{}); !errors.Is(err, rebalance.ErrInvalidOption) {
 		t.Errorf("nil session: %v", err)
 	}
-	if _, err := rebalance.Start(ctx, sess, "g", rebalance.Handler{}, rebalance.WithAutoRecovery(true)); !errors.Is(err, rebalance.ErrInvalidOption) {
+	if _, err := rebalance.Start(ctx, sess, "/g", rebalance.Handler{}, rebalance.WithAutoRecovery(true)); !errors.Is(err, rebalance.ErrInvalidOption) {
 		t.Errorf("auto-recovery with a caller's Session: %v", err)
 	}
-	if _, err := rebalance.Start(ctx, sess, "g", rebalance.Handler{}, rebalance.WithSelfExpiry(0.1)); !errors.Is(err, rebalance.ErrInvalidOption) {
+	if _, err := rebalance.Start(ctx, sess, "/g", rebalance.Handler{}, rebalance.WithSelfExpiry(0.1)); !errors.Is(err, rebalance.ErrInvalidOption) {
 		t.Errorf("self-expiry stricter than the Session's: %v", err)
 	}
-	if _, err := rebalance.StartConfig(ctx, zkcoord.Config{}, "g", rebalance.Handler{}); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+	if _, err := rebalance.StartConfig(ctx, zkcoord.Config{}, "/g", rebalance.Handler{}); !errors.Is(err, zkcoord.ErrInvalidConfig) {
 		t.Errorf("empty config: %v", err)
 	}
 }
@@ -56,7 +56,7 @@ func TestUnassignedPanicKeepsBarrier(t *testing.T) {
 		}
 	}
 	sess := connect(t)
-	a, err := rebalance.Start(ctx, sess, group, h, rebalance.WithRoot(root), rebalance.WithMinInterval(0))
+	a, err := rebalance.Start(ctx, sess, zkcoord.Join(root, group), h, rebalance.WithMinInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestForeignNodes(t *testing.T) {
 	testkit.WaitFor(t, 30*time.Second, "balanced", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, []string{"r0", "r1"})
 	})
-	d, err := rebalance.Describe(context.Background(), op, root, group)
+	d, err := rebalance.Describe(context.Background(), op, zkcoord.Join(root, group))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func Example() {
 
 	const root, group = "/example/rebalance", "orders"
 	for _, p := range []string{"partition-0", "partition-1", "partition-2"} {
-		if err := rebalance.AddResource(ctx, sess, root, group, p); err != nil {
+		if err := rebalance.AddResource(ctx, sess, zkcoord.Join(root, group), p); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -59,7 +59,7 @@ func Example() {
 			return nil
 		},
 	}
-	c, err := rebalance.Start(ctx, sess, group, h, rebalance.WithRoot(root))
+	c, err := rebalance.Start(ctx, sess, zkcoord.Join(root, group), h)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -97,8 +97,8 @@ func ExampleWithRecoveryEvents() {
 		events []zkcoord.RecoveryKind
 	)
 	cfg := zkcoord.Config{Servers: exampleServers()}
-	c, err := rebalance.StartConfig(ctx, cfg, "invoices", rebalance.Handler{},
-		rebalance.WithRoot("/example/recovery"), rebalance.WithAutoRecovery(true),
+	c, err := rebalance.StartConfig(ctx, cfg, "/example/recovery/invoices", rebalance.Handler{},
+		rebalance.WithAutoRecovery(true),
 		rebalance.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) {
 			mu.Lock()
 			events = append(events, ev.Kind) // and ev.Session, ev.Err

@@ -12,7 +12,7 @@ import (
 // WriteAllocationForTest exposes the coordinator's conditional allocation
 // write, so that a test can play a zombie coordinator.
 func WriteAllocationForTest(ctx context.Context, sess *zkcoord.Session, root, group string, term int64, version int32, rec alloc.Record) error {
-	lay, err := newLayout(root, group)
+	lay, err := newLayout(zkcoord.Join(root, group))
 	if err != nil {
 		return err
 	}
@@ -23,7 +23,7 @@ func WriteAllocationForTest(ctx context.Context, sess *zkcoord.Session, root, gr
 // PathsForTest returns the paths of a group's term, resources and barriers
 // nodes and of its clients directory.
 func PathsForTest(root, group string) (term, resources, barriers, clients string) {
-	lay, _ := newLayout(root, group)
+	lay, _ := newLayout(zkcoord.Join(root, group))
 	return lay.term(), lay.resources(), lay.barriers(), lay.clients()
 }
 
@@ -48,7 +48,7 @@ func DropNextNotificationForTest() (Option, func() bool) {
 // EnsureGroupForTest makes sure a group's persistent nodes exist, as a
 // joining client and an operator do first.
 func EnsureGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group string) error {
-	lay, err := newLayout(root, group)
+	lay, err := newLayout(zkcoord.Join(root, group))
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func AcquireBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, own
 
 // ReadGroupForTest reads what a coordinator reads before a rebalancing.
 func ReadGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group string) error {
-	lay, err := newLayout(root, group)
+	lay, err := newLayout(zkcoord.Join(root, group))
 	if err != nil {
 		return err
 	}

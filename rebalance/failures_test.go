@@ -26,8 +26,8 @@ func TestZombieCoordinatorWriteFails(t *testing.T) {
 	addResources(t, op, root, group, resources...)
 	rec := newRecorder()
 	ctx := testCtx(t, 60*time.Second)
-	a, err := rebalance.StartConfig(ctx, config(cluster.Servers()), group, rec.handler("a"),
-		rebalance.WithRoot(root), rebalance.WithMinInterval(0), rebalance.WithAutoRecovery(true))
+	a, err := rebalance.StartConfig(ctx, config(cluster.Servers()), zkcoord.Join(root, group), rec.handler("a"),
+		rebalance.WithMinInterval(0), rebalance.WithAutoRecovery(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestHandlerPanicAborts(t *testing.T) {
 	}
 	ctx := testCtx(t, 60*time.Second)
 	sess := connect(t)
-	a, err := rebalance.Start(ctx, sess, group, h, rebalance.WithRoot(root), rebalance.WithMinInterval(0))
+	a, err := rebalance.Start(ctx, sess, zkcoord.Join(root, group), h, rebalance.WithMinInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestHandlerPanicAborts(t *testing.T) {
 		t.Fatalf("assignments after abort: %v", a.Assignments())
 	}
 	// It left the group and deleted its barriers: someone else takes over.
-	d, err := rebalance.Describe(ctx, op, root, group)
+	d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,12 +165,12 @@ func TestCorruptAllocation(t *testing.T) {
 	if h := rec.holders(); len(h) != 0 {
 		t.Fatalf("still running: %v", h)
 	}
-	d, err := rebalance.Describe(ctx, op, root, group)
+	d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 	if !errors.Is(err, alloc.ErrCorrupt) || d == nil || d.AllocationError == "" {
 		t.Fatalf("describe: %v, %+v", err, d)
 	}
 	// A new client refuses to work with it too.
-	b, err := rebalance.Start(ctx, connect(t), group, rec.handler("b"), rebalance.WithRoot(root))
+	b, err := rebalance.Start(ctx, connect(t), zkcoord.Join(root, group), rec.handler("b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestClientNodeDeleted(t *testing.T) {
 	b := start(t, connect(t), root, group, rec.handler("b"))
 	testkit.WaitFor(t, 30*time.Second, "balanced", func() error { return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources) })
 	for _, victim := range []*rebalance.Client{b, a} { // a follower, then the coordinator
-		d, err := rebalance.Describe(ctx, op, root, group)
+		d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestBarrierOrdersHandOver(t *testing.T) {
 
 	b := start(t, connect(t), root, group, rec.handler("b"))
 	testkit.WaitFor(t, 30*time.Second, "r1 allocated to b, barrier still a's", func() error {
-		d, err := rebalance.Describe(ctx, op, root, group)
+		d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 		if err != nil {
 			return err
 		}
@@ -389,7 +389,7 @@ func TestRemovedResourceKeepsBarrier(t *testing.T) {
 	mu.Lock()
 	target = x
 	mu.Unlock()
-	if err := rebalance.RemoveResource(ctx, op, root, group, x); err != nil {
+	if err := rebalance.RemoveResource(ctx, op, zkcoord.Join(root, group), x); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -408,7 +408,7 @@ func TestRemovedResourceKeepsBarrier(t *testing.T) {
 
 	addResources(t, op, root, group, x)
 	testkit.WaitFor(t, 30*time.Second, x+" allocated to "+next.ID()+", barrier still held by "+old.ID(), func() error {
-		d, err := rebalance.Describe(ctx, op, root, group)
+		d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
@@ -35,7 +36,10 @@ func (r *role) rebalanceGlobal(ctx context.Context, term int64) error {
 		return err
 	}
 	ids := clientIDs(g.clients)
-	next := alloc.Balanced(ids, g.resources)
+	next, err := r.allocate(ctx, g)
+	if err != nil {
+		return err
+	}
 	if next.Equal(g.record.Assignment) && st.Phase == PhaseStartConfirmed && st.Generation == g.record.Generation {
 		return nil // settled, and nothing changed
 	}
@@ -179,7 +183,7 @@ func (m *member) checkpoint() {
 
 func (m *member) deleteCheckIn(gen int64) {
 	path := m.lay.checkIn(checkInName(m.reg.id, gen))
-	if err := m.sess.EnsureDeleted(m.ctx, path); err != nil {
+	if err := recipe.EnsureDeleted(m.ctx, m.sess, path); err != nil {
 		m.failWrite("check out", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -21,11 +22,8 @@ func newRoot(t testing.TB) string {
 	return fmt.Sprintf("/test/%s-%d", name, rootSeq.Add(1))
 }
 
-func testCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx returns a context that ends after d or when the test ends.
+func testCtx(t testing.TB, d time.Duration) context.Context { return testkit.Ctx(t, d) }
 
 func config(servers []string) zkcoord.Config {
 	return zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second}
@@ -37,16 +35,7 @@ func connect(t testing.TB, servers ...string) *zkcoord.Session {
 	if len(servers) == 0 {
 		servers = cluster.Servers()
 	}
-	sess, err := zkcoord.Connect(testCtx(t, 30*time.Second), config(servers))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		sess.Close(ctx)
-	})
-	return sess
+	return testkit.Open(t, config(servers))
 }
 
 // recorder checks, across all the clients of a test, that no resource is
@@ -129,8 +118,8 @@ func (r *recorder) holders() map[string]string {
 // start joins a client to group, stopped at the end of the test.
 func start(t testing.TB, sess *zkcoord.Session, root, group string, h rebalance.Handler, opts ...rebalance.Option) *rebalance.Client {
 	t.Helper()
-	opts = append([]rebalance.Option{rebalance.WithRoot(root), rebalance.WithMinInterval(50 * time.Millisecond)}, opts...)
-	c, err := rebalance.Start(testCtx(t, 30*time.Second), sess, group, h, opts...)
+	opts = append([]rebalance.Option{rebalance.WithMinInterval(50 * time.Millisecond)}, opts...)
+	c, err := rebalance.Start(testCtx(t, 30*time.Second), sess, zkcoord.Join(root, group), h, opts...)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -147,7 +136,7 @@ func start(t testing.TB, sess *zkcoord.Session, root, group string, h rebalance.
 func addResources(t testing.TB, sess *zkcoord.Session, root, group string, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		if err := rebalance.AddResource(testCtx(t, 30*time.Second), sess, root, group, id); err != nil {
+		if err := rebalance.AddResource(testCtx(t, 30*time.Second), sess, zkcoord.Join(root, group), id); err != nil {
 			t.Fatalf("add %s: %v", id, err)
 		}
 	}
@@ -187,7 +176,7 @@ func balanced(ctx context.Context, sess *zkcoord.Session, root, group string, cl
 	if len(clients) > 0 && hi-lo > 1 {
 		return fmt.Errorf("unbalanced: shares from %d to %d", lo, hi)
 	}
-	d, err := rebalance.Describe(ctx, sess, root, group)
+	d, err := rebalance.Describe(ctx, sess, zkcoord.Join(root, group))
 	if err != nil {
 		return err
 	}

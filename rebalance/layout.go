@@ -16,7 +16,9 @@ import (
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
-// DefaultRoot is the parent of every group unless WithRoot says otherwise.
+// DefaultRoot is the parent under which the command line and the console
+// look for groups by name: `zkcoord rebalance run GROUP` works at
+// DefaultRoot/GROUP.
 const DefaultRoot = "/zkcoord/rebalance"
 
 // Names of the nodes under /<root>/<group>.
@@ -39,14 +41,14 @@ type layout struct {
 	base        string
 }
 
-func newLayout(root, group string) (layout, error) {
-	if err := zkcoord.ValidatePath(root); err != nil {
-		return layout{}, fmt.Errorf("%w: root: %w", ErrInvalidOption, err)
+func newLayout(path string) (layout, error) {
+	if err := zkcoord.ValidatePath(path); err != nil {
+		return layout{}, fmt.Errorf("%w: group path: %w", ErrInvalidOption, err)
 	}
-	if err := zkcoord.ValidateName(group); err != nil {
-		return layout{}, fmt.Errorf("%w: group: %w", ErrInvalidOption, err)
+	if path == "/" {
+		return layout{}, fmt.Errorf("%w: a group needs a node of its own, not /", ErrInvalidOption)
 	}
-	return layout{root: root, group: group, base: zkcoord.Join(root, group)}, nil
+	return layout{root: zkcoord.Parent(path), group: zkcoord.Base(path), base: path}, nil
 }
 
 func (l layout) clients() string            { return zkcoord.Join(l.base, clientsNode) }
@@ -177,6 +179,8 @@ type clientInfo struct {
 	Host string `json:"host,omitempty"`
 	PID  int    `json:"pid,omitempty"`
 	Mode string `json:"mode,omitempty"`
+	// Weight is the client's capacity; absent (older members) means 1.
+	Weight int64 `json:"weight,omitempty"`
 }
 
 func hostname() string {

@@ -92,14 +92,14 @@ func TestModesAndOptions(t *testing.T) {
 		t.Errorf("ParseMode(fast): %v", err)
 	}
 	for i, opt := range []Option{WithMode(Mode(7)), WithMinInterval(-1), WithStartDelay(-1),
-		WithSelfExpiry(1), WithSelfExpiry(-0.5), WithMaxRecoveryBackoff(0), WithRoot("relative")} {
-		if _, err := newClient("g", Handler{}, []Option{opt}); !errors.Is(err, ErrInvalidOption) {
+		WithSelfExpiry(1), WithSelfExpiry(-0.5), WithMaxRecoveryBackoff(0)} {
+		if _, err := newClient("/g", Handler{}, []Option{opt}); !errors.Is(err, ErrInvalidOption) {
 			t.Errorf("option %d accepted: %v", i, err)
 		}
 	}
-	for _, g := range []string{"", "a/b", ".."} {
+	for _, g := range []string{"", "a/b", "..", "/", "/a/"} {
 		if _, err := newClient(g, Handler{}, nil); !errors.Is(err, ErrInvalidOption) {
-			t.Errorf("group %q accepted: %v", g, err)
+			t.Errorf("group path %q accepted: %v", g, err)
 		}
 	}
 }

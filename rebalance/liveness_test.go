@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -84,7 +85,7 @@ func TestOversizedAllocationKeepsLast(t *testing.T) {
 			}
 			// Nobody was asked to stop for an allocation that cannot be
 			// written.
-			d, err := rebalance.Describe(ctx, op, root, group)
+			d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +93,7 @@ func TestOversizedAllocationKeepsLast(t *testing.T) {
 				t.Fatalf("the group was stopped for an allocation that cannot be written: %+v", d.Status)
 			}
 			// The next change is rebalanced.
-			if err := rebalance.RemoveResource(ctx, op, root, group, big); err != nil {
+			if err := rebalance.RemoveResource(ctx, op, zkcoord.Join(root, group), big); err != nil {
 				t.Fatal(err)
 			}
 			more := append(resources, "r100")
@@ -138,7 +139,7 @@ func TestHandlerReturningContextErrorIsAStop(t *testing.T) {
 		}
 		return nil
 	})
-	if err := rebalance.RemoveResource(ctx, op, root, group, "slow"); err != nil {
+	if err := rebalance.RemoveResource(ctx, op, zkcoord.Join(root, group), "slow"); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, 30*time.Second, "slow stopped", func() error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
@@ -127,7 +128,7 @@ func (c *Client) runSession(sess *zkcoord.Session, reg registration) error {
 func (c *Client) deregister(sess *zkcoord.Session, reg registration) {
 	ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
 	defer cancel()
-	if err := sess.EnsureDeleted(ctx, reg.path); err != nil {
+	if err := recipe.EnsureDeleted(ctx, sess, reg.path); err != nil {
 		c.log.Warn("rebalance: could not delete client node", "path", reg.path, "err", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -58,7 +59,7 @@ func TestModes(t *testing.T) {
 			resources = append(resources, "new")
 			settle("after adding a resource")
 
-			if err := rebalance.RemoveResource(ctx, op, root, group, resources[0]); err != nil {
+			if err := rebalance.RemoveResource(ctx, op, zkcoord.Join(root, group), resources[0]); err != nil {
 				t.Fatal(err)
 			}
 			resources = resources[1:]
@@ -70,7 +71,7 @@ func TestModes(t *testing.T) {
 			clients = append(clients[:1], clients[2:]...)
 			settle("after a leave")
 
-			d, err := rebalance.Describe(ctx, op, root, group)
+			d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 			if err != nil {
 				t.Fatal(err)
 			}

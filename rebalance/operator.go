@@ -9,7 +9,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// AddResource registers resource id in the group under root (creating the
+// AddResource registers resource id in the group at path (creating the
 // group's nodes if needed). The coordinator notices and rebalances. A
 // resource that is already registered gives an error wrapping
 // ErrResourceExists.
@@ -22,8 +22,8 @@ import (
 // zkcoord.ErrOutcomeUnknown (by this call or another). An error wrapping
 // ErrOutcomeUnknown alone means the outcome could not be read: ctx or the
 // Session ended with the create in flight.
-func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id string) error {
-	lay, err := newLayout(root, group)
+func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) error {
+	lay, err := newLayout(path)
 	if err != nil {
 		return err
 	}
@@ -33,9 +33,9 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id str
 	if err := lay.ensure(ctx, sess); err != nil {
 		return fmt.Errorf("rebalance: create group %s: %w", lay.base, err)
 	}
-	path := lay.resource(id)
+	node := lay.resource(id)
 	for {
-		_, err := sess.Create(ctx, path, nil, zkcoord.FlagPersistent)
+		_, err := sess.Create(ctx, node, nil, zkcoord.FlagPersistent)
 		switch {
 		case err == nil:
 			return nil
@@ -43,7 +43,7 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id str
 			return fmt.Errorf("%w: %s in %s", ErrResourceExists, id, lay.base)
 		}
 		lostReply(err)
-		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: path, Data: []byte{}, Flags: zkcoord.FlagPersistent}, err)
+		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: node, Data: []byte{}, Flags: zkcoord.FlagPersistent}, err)
 		switch {
 		case serr != nil && found.Stat != nil:
 			return fmt.Errorf("%w: %s in %s, by this call or another: %w", ErrResourceExists, id, lay.base, serr)
@@ -72,18 +72,18 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, root, group, id str
 // RemoveResource returns nil, also when a concurrent RemoveResource removed
 // it. It fails with an error wrapping zkcoord.ErrOutcomeUnknown when ctx or
 // the Session ends with the delete in flight.
-func RemoveResource(ctx context.Context, sess *zkcoord.Session, root, group, id string) error {
-	lay, err := newLayout(root, group)
+func RemoveResource(ctx context.Context, sess *zkcoord.Session, path, id string) error {
+	lay, err := newLayout(path)
 	if err != nil {
 		return err
 	}
 	if err := validResource(id); err != nil {
 		return err
 	}
-	path := lay.resource(id)
+	node := lay.resource(id)
 	var czxid int64 // of the resource node meant; 0 until read
 	err = sess.Retry(ctx, func(ctx context.Context) error {
-		ok, st, err := sess.Exists(ctx, path)
+		ok, st, err := sess.Exists(ctx, node)
 		switch {
 		case err != nil:
 			return err
@@ -93,12 +93,12 @@ func RemoveResource(ctx context.Context, sess *zkcoord.Session, root, group, id 
 			return nil // the resource meant is gone
 		}
 		czxid = st.Czxid
-		err = sess.Delete(ctx, path, -1)
+		err = sess.Delete(ctx, node, -1)
 		if err == nil || errors.Is(err, zkcoord.ErrNoNode) {
 			return nil
 		}
 		lostReply(err)
-		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: path, Version: -1, Czxid: czxid}, err)
+		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: node, Version: -1, Czxid: czxid}, err)
 		switch {
 		case serr != nil:
 			return fmt.Errorf("rebalance: remove %s in %s: %w", id, lay.base, serr)
@@ -123,8 +123,8 @@ func lostReply(err error) {
 
 // ListResources returns the registered resources of the group, sorted. A
 // group that does not exist has none.
-func ListResources(ctx context.Context, sess *zkcoord.Session, root, group string) ([]string, error) {
-	lay, err := newLayout(root, group)
+func ListResources(ctx context.Context, sess *zkcoord.Session, path string) ([]string, error) {
+	lay, err := newLayout(path)
 	if err != nil {
 		return nil, err
 	}

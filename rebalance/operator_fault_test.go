@@ -26,10 +26,10 @@ func TestAddResourceNeverTakesAnotherOperatorsAddForItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bErr error
-	rebalance.SetOperatorOutcomeUnknownHookForTest(t, func() { bErr = rebalance.AddResource(ctx, b, root, group, "x") })
+	rebalance.SetOperatorOutcomeUnknownHookForTest(t, func() { bErr = rebalance.AddResource(ctx, b, zkcoord.Join(root, group), "x") })
 	hit := f.FailNext(testkit.OpCreate, "/resources/x")
 
-	err := rebalance.AddResource(ctx, a, root, group, "x")
+	err := rebalance.AddResource(ctx, a, zkcoord.Join(root, group), "x")
 	select {
 	case <-hit:
 	default:
@@ -41,7 +41,7 @@ func TestAddResourceNeverTakesAnotherOperatorsAddForItsOwn(t *testing.T) {
 	if !errors.Is(err, rebalance.ErrResourceExists) || !errors.Is(err, zkcoord.ErrOutcomeUnknown) {
 		t.Fatalf("A's AddResource = %v; want an error wrapping ErrResourceExists and ErrOutcomeUnknown (B added x)", err)
 	}
-	if rs, err := rebalance.ListResources(ctx, b, root, group); err != nil || fmt.Sprint(rs) != "[x]" {
+	if rs, err := rebalance.ListResources(ctx, b, zkcoord.Join(root, group)); err != nil || fmt.Sprint(rs) != "[x]" {
 		t.Fatalf("resources: %v, %v; want [x]", rs, err)
 	}
 }
@@ -57,7 +57,7 @@ func TestAddResourceWhoseRequestIsLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	hit := f.FailNext(testkit.OpCreate, "/resources/x")
-	if err := rebalance.AddResource(ctx, a, root, group, "x"); err != nil {
+	if err := rebalance.AddResource(ctx, a, zkcoord.Join(root, group), "x"); err != nil {
 		t.Fatalf("AddResource with a lost request: %v", err)
 	}
 	select {
@@ -65,7 +65,7 @@ func TestAddResourceWhoseRequestIsLost(t *testing.T) {
 	default:
 		t.Fatal("no create failed: the fault was not exercised")
 	}
-	if rs, err := rebalance.ListResources(ctx, a, root, group); err != nil || fmt.Sprint(rs) != "[x]" {
+	if rs, err := rebalance.ListResources(ctx, a, zkcoord.Join(root, group)); err != nil || fmt.Sprint(rs) != "[x]" {
 		t.Fatalf("resources: %v, %v; want [x]", rs, err)
 	}
 }
@@ -85,20 +85,20 @@ func TestRemoveResourceSparesAResourceAddedAgain(t *testing.T) {
 	}()
 	testkit.UntilLost(t, func(delay time.Duration) bool {
 		id := fmt.Sprintf("x%d", delay.Milliseconds())
-		if err := rebalance.AddResource(ctx, b, root, group, id); err != nil {
+		if err := rebalance.AddResource(ctx, b, zkcoord.Join(root, group), id); err != nil {
 			t.Fatal(err)
 		}
 		var bErr error
 		unknown := make(chan struct{}, 1)
 		rebalance.SetOperatorOutcomeUnknownHookForTest(t, func() {
-			bErr = rebalance.AddResource(ctx, b, root, group, id)
+			bErr = rebalance.AddResource(ctx, b, zkcoord.Join(root, group), id)
 			select {
 			case unknown <- struct{}{}:
 			default:
 			}
 		})
 		lost, err := testkit.LoseReply(t, ctx, p, b, zkcoord.Join(resources, id), delay, unknown, func() error {
-			return rebalance.RemoveResource(ctx, a, root, group, id)
+			return rebalance.RemoveResource(ctx, a, zkcoord.Join(root, group), id)
 		})
 		if err != nil {
 			t.Fatalf("RemoveResource: %v", err)

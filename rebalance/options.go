@@ -7,6 +7,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
 // Mode selects how a rebalancing hands resources over. Every client of a
@@ -56,7 +57,6 @@ const (
 type Option func(*options)
 
 type options struct {
-	root         string
 	mode         Mode
 	minInterval  time.Duration
 	startDelay   time.Duration
@@ -67,14 +67,18 @@ type options struct {
 	maxBackoff   time.Duration
 	events       func(zkcoord.RecoveryEvent)
 	recheck      time.Duration
-	hooks        *elect.Hooks // test hooks of the election engine
+	// weight is this client's weight (0: unset, weighs 1); see weights.go.
+	weight          int64
+	resourceWeights func(resource string) int64
+	allocator       alloc.Func
+	hooks           *elect.Hooks // test hooks of the election engine
 	// barrierFault, a test hook, may fail a barrier watcher's re-read of
 	// the barrier of res with the error it returns.
 	barrierFault func(res string) error
 }
 
 func defaultOptions() options {
-	return options{root: DefaultRoot, mode: Incremental, minInterval: DefaultMinInterval, maxBackoff: 5 * time.Second}
+	return options{mode: Incremental, minInterval: DefaultMinInterval, maxBackoff: 5 * time.Second}
 }
 
 func (o options) validate() error {
@@ -89,14 +93,13 @@ func (o options) validate() error {
 		return fmt.Errorf("%w: self-expiry fraction %v must be in (0, 1)", ErrInvalidOption, o.selfExpiry)
 	case o.recheck < 0:
 		return fmt.Errorf("%w: negative re-check interval", ErrInvalidOption)
+	case o.weight < 0 || o.weight > alloc.MaxWeight:
+		return fmt.Errorf("%w: weight %d must be from 1 to %d", ErrInvalidOption, o.weight, alloc.MaxWeight)
 	case o.maxBackoff <= 0:
 		return fmt.Errorf("%w: recovery backoff must be positive", ErrInvalidOption)
 	}
 	return nil
 }
-
-// WithRoot sets the path under which groups live (default DefaultRoot).
-func WithRoot(path string) Option { return func(o *options) { o.root = path } }
 
 // WithMode selects the rebalancing mode (default Incremental).
 func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }

@@ -20,6 +20,7 @@ import (
 	"github.com/zkcoord/zkcoord/internal/tool/oracle"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
+	"github.com/zkcoord/zkcoord/rebalance/alloc"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -76,6 +77,15 @@ func TestRandomized(t *testing.T) {
 			newSim(t, mode, size, s).run()
 		})
 	}
+	// Clients of weights 1 to 3, one in three giving none: at quiet
+	// points each holds its share of the resources rounded down or up.
+	t.Run("incremental-weighted", func(t *testing.T) {
+		s := seed + 3
+		t.Logf("seed %d (replay with %s=%d)", s, seedEnv, seed)
+		sim := newSim(t, rebalance.Incremental, size, s)
+		sim.weights = map[string]int64{}
+		sim.run()
+	})
 }
 
 type sim struct {
@@ -97,6 +107,9 @@ type sim struct {
 	nextRes int
 	syncs   int // sync requests sent to the client processes
 	raceDir string
+	// weights, if not nil, holds the weight of each client (by name)
+	// that gives one; the others weigh 1.
+	weights map[string]int64
 }
 
 type simClient struct {
@@ -196,6 +209,12 @@ func (s *sim) join() {
 	spec := launch.Self(name, childRole, "-servers", strings.Join(c.proxy.Servers(), ","),
 		"-root", s.root, "-group", s.group, "-mode", s.mode.String(), "-name", name,
 		"-timeout", s.size.timeout.String(), "-lost-after", "0.5", "-min-interval", "100ms")
+	if s.weights != nil {
+		if w := s.rng.Int64N(4); w > 0 {
+			s.weights[name] = w
+			spec.Args = append(spec.Args, "-weight", strconv.FormatInt(w, 10))
+		}
+	}
 	// A race-enabled child writes race reports to a file instead of
 	// failing its exit status; checkRaces judges them.
 	spec.Env = append(spec.Env, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+
@@ -304,7 +323,7 @@ func (s *sim) addResource() {
 		id = fmt.Sprintf("r%04d", s.nextRes)
 		s.nextRes++
 	}
-	if err := rebalance.AddResource(s.ctx, s.op, s.root, s.group, id); err != nil {
+	if err := rebalance.AddResource(s.ctx, s.op, zkcoord.Join(s.root, s.group), id); err != nil {
 		s.t.Fatalf("add %s: %v", id, err)
 	}
 	s.res = append(s.res, id)
@@ -314,7 +333,7 @@ func (s *sim) addResource() {
 func (s *sim) removeResource() {
 	i := s.rng.IntN(len(s.res))
 	id := s.res[i]
-	if err := rebalance.RemoveResource(s.ctx, s.op, s.root, s.group, id); err != nil {
+	if err := rebalance.RemoveResource(s.ctx, s.op, zkcoord.Join(s.root, s.group), id); err != nil {
 		s.t.Fatalf("remove %s: %v", id, err)
 	}
 	s.res = slices.Delete(s.res, i, i+1)
@@ -338,8 +357,34 @@ func (s *sim) quiet(when string) {
 		h := s.delivered()
 		s.failViolations(when, h.CheckExclusive())
 		s.checkAlive()
+		if s.weights != nil {
+			return checkShares(h.Holdings(), names, s.weights, s.res)
+		}
 		return oracle.CheckBalanced(h.Holdings(), names, s.res)
 	})
+}
+
+// checkShares checks invariant 2 with weights: every resource is held by
+// exactly one live client, and each holds its share, M*w/W, rounded down
+// or up.
+func checkShares(holdings map[string][]string, clients []string, weights map[string]int64, resources []string) error {
+	if _, err := alloc.Validate(holdings, clients, resources); err != nil {
+		return err
+	}
+	weight := func(c string) int64 { return max(weights[c], 1) }
+	var total int64
+	for _, c := range clients {
+		total += weight(c)
+	}
+	m := int64(len(resources))
+	for _, c := range clients {
+		n, floor := int64(len(holdings[c])), m*weight(c)/total
+		if n < floor || n > floor+1 || (n == floor+1 && m*weight(c)%total == 0) {
+			return fmt.Errorf("%s (weight %d) holds %d of %d resources; its share is %d*%d/%d",
+				c, weight(c), n, m, m, weight(c), total)
+		}
+	}
+	return nil
 }
 
 // checkExclusive checks invariant 1 on the part of the history that every

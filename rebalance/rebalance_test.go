@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -89,7 +90,7 @@ func TestCoordinatorRoles(t *testing.T) {
 		}
 		return nil
 	})
-	d, err := rebalance.Describe(ctx, connect(t), root, group)
+	d, err := rebalance.Describe(ctx, connect(t), zkcoord.Join(root, group))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,32 +103,32 @@ func TestOperators(t *testing.T) {
 	root, group := newRoot(t), "g"
 	sess := connect(t)
 	ctx := testCtx(t, 30*time.Second)
-	if rs, err := rebalance.ListResources(ctx, sess, root, group); err != nil || len(rs) != 0 {
+	if rs, err := rebalance.ListResources(ctx, sess, zkcoord.Join(root, group)); err != nil || len(rs) != 0 {
 		t.Fatalf("list of a missing group: %v, %v", rs, err)
 	}
 	addResources(t, sess, root, group, "b", "a")
-	if err := rebalance.AddResource(ctx, sess, root, group, "a"); !errors.Is(err, rebalance.ErrResourceExists) {
+	if err := rebalance.AddResource(ctx, sess, zkcoord.Join(root, group), "a"); !errors.Is(err, rebalance.ErrResourceExists) {
 		t.Fatalf("add twice: %v", err)
 	}
 	for _, bad := range []string{"", "a/b", "..", "x\x00"} {
-		if err := rebalance.AddResource(ctx, sess, root, group, bad); !errors.Is(err, rebalance.ErrInvalidOption) {
+		if err := rebalance.AddResource(ctx, sess, zkcoord.Join(root, group), bad); !errors.Is(err, rebalance.ErrInvalidOption) {
 			t.Errorf("add %q: %v, want ErrInvalidOption", bad, err)
 		}
 	}
-	if err := rebalance.AddResource(ctx, sess, root, "a/b", "x"); !errors.Is(err, rebalance.ErrInvalidOption) {
-		t.Errorf("bad group: %v", err)
+	if err := rebalance.AddResource(ctx, sess, "relative/g", "x"); !errors.Is(err, rebalance.ErrInvalidOption) {
+		t.Errorf("bad group path: %v", err)
 	}
-	rs, err := rebalance.ListResources(ctx, sess, root, group)
+	rs, err := rebalance.ListResources(ctx, sess, zkcoord.Join(root, group))
 	if err != nil || fmt.Sprint(rs) != "[a b]" {
 		t.Fatalf("list: %v, %v", rs, err)
 	}
-	if err := rebalance.RemoveResource(ctx, sess, root, group, "a"); err != nil {
+	if err := rebalance.RemoveResource(ctx, sess, zkcoord.Join(root, group), "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := rebalance.RemoveResource(ctx, sess, root, group, "a"); !errors.Is(err, rebalance.ErrNoResource) {
+	if err := rebalance.RemoveResource(ctx, sess, zkcoord.Join(root, group), "a"); !errors.Is(err, rebalance.ErrNoResource) {
 		t.Fatalf("remove twice: %v", err)
 	}
-	if _, err := rebalance.Describe(ctx, sess, root, "nosuch"); !errors.Is(err, rebalance.ErrNoGroup) {
+	if _, err := rebalance.Describe(ctx, sess, zkcoord.Join(root, "nosuch")); !errors.Is(err, rebalance.ErrNoGroup) {
 		t.Fatalf("describe missing group: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func startRecovering(t *testing.T, ctx context.Context, servers []string, rec *z
 	cfg := config(servers)
 	cfg.Dialer = rec.Dial
 	log := &recoveryLog{}
-	c, err := rebalance.StartConfig(ctx, cfg, group, h, rebalance.WithRoot(root), rebalance.WithMinInterval(0),
+	c, err := rebalance.StartConfig(ctx, cfg, zkcoord.Join(root, group), h, rebalance.WithMinInterval(0),
 		rebalance.WithAutoRecovery(true), rebalance.WithMaxRecoveryBackoff(time.Second), rebalance.WithRecoveryEvents(log.add))
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestAutoRecoveryEventsAfterServerKill(t *testing.T) {
 // Recovery events are only for clients that open their own Sessions.
 func TestRecoveryEventsNeedStartConfig(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
-	_, err := rebalance.Start(ctx, connect(t), "g", rebalance.Handler{}, rebalance.WithRecoveryEvents(func(zkcoord.RecoveryEvent) {}))
+	_, err := rebalance.Start(ctx, connect(t), "/g", rebalance.Handler{}, rebalance.WithRecoveryEvents(func(zkcoord.RecoveryEvent) {}))
 	if !errors.Is(err, rebalance.ErrInvalidOption) {
 		t.Fatalf("Start with recovery events = %v, want ErrInvalidOption", err)
 	}

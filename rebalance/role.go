@@ -20,13 +20,16 @@ type role struct {
 	reg  registration
 	opts options
 	log  *slog.Logger
+	// weights remembers the clients' weights for the coordinator's
+	// rebalancings.
+	weights *weightCache
 
 	done chan struct{}
 	err  error
 }
 
 func newRole(c *Client, sess *zkcoord.Session, reg registration) *role {
-	return &role{c: c, sess: sess, lay: c.lay, reg: reg, opts: c.opts,
+	return &role{c: c, sess: sess, lay: c.lay, reg: reg, opts: c.opts, weights: &weightCache{},
 		log: c.log.With("group", c.lay.base, "client", reg.id), done: make(chan struct{})}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -108,8 +109,8 @@ func testFailedStop(t *testing.T, useConfig, panics bool) {
 	var a *rebalance.Client
 	if useConfig {
 		var err error
-		a, err = rebalance.StartConfig(ctx, config(cluster.Servers()), group, f.handler("a"),
-			rebalance.WithRoot(root), rebalance.WithMinInterval(50*time.Millisecond),
+		a, err = rebalance.StartConfig(ctx, config(cluster.Servers()), zkcoord.Join(root, group), f.handler("a"),
+			rebalance.WithMinInterval(50*time.Millisecond),
 			rebalance.WithAutoRecovery(true), rebalance.WithMaxRecoveryBackoff(500*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +154,7 @@ func testFailedStop(t *testing.T, useConfig, panics bool) {
 		if !ok || st.Czxid != token {
 			t.Fatalf("the barrier of %s went while a's stop had not succeeded", target)
 		}
-		d, err := rebalance.Describe(ctx, op, root, group)
+		d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 		if err != nil {
 			return err
 		}

@@ -95,13 +95,13 @@ func TestMinIntervalCoalesces(t *testing.T) {
 	case r := <-results:
 		t.Fatalf("reading the allocation: %v", r.err)
 	}
-	d, err := rebalance.Describe(ctx, op, root, group)
+	d, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 	if err != nil {
 		t.Fatal(err)
 	}
 	addResources(t, op, root, group, burst[:4]...)
 	testkit.WaitFor(t, 30*time.Second, "an allocation after the first burst", func() error {
-		d2, err := rebalance.Describe(ctx, op, root, group)
+		d2, err := rebalance.Describe(ctx, op, zkcoord.Join(root, group))
 		if err == nil && d2.Generation == d.Generation {
 			err = fmt.Errorf("still generation %d", d.Generation)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Option configures Begin or Join.
@@ -38,7 +39,7 @@ type Coordinator struct {
 // transaction node and its children in one multi-operation (missing parents
 // are created as containers). It fails with ErrExists if path exists.
 func Begin(ctx context.Context, sess *zkcoord.Session, path string, sites []string, opts ...Option) (*Coordinator, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("twophase: %w", err)
 	}
 	if err := checkSites(sites); err != nil {
@@ -119,7 +120,7 @@ func (c *Coordinator) Close(ctx context.Context) error {
 	if _, err := c.Abort(ctx, "coordinator closed"); err != nil && !errors.Is(err, ErrNoTransaction) {
 		return err
 	}
-	err := c.sess.EnsureDeleted(ctx, c.t.coordinator())
+	err := recipe.EnsureDeleted(ctx, c.sess, c.t.coordinator())
 	if err != nil {
 		return fmt.Errorf("twophase: close %s: %w", c.t, err)
 	}

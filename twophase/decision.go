@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Outcome is the decision of a transaction.
@@ -141,7 +142,7 @@ var errTryAgain = errors.New("try again")
 // Lookup reads the outcome of the transaction at path, reporting false if
 // it is not decided yet.
 func Lookup(ctx context.Context, sess *zkcoord.Session, path string) (Outcome, bool, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return Outcome{}, false, fmt.Errorf("twophase: %w", err)
 	}
 	o, ok, _, err := readDecision(ctx, sess, tx(path), false)

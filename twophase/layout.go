@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of this package.
@@ -93,7 +94,7 @@ func readSites(ctx context.Context, sess *zkcoord.Session, t tx) ([]string, erro
 // once every participant has learnt the outcome; participants still
 // waiting fail with ErrNoTransaction.
 func Remove(ctx context.Context, sess *zkcoord.Session, path string) error {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return fmt.Errorf("twophase: %w", err)
 	}
 	if err := removeTree(ctx, sess, path); err != nil {
@@ -117,7 +118,7 @@ func removeTree(ctx context.Context, sess *zkcoord.Session, path string) error {
 				return err
 			}
 		}
-		err = sess.EnsureDeleted(ctx, path)
+		err = recipe.EnsureDeleted(ctx, sess, path)
 		switch {
 		case err == nil:
 			return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Participant is one site of a transaction.
@@ -24,7 +25,7 @@ type Participant struct {
 // It fails with ErrNoTransaction, ErrUnknownSite, or ErrJoined if the site
 // has joined before (in this or another process).
 func Join(ctx context.Context, sess *zkcoord.Session, path, site string, opts ...Option) (*Participant, error) {
-	if err := zkcoord.ValidateRecipe(sess, path); err != nil {
+	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("twophase: %w", err)
 	}
 	t := tx(path)
@@ -177,7 +178,7 @@ func (p *Participant) Close(ctx context.Context) error {
 			return err
 		}
 	}
-	err = p.sess.EnsureDeleted(ctx, p.t.alive(p.site))
+	err = recipe.EnsureDeleted(ctx, p.sess, p.t.alive(p.site))
 	if err != nil {
 		return fmt.Errorf("twophase: close %s: %w", p.t, err)
 	}

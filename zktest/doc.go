@@ -92,6 +92,14 @@
 // starts a server and adds it, RemoveServer removes a server and stops it,
 // and a Session authenticated as SuperAuth may call Reconfig itself.
 //
+// WithSASLDigest starts servers that authenticate clients with SASL
+// DIGEST-MD5 against a map of users and passwords. StartKDC starts a
+// throwaway MIT Kerberos realm (KDCRealm, on a loopback port; Debian
+// packages krb5-kdc and krb5-admin-server), whose AddPrincipal makes
+// principals and keytabs; WithKerberos(kdc) starts servers that
+// authenticate clients against it as KerberosServerPrincipal. Without the
+// KDC programs StartKDC skips the test, or fails it when CI is "true".
+//
 // Server also reads the four-letter-word commands (srvr, mntr, cons, wchc)
 // that tests use to look at server state, such as the number of watches.
 //

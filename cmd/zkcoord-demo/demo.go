@@ -185,7 +185,7 @@ func (d *demo) play() error {
 	}
 	d.sess = sess
 	if len(d.o.zk) > 0 {
-		if _, err := rebalance.Describe(ctx, sess, d.root, d.group); !errors.Is(err, rebalance.ErrNoGroup) {
+		if _, err := rebalance.Describe(ctx, sess, zkcoord.Join(d.root, d.group)); !errors.Is(err, rebalance.ErrNoGroup) {
 			return fmt.Errorf("group %s exists already", d.group)
 		}
 	}

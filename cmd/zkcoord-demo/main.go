@@ -5,8 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,14 +19,11 @@ func main() {
 // run plays the demo as the command line args say and returns the exit
 // code.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, args: args, log: slog.New(slog.DiscardHandler)}
-	defer a.close()
-	cmd := newDemoCommand(a)
-	cmd.SetArgs(args)
-	cc, err := cmd.ExecuteC()
-	return cli.Report(stderr, cc, err)
+	a := &app{stdout: stdout, stderr: stderr, args: args, log: slog.New(slog.DiscardHandler)}
+	return cli.Run(args, stderr, a.close, func(ctx context.Context) *cobra.Command {
+		a.ctx = ctx
+		return newDemoCommand(a)
+	})
 }
 
 // app is what the demo's code shares: the output streams, the common flags
@@ -86,9 +81,7 @@ func newDemoCommand(a *app) *cobra.Command {
 			return runDemo(a, cmd, o)
 		},
 	}
-	cmd.SetOut(a.stdout)
-	cmd.SetErr(a.stderr)
-	cmd.SetFlagErrorFunc(func(cc *cobra.Command, err error) error { return cli.FlagError(cc, a.args, err) })
+	cli.Prepare(cmd, a.stdout, a.stderr, a.args, &a.conn, &a.logging)
 	cmd.SetHelpFunc(func(cc *cobra.Command, _ []string) { cli.PrintCommandHelp(cc, cc.OutOrStdout()) })
 	fs := cmd.Flags()
 	fs.IntVar(&o.workers, "workers", 3, "start with `n` workers (2 to 9)")
@@ -100,9 +93,6 @@ func newDemoCommand(a *app) *cobra.Command {
 	fs.StringVar(&o.ui, "ui", "", "serve the web console of the demo's ZooKeeper on this `address` (like 127.0.0.1:8080)")
 	fs.StringVar(&o.zkcoord, "zkcoord", "", "the zkcoord `program` the workers run (default: the one next to this program, or on the PATH)")
 	_ = fs.MarkHidden("zkcoord") // zkcoord demo gives itself
-	pf := cmd.PersistentFlags()
-	a.conn.Register(pf)
-	a.logging.Register(pf)
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
@@ -86,7 +87,7 @@ func (d *demo) note(r *stepRecord, format string, args ...any) {
 
 func (d *demo) stepStart(ctx context.Context, r *stepRecord) error {
 	for _, res := range d.resources {
-		if err := rebalance.AddResource(ctx, d.sess, d.root, d.group, res); err != nil {
+		if err := rebalance.AddResource(ctx, d.sess, zkcoord.Join(d.root, d.group), res); err != nil {
 			return fmt.Errorf("registering %s: %w", res, err)
 		}
 	}
@@ -159,11 +160,11 @@ func (d *demo) stepResources(ctx context.Context, r *stepRecord) error {
 	added := []string{fmt.Sprintf("shard-%02d", n+1), fmt.Sprintf("shard-%02d", n+2)}
 	removed := d.resources[1]
 	for _, res := range added {
-		if err := rebalance.AddResource(ctx, d.sess, d.root, d.group, res); err != nil {
+		if err := rebalance.AddResource(ctx, d.sess, zkcoord.Join(d.root, d.group), res); err != nil {
 			return fmt.Errorf("adding %s: %w", res, err)
 		}
 	}
-	if err := rebalance.RemoveResource(ctx, d.sess, d.root, d.group, removed); err != nil {
+	if err := rebalance.RemoveResource(ctx, d.sess, zkcoord.Join(d.root, d.group), removed); err != nil {
 		return fmt.Errorf("removing %s: %w", removed, err)
 	}
 	d.mu.Lock()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -93,7 +94,7 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 	defer cancel()
 
 	if sub == "enter" {
-		return runDoubleBarrier(ctx, a, sess, path, o.members, cmdArgs)
+		return runDoubleBarrier(ctx, a, sess, path, o.members, o.timeout, cmdArgs)
 	}
 	var opts []barrier.Option
 	if o.ephemeral {
@@ -142,12 +143,15 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 	return nil
 }
 
-func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path string, members int, cmdArgs []string) error {
+func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path string, members int, timeout time.Duration, cmdArgs []string) error {
 	d, err := barrier.NewDouble(sess, path, members)
 	if err != nil {
 		return cli.Usagef("barrier enter: %v", err)
 	}
 	if err := d.Enter(ctx); err != nil {
+		if a.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("the double barrier %s did not gather %d members within %v", path, members, timeout)
+		}
 		return fmt.Errorf("entering the double barrier %s: %w", path, err)
 	}
 	a.log.Info("entered", "path", path, "members", members)
@@ -160,7 +164,7 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 		select {
 		case <-c.Done():
 		case <-a.ctx.Done():
-			c.Stop(10*time.Second, supervise.Owner{})
+			c.Stop(10*time.Second, nil, nil)
 		}
 		status = c.Status()
 	} else {

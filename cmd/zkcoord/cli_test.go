@@ -4,6 +4,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,18 +20,19 @@ func TestHelp(t *testing.T) {
 	}
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
-		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable"},
+		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable",
+			"--limit-from PATH", "--kazoo"},
 		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin", "--no-recover",
 			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
 		"leader": {"--json", "--watch"},
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
 			"--restart POLICY", "--restart-delay DURATION", "--max-restarts N", "--min-interval DURATION",
-			"--start-delay DURATION", "--no-recover", "--events"},
+			"--start-delay DURATION", "--weight WEIGHT", "--no-recover", "--events"},
 		"resources":  {"--root PATH", "--json"},
 		"status":     {"--root PATH", "--json", "--watch"},
 		"barrier":    {"--timeout DURATION", "--members N", "--ephemeral"},
-		"queue":      {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION", "--work"},
-		"counter":    {"--seed VALUE"},
+		"queue":      {"--priority PRIORITY", "-n N", "--no-wait", "--timeout DURATION", "--work", "--json"},
+		"counter":    {"--seed VALUE", "--json"},
 		"locks":      {"--kind KIND", "--json"},
 		"election":   {"--json", "--wait DURATION"},
 		"watch":      {"--tree", "--depth N", "--json"},
@@ -44,6 +46,7 @@ func TestHelp(t *testing.T) {
 		"whoami":     {"--json"},
 		"ephemerals": {"--session ID", "--json"},
 		"server":     {"--json"},
+		"ensemble":   {"--json", "--from-version VERSION"},
 		"ui":         {"--listen ADDRESS", "--root PATH", "--path [KIND:]PATH", "--admin", "--host NAME"},
 		"services":   {"--json", "--address ADDRESS", "--port PORT", "--id ID", "--payload JSON", "--no-recover"},
 		"demo": {"--workers N", "--resources N", "--worker-session-timeout DURATION", "--plain", "--history FILE",
@@ -51,7 +54,7 @@ func TestHelp(t *testing.T) {
 	}
 	// Help asked for after a subcommand shows the same.
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
-		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat"}
+		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat", "ensemble": "show"}
 	seen := map[string]bool{}
 	for _, c := range newRootCommand(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
 		cname := c.Name()
@@ -213,6 +216,44 @@ func TestCompletion(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "rwlock\n") {
 		t.Errorf("completing --kind: %s", r)
 	}
+}
+
+// Completion offers what each argument takes: nodes of the server for a
+// path, groups, a group's resources, services; nothing for data.
+func TestCompletionOffersArguments(t *testing.T) {
+	t.Parallel()
+	p := unique(t)
+	mustZkc(t, "create", "--parents", p+"/app/a")
+	mustZkc(t, "create", p+"/app/b")
+	mustZkc(t, "create", p+"/other")
+	mustZkc(t, "create", "--parents", p+"/services/billing")
+	mustZkc(t, "resources", "add", "--root", p+"/groups", "g", "r1", "r2")
+	complete := func(want []string, directive string, args ...string) {
+		t.Helper()
+		r := zkc(t, append([]string{"__complete"}, args...)...)
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if r.code != 0 || len(lines) == 0 || !slices.Equal(lines[:len(lines)-1], want) || lines[len(lines)-1] != directive {
+			t.Errorf("zkcoord __complete %s: want %q then %s, got %s", strings.Join(args, " "), want, directive, r)
+		}
+	}
+	const paths, none, names = ":6", ":4", ":4" // no file names; for paths, no space either
+	complete([]string{p + "/app"}, paths, "ls", p+"/ap")
+	complete([]string{p + "/app/a", p + "/app/b"}, paths, "get", p+"/app/")
+	complete([]string{p + "/app/a", p + "/app/b"}, paths, "lock", p+"/app/")
+	complete([]string{p + "/other"}, paths, "rm", "-r", p+"/o")
+	complete([]string{p + "/app/b"}, paths, "watch", "--tree", p+"/app/b")
+	complete(nil, none, "set", p+"/app/a", "")
+	complete(nil, none, "lock", p+"/app/a", "--", "")
+	complete([]string{"g"}, names, "status", "--root", p+"/groups", "")
+	complete([]string{"r1", "r2"}, names, "resources", "rm", "--root", p+"/groups", "g", "")
+	complete([]string{"r2"}, names, "resources", "rm", "--root", p+"/groups", "g", "r1", "")
+	complete(nil, none, "resources", "add", "--root", p+"/groups", "g", "")
+	complete([]string{"billing"}, names, "services", "get", p+"/services", "")
+	complete([]string{p + "/groups"}, paths, "status", "g", "--root", p+"/gr")
+	complete([]string{p + "/other"}, paths, "lock", p+"/app/a", "--limit", "2", "--limit-from", p+"/ot")
+	complete([]string{"always", "on-failure", "never"}, none, "rebalance", "g", "--restart", "")
+	// With no server to ask, nothing, quickly.
+	complete(nil, paths, "--zk", "127.0.0.1:1", "ls", "/")
 }
 
 // Flags may stand between the arguments, the common flags may come before

@@ -13,9 +13,12 @@ import (
 )
 
 func newCounterCommand(a *app) *cobra.Command {
-	var seed int
+	var (
+		seed   int
+		asJSON bool
+	)
 	cmd := &cobra.Command{
-		Use:         "counter get|set|add PATH [VALUE]",
+		Use:         "counter get|set|add PATH [VALUE] [--json]",
 		Short:       "read or change a shared 32-bit counter",
 		Annotations: brief("get|set|add PATH"),
 		Long: `
@@ -28,16 +31,19 @@ Java and Python (Kazoo) processes can share it. Concurrent adds never lose an
 update; an add that would overflow 32 bits fails. set and add create a missing
 counter (and its parents) with the value of --seed; get creates nothing: on a
 missing counter it says so and exits 1. An empty counter node reads as --seed.
+With --json, each prints an object: the path, the value and the version of
+the counter's node.
 `,
 		RunE: subcommandRequired,
 	}
 	cmd.PersistentFlags().IntVar(&seed, "seed", 0, "the `value` a missing counter starts from")
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print a JSON object: path, value, version")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "get PATH",
 		Short: "print the count",
 		Args:  pathArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCounter(a, "get", args[0], 0, seed)
+			return runCounter(a, "get", args[0], 0, seed, asJSON)
 		},
 	})
 	for _, sub := range []struct{ use, short string }{
@@ -58,7 +64,7 @@ missing counter it says so and exits 1. An empty counter node reads as --seed.
 				if err := checkPath(cmd, args[0]); err != nil {
 					return err
 				}
-				return runCounter(a, cmd.Name(), args[0], int32(v), seed)
+				return runCounter(a, cmd.Name(), args[0], int32(v), seed, asJSON)
 			},
 		})
 	}
@@ -66,7 +72,7 @@ missing counter it says so and exits 1. An empty counter node reads as --seed.
 }
 
 // runCounter runs counter get, set or add (sub) on the counter at path.
-func runCounter(a *app, sub, path string, value int32, seed int) error {
+func runCounter(a *app, sub, path string, value int32, seed int, asJSON bool) error {
 	if int64(seed) != int64(int32(seed)) {
 		return cli.Usagef("counter: --seed is not a 32-bit integer")
 	}
@@ -91,8 +97,18 @@ func runCounter(a *app, sub, path string, value int32, seed int) error {
 	if err != nil {
 		return fmt.Errorf("counter %s %s: %w", sub, path, err)
 	}
+	if asJSON {
+		return a.printJSON(countJSON{Path: path, Value: cnt.Value, Version: cnt.Version})
+	}
 	a.printf("%d\n", cnt.Value)
 	return nil
+}
+
+// countJSON is the --json form of a counter's value.
+type countJSON struct {
+	Path    string `json:"path"`
+	Value   int32  `json:"value"`
+	Version int32  `json:"version"`
 }
 
 // getCount reads the count of c, which must exist: the CLI reports a

@@ -36,7 +36,9 @@ the user of --auth). Data that starts with "-" goes after "--".
 The parent must exist: --parents creates the missing ancestors first (empty
 and persistent, like 'mkdir -p'); the node itself must not exist, with or
 without it. A node that exists exits 1 ("PATH already exists"), as does a
-missing parent.
+missing parent. Under a chroot that does not exist, --parents creates the
+chroot too; every other command, create without --parents included, fails
+naming it.
 
 An ephemeral node lives as long as the session that created it, so with
 --ephemeral zkcoord keeps its session, and the node, until it is interrupted
@@ -103,7 +105,17 @@ func runCreate(a *app, path, arg string, o *createOptions) error {
 	if err != nil {
 		return err
 	}
-	sess, err := a.open()
+	if err := a.setup(); err != nil {
+		return err
+	}
+	cfg, err := a.conn.Config()
+	if err != nil {
+		return err
+	}
+	// --parents creates a missing chroot too, as it creates the path's
+	// other ancestors.
+	cfg.ChrootMustExist = !o.parents
+	sess, err := a.connectConfig(a.ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/zkcoord/zkcoord/cmd/internal/browsertest"
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
@@ -97,7 +99,9 @@ func TestDemoUI(t *testing.T) {
 	t.Parallel()
 	// Under a chroot of its own, so that TestDemoExternal does not see its
 	// group.
-	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--chroot", unique(t), "--workers", "2",
+	chroot := unique(t)
+	mustZkc(t, "create", "--parents", chroot)
+	d := start(t, nil, "demo", "--zk", cluster.ConnectString(), "--chroot", chroot, "--workers", "2",
 		"--resources", "5", "--plain", "--pace", "1s", "--ui", "127.0.0.1:0")
 	var url string
 	testkit.Eventually(t, 60*time.Second, "the console's URL", func() bool {
@@ -118,6 +122,17 @@ func TestDemoUI(t *testing.T) {
 	if code, body := get(t, url+"api/state"); code != 200 || !strings.Contains(body, "{") {
 		t.Fatalf("GET %sapi/state: %d %s", url, code, body)
 	}
+	// The page shows the demo's group as it plays (the console started
+	// before the group's root existed): its members by name, and the
+	// resources moving between them on the timeline.
+	b := browsertest.Start(t)
+	browsertest.Run(t, b, time.Minute, chromedp.Navigate(url))
+	card := `document.querySelector('[id^="card:/zkcoord/rebalance/demo-"]')`
+	browsertest.Wait(t, b, 90*time.Second, card+`?.querySelectorAll("tr[data-member] .member-name").length >= 2 && `+
+		`[...`+card+`.querySelectorAll("tr[data-member] .member-name")].every(n => /^worker-\d+$/.test(n.textContent))`, "recipes")
+	browsertest.Wait(t, b, 90*time.Second,
+		`[...document.querySelectorAll("#timeline li")].some(li => /rebalanced: generation \d+, \d+ moved: .*worker-\d+→worker-\d+/.test(li.textContent))`,
+		"timeline")
 	if code := d.exitCode(t, 3*time.Minute); code != 0 || !strings.Contains(strings.Join(d.stdout(), "\n"), "VERDICT: PASS") {
 		t.Fatalf("demo: exit %d\n%s\nstderr:\n%s", code, strings.Join(d.stdout(), "\n"), d.Stderr())
 	}

@@ -19,6 +19,8 @@ var forbiddenDeps = []string{
 	"github.com/gorilla/mux/",
 	"github.com/zkcoord/zkcoord/zktest",
 	"github.com/zkcoord/zkcoord/internal/tool/testkit/",
+	"github.com/zkcoord/zkcoord/cmd/internal/browsertest",
+	"github.com/chromedp/",
 	"github.com/zkcoord/zkcoord/internal/tool/interop/",
 	// The demo's checker: only zkcoord-demo (cmd/zkcoord-demo) links it.
 	// Its event-line format (internal/tool/event) is apart from it.

@@ -37,6 +37,7 @@
 //	whoami                                    the identities the server knows zkcoord by
 //	ephemerals [PATH]                         ephemeral nodes and their sessions
 //	server stat [SERVER...]                   each server's mode, zxid, nodes, connections
+//	ensemble show|add|remove|set              the ensemble's membership (zkCli.sh's config, reconfig)
 //	services ls|get|register                  Curator-compatible service discovery
 //	ui [--listen ADDR]                        the live web console
 //	demo                                      watch workers share resources while things go wrong
@@ -61,7 +62,7 @@
 // environment:
 //
 //	--zk HOST:PORT,...      ZKCOORD_SERVERS          (default 127.0.0.1:2181)
-//	--chroot PATH           ZKCOORD_CHROOT
+//	--chroot PATH           ZKCOORD_CHROOT           must exist (create --parents creates it)
 //	--session-timeout DUR   ZKCOORD_SESSION_TIMEOUT  (default 10s)
 //	--auth USER:PASSWORD    ZKCOORD_AUTH             digest credentials
 //	--acl open|creator      ZKCOORD_ACL              ACL of the nodes created
@@ -70,6 +71,16 @@
 //	--tls-cert FILE         ZKCOORD_TLS_CERT
 //	--tls-key FILE          ZKCOORD_TLS_KEY
 //	--connect-timeout DUR   ZKCOORD_CONNECT_TIMEOUT  (default 15s)
+//	--sasl-user USER        ZKCOORD_SASL_USER        SASL DIGEST-MD5 user
+//	--sasl-password PW      ZKCOORD_SASL_PASSWORD
+//	--sasl-password-file F  ZKCOORD_SASL_PASSWORD_FILE
+//	--kerberos-principal P  ZKCOORD_KERBEROS_PRINCIPAL  Kerberos (SASL GSSAPI), with:
+//	--kerberos-keytab FILE  ZKCOORD_KERBEROS_KEYTAB
+//	--kerberos-config FILE  ZKCOORD_KERBEROS_CONFIG  krb5.conf (default $KRB5_CONFIG, /etc/krb5.conf)
+//	--kerberos-service NAME ZKCOORD_KERBEROS_SERVICE (default zookeeper)
+//	--kerberos-server-principal P  ZKCOORD_KERBEROS_SERVER_PRINCIPAL
+//	--pin-servers           ZKCOORD_PIN_SERVERS      only the servers of --zk, not the
+//	                                                 members of /zookeeper/config
 //	--log-level LEVEL       ZKCOORD_LOG_LEVEL        debug, info, warn, error
 //	--log-format FORMAT     ZKCOORD_LOG_FORMAT       text or json (logs go to standard error)
 //	--metrics ADDR          ZKCOORD_METRICS          Prometheus metrics at http://ADDR/metrics

@@ -296,27 +296,21 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	a.rec.Leading(o.path, true)
 	defer a.rec.Leading(o.path, false)
 	a.log.Info("leading", "path", o.path, "id", lead.ID(), "term", lead.Term(), "token", lead.Token())
-	done, cause := lead.Done(), lead.Err
+	var own zkcoord.Ownership = lead
 	if o.gate != nil {
 		// Leadership ends for this process when the checks fail too.
-		merged := make(chan struct{})
-		go func() {
-			defer close(merged)
-			select {
-			case <-lead.Done():
-			case <-ctx.Done():
-			}
-		}()
-		done = merged
-		cause = func() error {
+		gctx, cancel := context.WithCancelCause(lead.Context())
+		defer cancel(nil)
+		unhealthy := context.AfterFunc(ctx, func() {
 			if err := context.Cause(ctx); errors.Is(err, failover.ErrUnhealthy) {
-				return err
+				cancel(err)
 			}
-			return lead.Err()
-		}
+		})
+		defer unhealthy()
+		own = supervise.ContextOwnership{Ctx: gctx, Fenced: lead.Fence()}
 	}
-	res := leadWith(a, sess, o, done, cause, o.revokedOf(lead), lead.Token(), lead.Term(), nil, resign)
-	if res.lost && errors.Is(cause(), failover.ErrUnhealthy) {
+	res := leadWith(a, sess, o, own, o.revokedOf(lead), lead.Term(), nil, resign)
+	if res.lost && errors.Is(own.Err(), failover.ErrUnhealthy) {
 		a.log.Warn("health check failing: stepped down", "path", o.path)
 		resign()
 		return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
@@ -324,10 +318,11 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	return res
 }
 
-// leadWith runs the command (or waits, without one) while leading and
-// reports how leadership ended.
-func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct{}, cause func() error,
-	revoked <-chan struct{}, token, term int64, extraEnv []string, resign func()) electResult {
+// leadWith runs the command (or waits, without one) while own, the
+// leadership, lasts, and reports how it ended.
+func leadWith(a *app, sess *zkcoord.Session, o *electOptions, own zkcoord.Ownership,
+	revoked <-chan struct{}, term int64, extraEnv []string, resign func()) electResult {
+	done, cause, token := own.Done(), own.Err, own.Fence().Token
 	if len(o.cmd) == 0 {
 		a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
 		select {
@@ -364,7 +359,7 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-done:
 		if a.ctx.Err() != nil { // interrupted, and leadership ended with it
-			c.Stop(o.grace, supervise.Owner{Session: sess})
+			c.Stop(o.grace, sess, nil)
 			resign()
 			return electResult{err: cli.ExitStatus(c.Status())}
 		}
@@ -374,17 +369,17 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, done <-chan struct
 			g = o.grace // still leading: no one else may act yet
 		}
 		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
-		c.Stop(g, supervise.Owner{Session: sess})
+		c.Stop(g, sess, nil)
 		return electResult{err: cli.Lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
 			lost: true, sessOK: sess.Err() == nil}
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
+		c.Stop(o.grace, sess, own)
 		resign()
 		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-revoked:
 		a.log.Info("asked to step down: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: done, Cause: cause})
+		c.Stop(o.grace, sess, own)
 		resign()
 		return electResult{err: cli.ExitStatus(c.Status()), revoked: true}
 	}
@@ -428,8 +423,8 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 			extra = append(extra, "ZKCOORD_PREV_ID="+act.Previous.ID)
 		}
 		// Leadership ends when ctx does; resigning is Run's job.
-		r := leadWith(a, sess, o, ctx.Done(), func() error { return context.Cause(ctx) }, o.revokedOf(act.Leadership),
-			act.Token, act.Term, extra, func() {})
+		own := supervise.ContextOwnership{Ctx: ctx, Fenced: act.Fence}
+		r := leadWith(a, sess, o, own, o.revokedOf(act.Leadership), act.Term, extra, func() {})
 		o.stopped.Store(act.Token) // the command has ended or was stopped
 		switch {
 		case runCtx.Err() != nil: // interrupted: a clean stop
@@ -505,7 +500,7 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 	select {
 	case <-c.Done():
 	case <-ctx.Done():
-		c.Stop(o.grace, supervise.Owner{})
+		c.Stop(o.grace, nil, nil)
 		return fmt.Errorf("fence command: %w", context.Cause(ctx))
 	}
 	if c.Status() != 0 {

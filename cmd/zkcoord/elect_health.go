@@ -23,7 +23,7 @@ func healthCheck(a *app, o *electOptions, t commandTemplate) failover.HealthFunc
 		select {
 		case <-c.Done():
 		case <-ctx.Done():
-			c.Stop(0, supervise.Owner{})
+			c.Stop(0, nil, nil)
 			return fmt.Errorf("health check: %w", context.Cause(ctx))
 		}
 		if c.Status() != 0 {

@@ -86,10 +86,10 @@ func runEphemerals(a *app, path string, o *ephemeralsOptions) error {
 	}
 	found := []ephemeralJSON{}
 	for _, n := range nodes {
-		if n.stat == nil || !ownedBySession(n.stat.EphemeralOwner) || only != 0 && n.stat.EphemeralOwner != only {
+		if n.Stat == nil || !ownedBySession(n.Stat.EphemeralOwner) || only != 0 && n.Stat.EphemeralOwner != only {
 			continue
 		}
-		found = append(found, ephemeralJSON{Path: n.path, Session: sessionID(n.stat.EphemeralOwner)})
+		found = append(found, ephemeralJSON{Path: n.Path, Session: sessionID(n.Stat.EphemeralOwner)})
 	}
 	if o.asJSON {
 		if err := a.printJSON(found); err != nil {

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,14 @@ func TestLocksListBreakRevoke(t *testing.T) {
 	testkit.Eventually(t, 30*time.Second, "the lease", func() bool { return len(sem.stdout()) > 0 })
 	if out := mustZkc(t, "locks", "ls", path+"-sem", "--kind", "semaphore"); !strings.Contains(out, "holds") {
 		t.Errorf("locks ls --kind semaphore: %s", out)
+	}
+	// lock break and lock revoke say what they support, and how to see
+	// the holders of the other kinds.
+	for _, c := range []struct{ path, kind, name string }{{path + "-rw", "rwlock", "read/write lock"}, {path + "-sem", "semaphore", "semaphore"}} {
+		for _, cmd := range [][]string{{"lock", "break", c.path, "--yes"}, {"lock", "revoke", c.path}} {
+			wantFail(t, zkc(t, cmd...), exitFailure, fmt.Sprintf("%s supports mutexes only (lock PATH), and %s is a %s: 'zkcoord locks ls %s --kind %s'",
+				strings.Join(cmd[:2], " "), c.path, c.name, c.path, c.kind))
+		}
 	}
 }
 

@@ -151,7 +151,7 @@ func printLeader(a *app, info leaderInfo) {
 }
 
 func watchLeader(a *app, e *election.Election, path string, asJSON bool) error {
-	ch := e.Observe(a.ctx)
+	ch := e.Observe(a.ctx).Changes()
 	for l := range ch {
 		var line string
 		switch {

@@ -24,6 +24,8 @@ type lockOptions struct {
 	grace       time.Duration
 	data        string
 	revocable   bool
+	limitFrom   string // a Curator SharedCount holding the semaphore's limit
+	kazoo       bool   // Kazoo's semaphore layout
 }
 
 func newLockCommand(a *app) *cobra.Command {
@@ -37,7 +39,12 @@ Acquire the lock at PATH, run CMD while holding it, and release it when CMD
 ends. The lock is Apache Curator's InterProcessMutex (or, with --read and
 --write, the read and the write side of InterProcessReadWriteLock; with
 --limit N, one of N leases of InterProcessSemaphoreV2), so Java and Go
-services can share it.
+services can share it. With --limit-from, the semaphore's limit is the count
+of another node (Curator's SharedCount, as 'zkcoord counter' writes it), N
+while that node does not exist; a changed count applies to the next
+acquisition. With --kazoo, the lease is taken in the layout of Kazoo's
+Semaphore instead, shared with Python clients: the node PATH stores the
+limit, which must be N.
 
 These are three kinds of lock, which do not see each other's nodes: take the
 same kind on every holder of a path (--read beside --write, never beside a
@@ -90,6 +97,8 @@ Example:
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	fs.StringVar(&o.data, "data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
 	fs.BoolVar(&o.revocable, "revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
+	fs.StringVar(&o.limitFrom, "limit-from", "", "with --limit: read the limit from the Curator SharedCount at `path` (N while it does not exist)")
+	fs.BoolVar(&o.kazoo, "kazoo", false, "with --limit: the semaphore in Kazoo's layout, shared with Kazoo's Semaphore")
 	cmd.AddCommand(newLockBreakCommand(a), newLockRevokeCommand(a))
 	return cmd
 }
@@ -103,6 +112,20 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	}
 	if o.limit < 0 {
 		return cli.Usagef("lock: --limit must be positive")
+	}
+	var semOpts []lock.Option
+	switch {
+	case (o.limitFrom != "" || o.kazoo) && o.limit == 0:
+		return cli.Usagef("lock: --limit-from and --kazoo are for a semaphore: give --limit N")
+	case o.limitFrom != "" && o.kazoo:
+		return cli.Usagef("lock: --limit-from excludes --kazoo (Kazoo keeps the limit in the semaphore's node)")
+	case o.limitFrom != "":
+		if err := zkcoord.ValidatePath(o.limitFrom); err != nil {
+			return cli.Usagef("lock: --limit-from: %v", err)
+		}
+		semOpts = append(semOpts, lock.WithLimitFrom(o.limitFrom))
+	case o.kazoo:
+		semOpts = append(semOpts, lock.WithKazooLayout())
 	}
 	data := o.data
 	if data == "" {
@@ -131,7 +154,7 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	case o.write:
 		side = kindWrite
 	}
-	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data))
+	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data), semOpts...)
 	if err != nil {
 		return err
 	}
@@ -186,16 +209,16 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 		cause := lease.Err()
 		g := supervise.LossGrace(sess, cause, o.grace)
 		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
-		c.Stop(g, supervise.Owner{Session: sess})
+		c.Stop(g, sess, nil)
 		return cli.Lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
 	case <-a.ctx.Done():
 		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
 	case <-revoked:
 		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
-		c.Stop(o.grace, supervise.Owner{Session: sess, Done: lease.Done(), Cause: lease.Err})
+		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
 	}
@@ -210,9 +233,10 @@ const (
 	kindWrite
 )
 
-// acquire takes the lock as the flags say.
+// acquire takes the lock as the flags say; semOpts are the options of a
+// semaphore only.
 func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit int, wait time.Duration, try bool,
-	data []byte) (*lock.Lease, error) {
+	data []byte, semOpts ...lock.Option) (*lock.Lease, error) {
 	ctx := a.ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
@@ -226,7 +250,7 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	)
 	switch {
 	case limit > 0:
-		s, err2 := lock.NewSemaphore(sess, path, limit, opts...)
+		s, err2 := lock.NewSemaphore(sess, path, limit, append(opts, semOpts...)...)
 		if err2 != nil {
 			return nil, cli.Usagef("lock: %v", err2)
 		}
@@ -269,6 +293,8 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	case errors.Is(err, lock.ErrOtherKind):
 		return nil, fmt.Errorf("acquiring the lock %s: %w; every holder of a path must take the same kind of lock "+
 			"('zkcoord lock' takes a mutex, --read and --write a read/write lock, --limit a semaphore)", path, err)
+	case errors.Is(err, lock.ErrLimitMismatch):
+		return nil, fmt.Errorf("acquiring the lock %s: %w; give --limit the limit its Kazoo clients use", path, err)
 	case a.ctx.Err() != nil:
 		return nil, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
 	case errors.Is(err, context.DeadlineExceeded):

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -28,6 +30,8 @@ and stops its command, but a holder that is stuck or partitioned may still
 act until it notices. Use it only when the holder is known to be dead and its
 session has not expired yet; prefer 'lock revoke'. Without --yes nothing is
 done (exit 2). Prints the node, token and session of the holder it broke.
+A lock that is not held, or that is a read/write lock or a semaphore, exits
+1 and says so ('locks ls --kind' lists the holders of those).
 
 Example:
   zkcoord lock break /locks/nightly-report --yes
@@ -69,10 +73,36 @@ func onHolder(a *app, what, path string, act func(*lock.Mutex, context.Context) 
 	h, err := act(m, ctx)
 	if errors.Is(err, lock.ErrNotHeld) {
 		err = fmt.Errorf("%s is not held", path)
+		if kind := otherLockKind(ctx, sess, path); kind != "" {
+			err = fmt.Errorf("%s supports mutexes only (lock PATH), and %s is a %s: 'zkcoord locks ls %s --kind %s' lists its holders, "+
+				"'zkcoord rm NODE' deletes one", what, path, lockKinds[kind], path, kind)
+		}
 	}
 	if err != nil {
 		done()
 		return nil, lock.Contender{}, nil, err
 	}
 	return sess, h, done, nil
+}
+
+// lockKinds names the kinds of lock of locks --kind.
+var lockKinds = map[string]string{"mutex": "mutex", "rwlock": "read/write lock", "semaphore": "semaphore"}
+
+// otherLockKind tells, by its children, whether the lock at path is a
+// read/write lock (__READ__ and __WRIT__ nodes: "rwlock") or a semaphore
+// (locks and leases: "semaphore"); "" if it is neither, or cannot be read.
+func otherLockKind(ctx context.Context, sess *zkcoord.Session, path string) string {
+	kids, _, err := sess.Children(ctx, path)
+	if err != nil {
+		return ""
+	}
+	if slices.Contains(kids, "leases") && slices.Contains(kids, "locks") {
+		return "semaphore"
+	}
+	for _, k := range kids {
+		if strings.Contains(k, "__READ__") || strings.Contains(k, "__WRIT__") {
+			return "rwlock"
+		}
+	}
+	return ""
 }

@@ -60,7 +60,7 @@ func runLs(a *app, path string, o *lsOptions) error {
 			return nodeError("ls", path, err)
 		}
 		for _, n := range nodes {
-			names = append(names, n.path)
+			names = append(names, n.Path)
 		}
 		incomplete = unlisted(nodes)
 	} else {

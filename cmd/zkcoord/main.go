@@ -7,9 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/metrics"
@@ -22,16 +21,11 @@ func main() {
 
 // run runs one command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, rec: metrics.Nop{},
-		log: slog.New(slog.DiscardHandler)}
-	defer a.close()
-	a.args = args
-	root := newRootCommand(a)
-	root.SetArgs(args)
-	cc, err := root.ExecuteC()
-	return cli.Report(stderr, cc, err)
+	a := &app{stdout: stdout, stderr: stderr, args: args, rec: metrics.Nop{}, log: slog.New(slog.DiscardHandler)}
+	return cli.Run(args, stderr, a.close, func(ctx context.Context) *cobra.Command {
+		a.ctx = ctx
+		return newRootCommand(a)
+	})
 }
 
 // app is what every command shares: output streams, the common flags and

@@ -18,6 +18,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/internal/tool/launch"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -206,14 +207,7 @@ func readLines(t *testing.T, path string) []string {
 // session opens a Session on the shared server for checks made by the test.
 func session(t *testing.T) *zkcoord.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: cluster.Servers(), SessionTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.CloseSession(sess) })
-	return sess
+	return testkit.Open(t, zkcoord.Config{Servers: cluster.Servers(), SessionTimeout: 10 * time.Second})
 }
 
 // newProxyT returns a fault proxy in front of the shared server.

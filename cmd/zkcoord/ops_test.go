@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/rebalance"
 	"github.com/zkcoord/zkcoord/zktest"
@@ -205,11 +206,27 @@ func TestChroot(t *testing.T) {
 	t.Parallel()
 	chroot := unique(t)
 	group := "g"
-	mustZkc(t, "--chroot", chroot, "resources", "add", group, "r1", "r2")
 	sess := session(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	got, err := rebalance.ListResources(ctx, sess, chroot+rebalance.DefaultRoot, group)
+	// A chroot that does not exist is an error that names it, for writes
+	// and reads alike, given as --chroot or in --zk; nothing is created.
+	for _, args := range [][]string{
+		{"--chroot", chroot, "resources", "add", group, "r1"},
+		{"--chroot", chroot, "counter", "set", "/c", "5"},
+		{"--chroot", chroot, "ls", "/"},
+		{"--chroot", chroot, "create", "/x"},
+		{"--zk", cluster.ConnectString() + chroot, "get", "/c"},
+	} {
+		wantFail(t, zkc(t, args...), exitFailure, "the chroot "+chroot+" does not exist")
+	}
+	if ok, _, err := sess.Exists(ctx, chroot); err != nil || ok {
+		t.Fatalf("the missing chroot was created: %v %v", ok, err)
+	}
+	// create --parents creates it, with the node.
+	mustZkc(t, "--chroot", chroot, "create", "--parents", "/made")
+	mustZkc(t, "--chroot", chroot, "resources", "add", group, "r1", "r2")
+	got, err := rebalance.ListResources(ctx, sess, zkcoord.Join(chroot+rebalance.DefaultRoot, group))
 	if err != nil || !slices.Equal(got, []string{"r1", "r2"}) {
 		t.Fatalf("resources under the chroot: %v, %v", got, err)
 	}
@@ -222,6 +239,7 @@ func TestChroot(t *testing.T) {
 	if r := zkcEnv(t, env, "resources", "ls", group); r.code != 0 || r.stdout != "r1\nr2\nr3\n" {
 		t.Errorf("resources ls with ZKCOORD_CHROOT: %s", r)
 	}
+	mustZkc(t, "create", chroot+"/elsewhere")
 	if r := zkc(t, "--chroot", chroot+"/elsewhere", "resources", "ls", group); strings.Contains(r.stdout, "r1") {
 		t.Errorf("another chroot sees the group: %s", r)
 	}

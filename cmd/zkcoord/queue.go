@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ type queueOptions struct {
 	noWait   bool
 	timeout  time.Duration
 	work     bool
+	asJSON   bool
 }
 
 func newQueueCommand(a *app) *cobra.Command {
@@ -59,6 +61,14 @@ Items are served by priority (0 to 999, lower first; items put without
 --priority count as 0, or with --work as 100, Kazoo's default), and in FIFO
 order within one priority. Every item is taken by at most one taker at a
 time, even when many processes take at once and connections drop.
+
+With --json, take prints each item as it takes it, as a JSON object on a
+line of its own: {"data": ..., "encoding": "utf-8" or "base64"}; len prints
+{"path": ..., "len": N}.
+
+put reads all of standard input before it puts anything: a line of 1 MiB or
+more (more than a node holds) fails the command with nothing put. If a put
+fails midway, the message says which items were put and which were not.
 `,
 		RunE: subcommandRequired,
 	}
@@ -68,6 +78,7 @@ time, even when many processes take at once and connections drop.
 	fs.BoolVar(&o.noWait, "no-wait", false, "take: exit 1 at once if the queue is empty")
 	fs.DurationVar(&o.timeout, "timeout", 0, "take: give up (exit 1) after this `duration`; 0 waits for ever")
 	fs.BoolVar(&o.work, "work", false, "use the work-queue layout: take is at-least-once (see above)")
+	fs.BoolVar(&o.asJSON, "json", false, "take: print each item as a JSON object on a line of its own; len: print a JSON object")
 	for _, sub := range []struct{ use, short string }{
 		{"put PATH ITEM...", "append items"},
 		{"take PATH", "take items from the head and print them"},
@@ -113,8 +124,11 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 		for sc.Scan() {
 			items = append(items, sc.Text())
 		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("reading standard input: %w", err)
+		if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("queue put %s: line %d of standard input is %d bytes or more: larger than ZooKeeper lets a node hold; nothing was put",
+				path, len(items)+1, maxInput)
+		} else if err != nil {
+			return fmt.Errorf("queue put %s: reading standard input: %w; nothing was put", path, err)
 		}
 	}
 	sess, ctx, done, err := a.oneShot()
@@ -124,7 +138,7 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 	defer done()
 
 	if o.work {
-		return workQueue(a, sess, ctx, sub, path, items, o.priority, withPriority, o.count, o.noWait, o.timeout)
+		return workQueue(a, sess, ctx, sub, path, items, o.priority, withPriority, o.count, o.noWait, o.timeout, o.asJSON)
 	}
 	// A PriorityQueue serves a plain Queue's items as priority 0, so it
 	// can take from both kinds.
@@ -138,14 +152,14 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 	}
 	switch sub {
 	case "put":
-		for _, it := range items {
+		for i, it := range items {
 			if withPriority {
 				_, err = pq.Put(ctx, o.priority, []byte(it))
 			} else {
 				_, err = q.Put(ctx, []byte(it))
 			}
 			if err != nil {
-				return fmt.Errorf("queue put %s: %w", path, err)
+				return fmt.Errorf("queue put %s: %s", path, partialPut(i, len(items), err))
 			}
 		}
 	case "len":
@@ -153,7 +167,7 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 		if err != nil {
 			return fmt.Errorf("queue len %s: %w", path, err)
 		}
-		a.printf("%d\n", n)
+		printLen(a, path, n, o.asJSON)
 	case "take":
 		tctx, tcancel := takeContext(a, o.timeout)
 		defer tcancel()
@@ -170,7 +184,7 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 				return takeError(a, path, o.timeout, err)
 			}
 			for _, data := range got {
-				a.printf("%s\n", data)
+				a.printf("%s\n", itemLine(data, o.asJSON))
 			}
 			left -= len(got)
 		}
@@ -202,7 +216,7 @@ func takeError(a *app, path string, timeout time.Duration, err error) error {
 // workQueue runs put, take or len on a work queue. Its take claims a batch,
 // prints it, then acknowledges it: at least once.
 func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path string, items []string,
-	prio int, withPriority bool, count int, noWait bool, timeout time.Duration) error {
+	prio int, withPriority bool, count int, noWait bool, timeout time.Duration, asJSON bool) error {
 	wq, err := queue.NewWork(sess, path)
 	if err != nil {
 		return cli.Usagef("queue: %v", err)
@@ -212,9 +226,9 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 	}
 	switch sub {
 	case "put":
-		for _, it := range items {
+		for i, it := range items {
 			if err := wq.Put(ctx, []byte(it), prio); err != nil {
-				return fmt.Errorf("queue put %s: %w", path, err)
+				return fmt.Errorf("queue put %s: %s", path, partialPut(i, len(items), err))
 			}
 		}
 	case "len":
@@ -222,7 +236,7 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 		if err != nil {
 			return fmt.Errorf("queue len %s: %w", path, err)
 		}
-		a.printf("%d\n", n)
+		printLen(a, path, n, asJSON)
 	case "take":
 		tctx, tcancel := takeContext(a, timeout)
 		defer tcancel()
@@ -236,7 +250,7 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 			if err != nil {
 				return takeError(a, path, timeout, err)
 			}
-			if err := printAndAck(a, sess, path, cs); err != nil {
+			if err := printAndAck(a, sess, path, cs, asJSON); err != nil {
 				return err
 			}
 			left -= len(cs)
@@ -248,12 +262,12 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 // printAndAck prints the items of cs, then acknowledges them (pipelined,
 // about one round trip for the batch). Items that could not be printed are
 // given back; an item printed and not acknowledged is taken again.
-func printAndAck(a *app, sess *zkcoord.Session, path string, cs []*queue.Claim) error {
+func printAndAck(a *app, sess *zkcoord.Session, path string, cs []*queue.Claim, asJSON bool) error {
 	ctx, cancel := a.opContext(sess)
 	defer cancel()
 	var werr error
 	for i, c := range cs {
-		if _, werr = fmt.Fprintf(a.stdout, "%s\n", c.Data()); werr != nil {
+		if _, werr = fmt.Fprintf(a.stdout, "%s\n", itemLine(c.Data(), asJSON)); werr != nil {
 			for _, c := range cs[i:] {
 				_ = c.Release(ctx)
 			}
@@ -284,4 +298,58 @@ func ackAll(ctx context.Context, cs []*queue.Claim) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// partialPut says what a put of n items did when item i (from 0) failed
+// with err: the items before it were put; it was not, or, when its reply
+// was lost (zkcoord.ErrOutcomeUnknown), may have been; those after it were
+// not.
+func partialPut(i, n int, err error) string {
+	failed := "was not put"
+	if errors.Is(err, zkcoord.ErrOutcomeUnknown) {
+		failed = "may or may not have been put"
+	}
+	if n == 1 {
+		return fmt.Sprintf("%v; the item %s", err, failed)
+	}
+	done := "no item before it was put"
+	if i > 0 {
+		done = fmt.Sprintf("items 1 to %d of %d were put", i, n)
+	}
+	rest := ""
+	switch {
+	case i+2 == n:
+		rest = fmt.Sprintf(", item %d was not put", n)
+	case i+2 < n:
+		rest = fmt.Sprintf(", items %d to %d were not put", i+2, n)
+	}
+	return fmt.Sprintf("item %d: %v; %s, item %d %s%s", i+1, err, done, i+1, failed, rest)
+}
+
+// itemLine is how take prints an item: as it is, or with --json as an
+// object with its data and the data's encoding.
+func itemLine(data []byte, asJSON bool) []byte {
+	if !asJSON {
+		return data
+	}
+	text, enc := jsonData(data)
+	b, _ := json.Marshal(struct {
+		Data     string `json:"data"`
+		Encoding string `json:"encoding"`
+	}{text, enc})
+	return b
+}
+
+// printLen prints the length of the queue at path, with --json as an
+// object.
+func printLen(a *app, path string, n int, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(struct {
+			Path string `json:"path"`
+			Len  int    `json:"len"`
+		}{path, n})
+		a.printf("%s\n", b)
+		return
+	}
+	a.printf("%d\n", n)
 }

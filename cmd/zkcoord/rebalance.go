@@ -12,7 +12,6 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
-	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/metrics"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -58,6 +57,10 @@ Under the shell, {resource} becomes "$ZKCOORD_RESOURCE", so a resource name
 is always one word and never shell code; it may stand inside double quotes,
 not inside single quotes. After "--", CMD and its arguments are run directly.
 
+A worker's --weight is its capacity: resources are shared in proportion to
+the weights of the workers (a worker of weight 2 gets twice the share of one
+of weight 1). Workers that give none, also those of older versions, weigh 1.
+
 Modes (--mode, the same for every worker of a group):
   incremental       only resources that change owner stop (default)
   resource-barrier  every resource stops on every rebalancing, then restarts
@@ -100,6 +103,7 @@ Example:
 	fs.IntVar(&o.maxRestarts, "max-restarts", 0, "give up after `n` restarts of one resource's CMD (0: never give up)")
 	fs.DurationVar(&o.minInterval, "min-interval", rebalance.DefaultMinInterval, "as coordinator, start rebalancings at least this far apart")
 	fs.DurationVar(&o.startDelay, "start-delay", 0, "wait this long after taking a resource's barrier before starting CMD")
+	fs.Int64Var(&o.weight, "weight", 1, "this worker's capacity: workers get resources in proportion to their `weight` (1 to 1000000)")
 	fs.BoolVar(&o.noRecover, "no-recover", false, "exit with status 3 when the session is lost, instead of joining again")
 	fs.BoolVar(&o.events, "events", false, "print acquire and release events on standard output, for test harnesses (CMD's output then goes to standard error)")
 	completeWords(cmd, "mode", "incremental", "resource-barrier", "global-barrier")
@@ -122,6 +126,7 @@ type rebalanceOptions struct {
 	maxRestarts  int
 	minInterval  time.Duration
 	startDelay   time.Duration
+	weight       int64
 	noRecover    bool
 	events       bool
 }
@@ -149,6 +154,9 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 	if o.maxRestarts < 0 || o.restartDelay < 0 || o.grace < 0 || o.minInterval < 0 || o.startDelay < 0 {
 		return cli.Usagef("rebalance: durations and counts must not be negative")
 	}
+	if o.weight < 1 || o.weight > alloc.MaxWeight {
+		return cli.Usagef("rebalance: --weight: want 1 to %d, not %d", alloc.MaxWeight, o.weight)
+	}
 	if o.name == "" {
 		h, _ := os.Hostname()
 		o.name = fmt.Sprintf("%s-%d", h, os.Getpid())
@@ -156,12 +164,7 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
-	cfg, err := a.conn.Config()
-	if err != nil {
-		return err
-	}
-	w := newWorker(a, o)
-	return w.run(cfg)
+	return newWorker(a, o).run()
 }
 
 // worker is one member of a group running a child per resource.
@@ -182,51 +185,32 @@ func newWorker(a *app, o *rebalanceOptions) *worker {
 	return w
 }
 
-// run joins the group, session after session, until interrupted or a
-// failure that joining again cannot cure.
-func (w *worker) run(cfg zkcoord.Config) error {
+// run joins the group, session after session (a.supervise), until
+// interrupted or a failure that joining again cannot cure.
+func (w *worker) run() error {
 	a, o := w.a, w.o
-	backoff := 100 * time.Millisecond
-	for first := true; ; first = false {
-		sess, err := a.connectConfig(a.ctx, cfg)
-		if err != nil {
-			var ee *cli.ExitError
-			if first || a.ctx.Err() != nil || errors.As(err, &ee) || errors.Is(err, zkcoord.ErrAuthFailed) {
-				if a.ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-			a.log.Warn("could not reconnect; trying again", "err", err, "in", backoff)
-			if !delay.Sleep(a.ctx, backoff, nil) {
-				return nil
-			}
-			backoff = min(2*backoff, 5*time.Second)
-			continue
-		}
-		joined := time.Now()
-		err = w.runSession(sess)
-		cli.CloseSession(sess)
-		if time.Since(joined) > time.Minute {
-			backoff = 100 * time.Millisecond // it was a long membership
-		}
+	joined := false // work runs on Supervise's goroutine only
+	err := a.supervise(a.ctx, func(_ context.Context, sess *zkcoord.Session) error {
+		joined = true
+		return w.runSession(sess)
+	}, zkcoord.WithRestartIf(func(err error) bool {
 		var ee *cli.ExitError
-		switch {
-		case err == nil || a.ctx.Err() != nil:
-			return nil
-		case errors.As(err, &ee):
-			return err
-		case o.noRecover:
-			return cli.Lostf("left the group %s: %v", o.group, err)
-		case !recoverable(err):
-			return fmt.Errorf("left the group %s: %w", o.group, err)
+		if errors.As(err, &ee) || o.noRecover || !recoverable(err) {
+			return false
 		}
-		a.log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err, "in", backoff)
-		if !delay.Sleep(a.ctx, backoff, nil) {
-			return nil
-		}
-		backoff = min(2*backoff, 5*time.Second)
+		a.log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err)
+		return true
+	}))
+	var ee *cli.ExitError
+	switch {
+	case err == nil || a.ctx.Err() != nil:
+		return nil
+	case !joined || errors.As(err, &ee):
+		return err
+	case o.noRecover:
+		return cli.Lostf("left the group %s: %v", o.group, err)
 	}
+	return fmt.Errorf("left the group %s: %w", o.group, err)
 }
 
 // recoverable reports whether joining again with a new Session may cure err.
@@ -247,7 +231,6 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 	a, o := w.a, w.o
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
-	go watchSession(a, sess)
 	h := rebalance.Handler{
 		Assigned: func(ctx context.Context, as rebalance.Assignment) error {
 			w.runs.start(ctx, sess, as)
@@ -258,9 +241,10 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 			return nil
 		},
 	}
-	opts := []rebalance.Option{rebalance.WithRoot(o.root), rebalance.WithMode(o.mode), rebalance.WithName(o.name),
-		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLogger(a.log)}
-	c, err := rebalance.Start(ctx, sess, o.group, h, opts...)
+	opts := []rebalance.Option{rebalance.WithMode(o.mode), rebalance.WithName(o.name),
+		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLogger(a.log),
+		rebalance.WithWeight(o.weight)}
+	c, err := rebalance.Start(ctx, sess, zkcoord.Join(o.root, o.group), h, opts...)
 	if err != nil {
 		if a.ctx.Err() != nil {
 			return nil

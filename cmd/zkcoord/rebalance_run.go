@@ -107,7 +107,7 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 				if !handedOver(cause) {
 					g = supervise.LossGrace(sess, cause, o.grace)
 				}
-				c.Stop(g, supervise.Owner{Session: sess})
+				c.Stop(g, sess, nil)
 				a.log.Info("command stopped", "resource", res, "pid", c.Pid(), "why", cause, "how", c.Describe())
 				return
 			}

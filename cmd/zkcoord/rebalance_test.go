@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/internal/tool/oracle"
@@ -38,7 +39,7 @@ func describe(t *testing.T, group string) *rebalance.Description {
 	sess := session(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := rebalance.Describe(ctx, sess, rebalance.DefaultRoot, group)
+	d, err := rebalance.Describe(ctx, sess, zkcoord.Join(rebalance.DefaultRoot, group))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,9 @@ A resource id is one ZooKeeper node name (no "/"). Removing a resource never
 interrupts its current owner abruptly: the owner stops it after the next
 rebalancing, as it would for a move. Adding a resource that exists, or removing
 one that does not, is reported and makes the exit status 1, but the other
-resources given are still processed.
+resources given are still processed. Any other failure stops the command,
+which then says which resources it added (or removed) and which it did not
+try.
 `,
 		RunE: subcommandRequired,
 	}
@@ -84,7 +86,7 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 	defer done()
 
 	if sub == "ls" {
-		list, err := rebalance.ListResources(ctx, sess, o.root, group)
+		list, err := rebalance.ListResources(ctx, sess, zkcoord.Join(o.root, group))
 		if err != nil {
 			return fmt.Errorf("listing the resources of %s: %w", group, err)
 		}
@@ -101,31 +103,52 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 		}
 		return nil
 	}
-	var failed []error
-	for _, id := range ids {
+	var did, failed []string
+	for i, id := range ids {
 		var err error
 		if sub == "add" {
-			err = rebalance.AddResource(ctx, sess, o.root, group, id)
+			err = rebalance.AddResource(ctx, sess, zkcoord.Join(o.root, group), id)
 		} else {
-			err = rebalance.RemoveResource(ctx, sess, o.root, group, id)
+			err = rebalance.RemoveResource(ctx, sess, zkcoord.Join(o.root, group), id)
 		}
 		switch {
 		case err == nil:
+			did = append(did, id)
 			a.log.Debug("done", "op", sub, "group", group, "resource", id)
 		case errors.Is(err, rebalance.ErrResourceExists):
-			failed = append(failed, fmt.Errorf("%s: already registered", id))
+			failed = append(failed, id+": already registered")
 		case errors.Is(err, rebalance.ErrNoResource):
-			failed = append(failed, fmt.Errorf("%s: no such resource", id))
-		case errors.Is(err, rebalance.ErrInvalidOption):
+			failed = append(failed, id+": no such resource")
+		case errors.Is(err, rebalance.ErrInvalidOption) && i == 0:
 			return cli.Usagef("resources %s: %v", sub, err)
 		default:
-			return fmt.Errorf("resources %s %s: %w", sub, id, err)
+			before := ""
+			if len(failed) > 0 {
+				before = strings.Join(failed, "; ") + "; "
+			}
+			return fmt.Errorf("resources %s %s: %s%s: %w%s", sub, group, before, id, err, resourcesDone(sub, did, ids[i+1:]))
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("resources %s %s: %w", sub, group, errors.Join(failed...))
+		return fmt.Errorf("resources %s %s: %s%s", sub, group, strings.Join(failed, "; "), resourcesDone(sub, did, nil))
 	}
 	return nil
+}
+
+// resourcesDone says, after a failure, which resources resources add or
+// rm did (done) and which it did not try (left).
+func resourcesDone(sub string, done, left []string) string {
+	verb := map[string]string{"add": "added", "rm": "removed"}[sub]
+	var s string
+	if len(done) > 0 {
+		s = "; " + verb + " " + strings.Join(done, ", ")
+	} else {
+		s = "; none " + verb
+	}
+	if len(left) > 0 {
+		s += "; not tried: " + strings.Join(left, ", ")
+	}
+	return s
 }
 
 // removeAlias gives a command spelled rm its other spelling, remove: one

@@ -29,12 +29,7 @@ func newRootCommand(a *app) *cobra.Command {
 			return cli.Usagef("missing command")
 		},
 	}
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(cc *cobra.Command, err error) error { return cli.FlagError(cc, a.args, err) })
-	pf := root.PersistentFlags()
-	a.conn.Register(pf)
-	a.logging.Register(pf)
+	cli.Prepare(root, a.stdout, a.stderr, a.args, &a.conn, &a.logging)
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(cc *cobra.Command, args []string) {
 		switch {
@@ -54,6 +49,7 @@ func newRootCommand(a *app) *cobra.Command {
 	completeWords(root, "log-format", "text", "json")
 	completeWords(root, "acl", "open", "creator")
 	root.AddCommand(a.commands()...)
+	addCompletions(a, root)
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [COMMAND]",
 		Short: "help about a command",
@@ -94,6 +90,7 @@ func (a *app) commands() []*cobra.Command {
 		newWhoAmICommand(a),
 		newEphemeralsCommand(a),
 		newServerCommand(a),
+		newEnsembleCommand(a),
 		newServicesCommand(a),
 		newUICommand(a),
 		newDemoCommand(a),
@@ -148,7 +145,9 @@ Environment of the commands zkcoord runs:
   ZKCOORD_RESOURCE  the resource (rebalance)
   ZKCOORD_TERM, ZKCOORD_GROUP, ZKCOORD_GENERATION, ZKCOORD_NODE: see each command
 
-Shell completion: see 'zkcoord completion --help'.
+Shell completion: see 'zkcoord completion --help'. It offers the commands,
+their flags and the values of those that take a fixed set, and asks the
+server for node paths, groups, resources and services.
 
 Exit codes:
   0  success

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -40,7 +42,9 @@ func newServicesCommand(a *app) *cobra.Command {
 
 Services are registered as Apache Curator's ServiceDiscovery does (one JSON
 node per instance under BASE/NAME), so Java and Python services find the
-instances zkcoord registers and the other way round.
+instances zkcoord registers and the other way round. get skips the nodes
+under NAME that are not instances, and says so on standard error, one line
+each.
 
 register creates an ephemeral node, which lives as long as zkcoord's
 ZooKeeper session, and prints "registered NODE id ID" each time it has
@@ -137,14 +141,15 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 		}
 		return nil
 	}
-	ins, err := d.Instances(ctx, name)
-	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+	ins, skipped, err := readInstances(ctx, sess, d, base, name)
+	if err != nil {
 		return fmt.Errorf("reading the instances of %s: %w", name, err)
 	}
+	for _, err := range skipped {
+		why := strings.TrimPrefix(cli.Message(err), cli.Message(zkcoord.ErrBadData)+": ")
+		fmt.Fprintf(a.stderr, "zkcoord: services get: skipped a node: %s\n", why)
+	}
 	if o.asJSON {
-		if ins == nil {
-			ins = []discovery.Instance{}
-		}
 		return a.printJSON(ins)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -153,6 +158,37 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", in.ID, in.Address, portString(in.Port), !in.Disabled, in.Payload)
 	}
 	return tw.Flush()
+}
+
+// readInstances reads the instances of the service name, by id, as
+// Discovery.Instances does, and returns apart why each node that is not an
+// instance was skipped.
+func readInstances(ctx context.Context, sess *zkcoord.Session, d *discovery.Discovery, base, name string) (
+	[]discovery.Instance, []error, error) {
+	nodes, _, err := sess.Children(ctx, zkcoord.Join(base, name))
+	if errors.Is(err, zkcoord.ErrNoNode) {
+		return []discovery.Instance{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(nodes)
+	ins := []discovery.Instance{}
+	var skipped []error
+	for _, n := range nodes {
+		in, err := d.Instance(ctx, name, n)
+		switch {
+		case errors.Is(err, discovery.ErrNotFound): // unregistered meanwhile
+		case errors.Is(err, zkcoord.ErrBadData):
+			skipped = append(skipped, err)
+		case err != nil:
+			return nil, nil, err
+		default:
+			ins = append(ins, in)
+		}
+	}
+	slices.SortStableFunc(ins, func(a, b discovery.Instance) int { return strings.Compare(a.ID, b.ID) })
+	return ins, skipped, nil
 }
 
 // registerService registers an instance and keeps it registered until

@@ -38,6 +38,14 @@ func TestServices(t *testing.T) {
 	if out := mustZkc(t, "services", "get", base, "billing"); !strings.Contains(out, "one  ") || !strings.Contains(out, "8080") {
 		t.Errorf("services get: %s", out)
 	}
+	// Nodes that are not instances are skipped, and reported.
+	mustZkc(t, "create", base+"/billing/junk", "not json")
+	r := zkc(t, "services", "get", base, "billing", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &ins); r.code != 0 || err != nil || len(ins) != 1 ||
+		!strings.Contains(r.stderr, "zkcoord: services get: skipped a node: "+base+"/billing/junk is not a service instance") {
+		t.Errorf("services get beside a node that is not an instance: %s", r)
+	}
+	mustZkc(t, "rm", base+"/billing/junk")
 	if err := reg.Proc.Terminate(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}

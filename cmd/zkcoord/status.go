@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -95,7 +96,7 @@ func runStatus(a *app, group string, o *statusOptions) error {
 	}
 	ctx, cancel := a.opContext(sess)
 	defer cancel()
-	d, err := rebalance.Describe(ctx, sess, o.root, group)
+	d, err := rebalance.Describe(ctx, sess, zkcoord.Join(o.root, group))
 	if errors.Is(err, rebalance.ErrNoGroup) {
 		return fmt.Errorf("no group %s under %s", group, o.root)
 	}

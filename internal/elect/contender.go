@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // ErrMissing: the contender's own node is gone (deleted by someone, or
@@ -169,7 +170,7 @@ func bg(ctx context.Context) context.Context { return context.WithoutCancel(ctx)
 // RefuseOrder error; the caller deletes the node then.
 func (c *Contender) Determine(ctx context.Context) (Place, error) {
 	var p Place
-	pred, data, w, err := c.sess.WatchPredecessor(bg(ctx), func() (string, error) {
+	pred, data, w, err := recipe.WatchPredecessor(bg(ctx), c.sess, func() (string, error) {
 		if cause := context.Cause(ctx); cause != nil {
 			return "", cause
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // ErrTermGone: the term node was deleted under a leader.
@@ -323,7 +324,7 @@ func (c *Contender) CheckOffice(ctx context.Context, off Office) ([]byte, error)
 // contender's.
 func (c *Contender) Leave(ctx context.Context, off Office) error {
 	if c.lay.LeaderPath == "" {
-		return c.sess.EnsureDeleted(ctx, c.node)
+		return recipe.EnsureDeleted(ctx, c.sess, c.node)
 	}
 	leave := func(ops ...zkcoord.Op) error {
 		return c.sess.Retry(ctx, func(ctx context.Context) error {
@@ -341,5 +342,5 @@ func (c *Contender) Leave(ctx context.Context, off Office) error {
 	if err := leave(check, delAck); err != nil && c.sess.Err() == nil {
 		c.sess.Logger().Debug("elect: leader node not deleted", "path", c.lay.LeaderPath, "err", err)
 	}
-	return c.sess.EnsureDeleted(ctx, c.node)
+	return recipe.EnsureDeleted(ctx, c.sess, c.node)
 }

@@ -24,6 +24,8 @@ type Config struct {
 	// Auth is sent, in order, on every connection before any other
 	// request (for digest: Scheme "digest", Auth "user:password").
 	Auth []wire.AuthPacket
+	// SASL, if set, authenticates every connection before Auth is sent.
+	SASL *SASL
 	// Dial opens a connection (a TLS dialer, a test's proxy); nil uses
 	// net.Dialer.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -73,7 +75,7 @@ type Client struct {
 	err      error // set before done is closed
 	wg       sync.WaitGroup
 
-	xid int32 // the writer's, one connection at a time
+	xid int32 // the writer's, one connection at a time, and the SASL exchange's before it
 
 	mu        sync.Mutex
 	sessionID int64
@@ -244,9 +246,12 @@ func (c *Client) run(cn *conn) {
 		}
 		next, err := c.connect(c.lifetime)
 		if err != nil {
-			if errors.Is(err, wire.ErrSessionExpired) {
+			switch {
+			case errors.Is(err, wire.ErrSessionExpired):
 				endErr, endState = err, wire.StateExpired
-			} else {
+			case errors.Is(err, wire.ErrAuthFailed):
+				endErr, endState = err, wire.StateAuthFailed
+			default:
 				endErr = ErrClosed
 			}
 			break

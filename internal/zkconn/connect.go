@@ -19,7 +19,9 @@ import (
 // answering the handshake (ZooKeeper's refusal of a client whose
 // lastZxidSeen is ahead of it, a server without a quorum) is skipped. An
 // answer with a timeout of zero or less says the session is gone: the
-// error wraps wire.ErrSessionExpired and no other server is tried.
+// error wraps wire.ErrSessionExpired and no other server is tried; a
+// SASL exchange that fails wraps wire.ErrAuthFailed and ends the
+// attempts likewise.
 func (c *Client) connect(ctx context.Context) (*conn, error) {
 	var errs []error
 	for tried := 0; ; tried++ {
@@ -52,7 +54,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		}
 		addr := c.nextServer()
 		cn, err := c.handshake(ctx, addr)
-		if errors.Is(err, wire.ErrSessionExpired) {
+		if errors.Is(err, wire.ErrSessionExpired) || errors.Is(err, wire.ErrAuthFailed) {
 			return nil, err
 		}
 		if err != nil {
@@ -125,7 +127,6 @@ func (c *Client) handshake(ctx context.Context, addr string) (*conn, error) {
 		nc.Close()
 		return nil, fmt.Errorf("zkconn: %s answered session 0x%x with 0x%x", addr, req.SessionID, resp.SessionID)
 	}
-	nc.SetDeadline(time.Time{})
 	negotiated := time.Duration(resp.TimeOut) * time.Millisecond
 	c.mu.Lock()
 	c.sessionID = resp.SessionID
@@ -134,6 +135,23 @@ func (c *Client) handshake(ctx context.Context, addr string) (*conn, error) {
 	c.server = addr
 	c.mu.Unlock()
 	c.renewed(sent) // the server touched the session when it answered
+	if c.cfg.SASL != nil {
+		// The exchange gets a budget of its own: a mechanism may ask a
+		// KDC for a ticket first.
+		sctx, cancel := context.WithTimeout(ctx, budget)
+		nc.SetDeadline(time.Now().Add(budget))
+		stop := context.AfterFunc(sctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+		err := c.authenticate(sctx, fw, fr, addr)
+		if !stop() && err == nil {
+			err = sctx.Err()
+		}
+		cancel()
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	nc.SetDeadline(time.Time{})
 	readTimeout := negotiated * 2 / 3
 	pingEvery := readTimeout / 3
 	if c.cfg.PingEvery != nil {

@@ -31,8 +31,9 @@
 // the server, and how a server without a quorum turns clients away. A
 // handshake answered with a timeout of zero or less says the session has
 // expired: the Client ends for good with wire.ErrSessionExpired. It never
-// opens a new session after its first. A refused AuthPacket ends it with
-// wire.ErrAuthFailed, Close with ErrClosed; Done and Err report the end.
+// opens a new session after its first. A refused AuthPacket or SASL
+// exchange ends it with wire.ErrAuthFailed, Close with ErrClosed; Done and
+// Err report the end.
 //
 // # Requests
 //
@@ -111,10 +112,22 @@
 // session's own Watch (Session) receives only these connection events,
 // like ZooKeeper's default watcher.
 //
-// # Auth and chroot
+// # SASL, auth and chroot
 //
-// Config.Auth is sent on every connection before anything else. There is
-// no chroot here: paths are the server's, and a chroot is the Session's.
+// Config.SASL, if set, runs its exchange on every connection right after
+// the handshake, inside it, before the writer starts: each token a sasl
+// request (GetSASLRequest) with an ordinary xid, each answer a
+// SetSASLResponse. So nothing else, not even the AuthPackets, re-armed
+// watches or requests queued while disconnected, is written before the
+// identity is in place. DigestMD5 is the client side of DIGEST-MD5 as
+// ZooKeeper's server expects it. An exchange the server refuses
+// (AuthFailed) or the mechanism cannot complete ends the client with an
+// error wrapping wire.ErrAuthFailed, like a refused AuthPacket; a network
+// error during it is a failed connection attempt.
+//
+// Config.Auth is sent on every connection before anything else but the
+// SASL exchange. There is no chroot here: paths are the server's, and a
+// chroot is the Session's.
 //
 // # Close
 //
@@ -130,6 +143,6 @@
 // has gone quiet (Reconnect), ends without closeSession when it declares
 // itself lost (Abandon), follows the ensemble's membership (SetServers),
 // hands one-shot watch events to channels through Notify, pipelines with
-// Start, and does the chroot. TLS is a
-// Config.Dial. SASL and read-only servers are not supported.
+// Start, and does the chroot. TLS is a Config.Dial, SASL a Config.SASL.
+// Read-only servers are not supported.
 package zkconn

@@ -20,6 +20,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
+import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -42,8 +43,12 @@ import org.apache.zookeeper.data.Stat;
  *   T holdrevocable PATH                         -> T held NODE, then
  *                                                   T revoked when asked
  *   T revoke NODEPATH                            -> T revokesent
+ *   T setcount PATH VALUE                        -> T set
+ *                                                   (SharedCount.setCount)
  *
- * KIND is mutex, read, write or sem (MAX matters for sem only). Every holder
+ * KIND is mutex, read, write, sem or semlimit (MAX matters for the
+ * semaphores only). A semlimit semaphore reads its limit from the
+ * SharedCount at PATH-limit, seeded with MAX. Every holder
  * in a loop records its entry and exit in the CHECKER node with
  * version-checked writes, so that any overlap of holders that must exclude
  * each other is detected: see Checker.
@@ -51,6 +56,7 @@ import org.apache.zookeeper.data.Stat;
 public class CuratorLocks {
     static CuratorFramework client;
     static final Map<String, CountDownLatch> releases = new ConcurrentHashMap<>();
+    static final Map<String, SharedCount> counts = new ConcurrentHashMap<>();
 
     static synchronized void out(String s) {
         System.out.println(s);
@@ -126,7 +132,10 @@ public class CuratorLocks {
             case "write":
                 return mutexHolder(new InterProcessReadWriteLock(client, path).writeLock());
             case "sem":
-                InterProcessSemaphoreV2 s = new InterProcessSemaphoreV2(client, path, max);
+            case "semlimit":
+                InterProcessSemaphoreV2 s = kind.equals("sem")
+                        ? new InterProcessSemaphoreV2(client, path, max)
+                        : new InterProcessSemaphoreV2(client, path, count(path + "-limit", max));
                 return new Holder() {
                     Lease lease;
 
@@ -150,6 +159,19 @@ public class CuratorLocks {
             default:
                 throw new IllegalArgumentException("unknown kind " + kind);
         }
+    }
+
+    // count returns the started SharedCount at path, one per path.
+    static SharedCount count(String path, int seed) {
+        return counts.computeIfAbsent(path, p -> {
+            SharedCount c = new SharedCount(client, p, seed);
+            try {
+                c.start();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+            return c;
+        });
     }
 
     static Holder mutexHolder(InterProcessMutex m) {
@@ -245,6 +267,14 @@ public class CuratorLocks {
                 out(tag + " revokesent");
                 break;
             }
+            case "setcount": {
+                SharedCount c = new SharedCount(client, f[2], 0);
+                c.start();
+                c.setCount(Integer.parseInt(f[3]));
+                c.close();
+                out(tag + " set");
+                break;
+            }
             case "try": {
                 Holder h = holder(f[2], f[3], Integer.parseInt(f[4]));
                 boolean ok = h.tryAcquire();
@@ -335,7 +365,7 @@ public class CuratorLocks {
         }
 
         String prefix() {
-            return kind.equals("sem") ? "S" : "R";
+            return kind.startsWith("sem") ? "S" : "R";
         }
 
         void enter() throws Exception {
@@ -360,7 +390,7 @@ public class CuratorLocks {
                     violation("entered while the checker says " + s);
                     return;
                 }
-                if (kind.equals("sem") && n + 1 > max) {
+                if (kind.startsWith("sem") && n + 1 > max) {
                     violation("lease " + (n + 1) + " of " + max);
                 }
                 if (set(prefix() + (n + 1), st.getVersion())) {

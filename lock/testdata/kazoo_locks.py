@@ -8,6 +8,11 @@ with lines starting with the same tag:
   T hold PATH                         -> T held NODE
   T release                           -> T released
   T try PATH                          -> T tried true|false
+  T semloop PATH MAX THREADS ROUNDS CHECKER -> T done ENTRIES VIOLATIONS
+  T semhold PATH MAX                  -> T held NODE
+  T semtry PATH MAX                   -> T tried true|false
+
+The sem commands drive Kazoo's Semaphore with MAX leases.
 
 Kazoo names its own nodes "<uuid hex>__lock__<seq>"; with
 extra_lock_patterns=["-lock-"] it also treats Curator-style
@@ -63,7 +68,44 @@ def check_exit(checker, ident):
     return bad
 
 
-def loop(tag, path, threads, rounds, checker):
+def sem_enter(checker, ident, max_leases):
+    bad = []
+    while True:
+        data, st = zk.get(checker)
+        s = data.decode()
+        n = 0
+        if s.startswith("S"):
+            n = int(s[1:])
+        elif s:
+            return bad + ["entered while the checker says " + s]
+        if n + 1 > max_leases:
+            bad.append("lease %d of %d" % (n + 1, max_leases))
+        try:
+            zk.set(checker, ("S%d" % (n + 1)).encode(), version=st.version)
+            return bad
+        except BadVersionError:
+            pass
+
+
+def sem_exit(checker, ident):
+    while True:
+        data, st = zk.get(checker)
+        s = data.decode()
+        if not s.startswith("S"):
+            return ["leaving while the checker says " + s]
+        n = int(s[1:])
+        try:
+            zk.set(checker, b"" if n == 1 else ("S%d" % (n - 1)).encode(), version=st.version)
+            return []
+        except BadVersionError:
+            pass
+
+
+def new_sem(path, max_leases):
+    return zk.Semaphore(path, "kazoo", max_leases=max_leases)
+
+
+def loop(tag, path, threads, rounds, checker, max_leases=None):
     counts = {"entries": 0, "violations": 0}
     mu = threading.Lock()
 
@@ -71,11 +113,18 @@ def loop(tag, path, threads, rounds, checker):
         try:
             for r in range(rounds):
                 ident = "%s-%d-%d" % (tag, i, r)
-                lk = new_lock(path)
-                lk.acquire()
-                bad = check_enter(checker, ident)
-                time.sleep(random.random() * 0.002)
-                bad += check_exit(checker, ident)
+                if max_leases is None:
+                    lk = new_lock(path)
+                    lk.acquire()
+                    bad = check_enter(checker, ident)
+                    time.sleep(random.random() * 0.002)
+                    bad += check_exit(checker, ident)
+                else:
+                    lk = new_sem(path, max_leases)
+                    lk.acquire()
+                    bad = sem_enter(checker, ident, max_leases)
+                    time.sleep(random.random() * 0.002)
+                    bad += sem_exit(checker, ident)
                 lk.release()
                 for b in bad:
                     out("%s violation %s: %s" % (tag, ident, b))
@@ -104,8 +153,19 @@ def hold(tag, path):
     out("%s released" % tag)
 
 
-def try_lock(tag, path):
-    lk = new_lock(path)
+def sem_hold(tag, path, max_leases):
+    ev = threading.Event()
+    releases[tag] = ev
+    sem = new_sem(path, max_leases)
+    sem.acquire()
+    out("%s held %s" % (tag, sem.create_path))
+    ev.wait()
+    sem.release()
+    out("%s released" % tag)
+
+
+def try_lock(tag, path, max_leases=None):
+    lk = new_lock(path) if max_leases is None else new_sem(path, max_leases)
     ok = lk.acquire(blocking=False)
     if ok:
         lk.release()
@@ -121,6 +181,12 @@ def run(f):
             hold(tag, f[2])
         elif cmd == "try":
             try_lock(tag, f[2])
+        elif cmd == "semloop":
+            loop(tag, f[2], int(f[4]), int(f[5]), f[6], max_leases=int(f[3]))
+        elif cmd == "semhold":
+            sem_hold(tag, f[2], int(f[3]))
+        elif cmd == "semtry":
+            try_lock(tag, f[2], int(f[3]))
         else:
             out("%s error unknown command %s" % (tag, cmd))
     except Exception as e:

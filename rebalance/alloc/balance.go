@@ -38,28 +38,10 @@ func Balanced(clients, resources []string) Assignment {
 func Sticky(prev Assignment, clients, resources []string) Assignment {
 	cs := uniqueSorted(clients)
 	rs := uniqueSorted(resources)
-	out := make(Assignment, len(cs))
 	if len(cs) == 0 {
-		return out
+		return Assignment{}
 	}
-	alive := make(map[string]int, len(cs))
-	for i, c := range cs {
-		alive[c] = i
-	}
-
-	// kept[i]: the resources client cs[i] owned and may keep, sorted (rs is).
-	kept := make([][]string, len(cs))
-	var pool []string // resources that need a new owner
-	owners := prev.Owners()
-	for _, r := range rs {
-		if o, ok := owners[r]; ok {
-			if i, ok := alive[o]; ok {
-				kept[i] = append(kept[i], r)
-				continue
-			}
-		}
-		pool = append(pool, r)
-	}
+	kept, pool := keptAndPool(prev, cs, rs)
 
 	// Shares: q each, q+1 for rem clients, preferring those keeping the most.
 	q, rem := len(rs)/len(cs), len(rs)%len(cs)
@@ -79,8 +61,33 @@ func Sticky(prev Assignment, clients, resources []string) Assignment {
 			target[i]++
 		}
 	}
+	return fill(cs, kept, pool, target)
+}
 
-	// Clients above their share give up their largest ids.
+// keptAndPool splits the sorted resources rs into those each client of the
+// sorted cs owned in prev and may keep (kept[i], sorted) and the others.
+func keptAndPool(prev Assignment, cs, rs []string) (kept [][]string, pool []string) {
+	alive := make(map[string]int, len(cs))
+	for i, c := range cs {
+		alive[c] = i
+	}
+	kept = make([][]string, len(cs))
+	owners := prev.Owners()
+	for _, r := range rs {
+		if o, ok := owners[r]; ok {
+			if i, ok := alive[o]; ok {
+				kept[i] = append(kept[i], r)
+				continue
+			}
+		}
+		pool = append(pool, r)
+	}
+	return kept, pool
+}
+
+// fill completes an assignment: clients above their target give up their
+// largest ids, then those below take from the pool in id order.
+func fill(cs []string, kept [][]string, pool []string, target []int) Assignment {
 	for i := range cs {
 		if len(kept[i]) > target[i] {
 			pool = append(pool, kept[i][target[i]:]...)
@@ -88,14 +95,12 @@ func Sticky(prev Assignment, clients, resources []string) Assignment {
 		}
 	}
 	slices.Sort(pool)
-
-	// Clients below their share take from the pool, in id order.
+	out := make(Assignment, len(cs))
 	next := 0
 	for i, c := range cs {
 		list := make([]string, 0, target[i])
 		list = append(list, kept[i]...)
-		need := target[i] - len(kept[i])
-		if need > 0 {
+		if need := target[i] - len(kept[i]); need > 0 {
 			list = append(list, pool[next:next+need]...)
 			next += need
 			slices.Sort(list)

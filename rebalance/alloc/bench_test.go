@@ -46,3 +46,45 @@ func BenchmarkDecode10kx1k(b *testing.B) {
 		}
 	}
 }
+
+// The weighted cases: clients of capacities 1 to 4, and resources of
+// weights 1 to 8 as well.
+
+func weightedInput() (clients, resources []string, cw, rw Weights) {
+	clients = ids("c_", 1001, 10)
+	resources = ids("resource-", 10000, 6)
+	cw, rw = Weights{}, Weights{}
+	for i, c := range clients {
+		cw[c] = int64(1 + i%4)
+	}
+	for i, r := range resources {
+		rw[r] = int64(1 + i*7%8)
+	}
+	return clients, resources, cw, rw
+}
+
+func BenchmarkWeightedStickyJoin10kx1k(b *testing.B) {
+	clients, resources, cw, _ := weightedInput()
+	prev := WeightedBalanced(clients[:1000], cw, resources, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		WeightedSticky(prev, clients, cw, resources, nil)
+	}
+}
+
+func BenchmarkWeightedBalancedHeavy10kx1k(b *testing.B) {
+	clients, resources, cw, rw := weightedInput()
+	b.ReportAllocs()
+	for b.Loop() {
+		WeightedBalanced(clients[:1000], cw, resources, rw)
+	}
+}
+
+func BenchmarkWeightedStickyHeavyJoin10kx1k(b *testing.B) {
+	clients, resources, cw, rw := weightedInput()
+	prev := WeightedBalanced(clients[:1000], cw, resources, rw)
+	b.ReportAllocs()
+	for b.Loop() {
+		WeightedSticky(prev, clients, cw, resources, rw)
+	}
+}

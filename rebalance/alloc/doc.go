@@ -22,6 +22,21 @@
 // lost and gained. [Assignment.Check] is an independent validity check used
 // by tests.
 //
+// # Weights and allocations of one's own
+//
+// [WeightedSticky] and [WeightedBalanced] share resources in proportion to
+// the clients' weights (capacities), counting each resource's weight
+// (cost): a client's load minus its heaviest resource never exceeds its
+// share, and with resources of weight 1 every client owns its share
+// rounded down or up, with the fewest moves. With every weight 1 they are
+// Sticky and Balanced.
+//
+// A [Func] computes an assignment of the caller's own; [Run] calls it and
+// [Validate] checks its result: every resource given to exactly one live
+// client, nothing else listed. A result that fails is refused whole.
+// [Assignment.Covers] tells whether an allocation in force still matches
+// a group, whatever its shares.
+//
 // # Encoding
 //
 // A [Record] (coordinator term, generation, assignment) is what a coordinator

@@ -57,6 +57,7 @@ type Cluster struct {
 	servers  []*Server
 	launcher *launcher
 	tls      *tlsMaterial
+	jvmArgs  []string // options of every server's java (SASL's)
 	logf     func(format string, args ...any)
 
 	mu     sync.Mutex
@@ -110,6 +111,10 @@ func Launch(opts ...Option) (*Cluster, error) {
 			c.Close()
 			return nil, fmt.Errorf("zkserver: generating TLS material: %w", err)
 		}
+	}
+	if c.jvmArgs, err = saslSetup(c.dir, o); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("zkserver: configuring SASL: %w", err)
 	}
 
 	var lastErr error

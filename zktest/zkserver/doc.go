@@ -41,6 +41,10 @@
 // user (SuperAuth); AddServer starts a server and adds it, RemoveServer
 // removes one and stops it, Reconfig sends any incremental change.
 //
+// WithSASLDigest and WithKerberos make the servers authenticate clients
+// with SASL: DIGEST-MD5 against a map of users, or Kerberos against a KDC
+// from LaunchKDC, a throwaway MIT Kerberos realm on a loopback port.
+//
 // Server also reads the four-letter-word commands (srvr, mntr, cons, wchc)
 // that tests use to look at server state, such as the number of watches.
 //

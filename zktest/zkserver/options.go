@@ -14,6 +14,9 @@ type options struct {
 	reconfig bool
 	logf     func(format string, args ...any)
 	peerAddr func(from, to int, addr string) (string, error)
+
+	saslUsers map[string]string // WithSASLDigest
+	kdc       *KDC              // WithKerberos
 }
 
 // WithServers sets the number of servers: 1 (standalone, the default), 3 or 5

@@ -260,7 +260,7 @@ func (s *Server) launch() error {
 }
 
 func (s *Server) javaArgs() []string {
-	return []string{
+	args := []string{
 		"-Xmx256m",
 		"-XX:+UseSerialGC",
 		"-XX:TieredStopAtLevel=1",
@@ -271,10 +271,13 @@ func (s *Server) javaArgs() []string {
 		"-Dzookeeper.jmx.log4j.disable=true",
 		"-Dorg.slf4j.simpleLogger.showDateTime=true",
 		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+	}
+	args = append(args, s.cluster.jvmArgs...)
+	return append(args,
 		"-cp", s.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain",
 		filepath.Join(s.dir, "zoo.cfg"),
-	}
+	)
 }
 
 // waitAnswering polls srvr until the server answers anything, or fails when
@@ -384,6 +387,9 @@ func (s *Server) writeConfig(all []*Server, o options) error {
 		if err := os.WriteFile(filepath.Join(data, "myid"), []byte(itoa(s.id)+"\n"), 0o644); err != nil {
 			return err
 		}
+	}
+	if o.saslUsers != nil || o.kdc != nil {
+		kv("authProvider.sasl", "org.apache.zookeeper.server.auth.SASLAuthenticationProvider")
 	}
 	if o.tls {
 		m := s.cluster.tls

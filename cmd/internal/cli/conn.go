@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/kerberos"
 )
 
 // Environment variables of the connection flags.
@@ -28,6 +29,15 @@ const (
 	envTLSCert        = "ZKCOORD_TLS_CERT"
 	envTLSKey         = "ZKCOORD_TLS_KEY"
 	envConnectTimeout = "ZKCOORD_CONNECT_TIMEOUT"
+	envSASLUser       = "ZKCOORD_SASL_USER"
+	envSASLPassword   = "ZKCOORD_SASL_PASSWORD"
+	envSASLPassFile   = "ZKCOORD_SASL_PASSWORD_FILE"
+	envKrbPrincipal   = "ZKCOORD_KERBEROS_PRINCIPAL"
+	envKrbKeytab      = "ZKCOORD_KERBEROS_KEYTAB"
+	envKrbConfig      = "ZKCOORD_KERBEROS_CONFIG"
+	envKrbService     = "ZKCOORD_KERBEROS_SERVICE"
+	envKrbServer      = "ZKCOORD_KERBEROS_SERVER_PRINCIPAL"
+	envPinServers     = "ZKCOORD_PIN_SERVERS"
 )
 
 const (
@@ -48,6 +58,20 @@ type ConnOptions struct {
 	TLSCert        string
 	TLSKey         string
 	ConnectTimeout time.Duration
+	// SASL DIGEST-MD5: a user and its password, or a file holding it.
+	SASLUser         string
+	SASLPassword     string
+	SASLPasswordFile string
+	// SASL GSSAPI (Kerberos): a principal, its keytab, krb5.conf, the
+	// servers' service name or their whole principal.
+	KerberosPrincipal       string
+	KerberosKeytab          string
+	KerberosConfig          string
+	KerberosService         string
+	KerberosServerPrincipal string
+	// PinServers keeps --zk's servers, instead of following the
+	// membership the ensemble publishes (zkcoord.Config.PinServers).
+	PinServers bool
 
 	envErrs []error // environment values that could not be parsed
 }
@@ -56,7 +80,7 @@ type ConnOptions struct {
 // the environment.
 func (o *ConnOptions) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Servers, "zk", envOr(envServers, defaultServers), "comma-separated ZooKeeper `servers` (host:port), optionally followed by a chroot path (host:2181/app)")
-	fs.StringVar(&o.Chroot, "chroot", os.Getenv(envChroot), "`path` prefixed to every path")
+	fs.StringVar(&o.Chroot, "chroot", os.Getenv(envChroot), "`path` prefixed to every path; it must exist (create --parents creates it)")
 	fs.DurationVar(&o.SessionTimeout, "session-timeout", o.envDuration(envSessionTimeout, zkcoord.DefaultSessionTimeout),
 		"session timeout asked of the server (a `duration`)")
 	fs.StringVar(&o.Auth, "auth", os.Getenv(envAuth), "digest credentials `user:password`")
@@ -67,9 +91,27 @@ func (o *ConnOptions) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSKey, "tls-key", os.Getenv(envTLSKey), "PEM `file` of the client key")
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", o.envDuration(envConnectTimeout, defaultConnectTimeout),
 		"give up if no session is established within this `duration`")
+	fs.StringVar(&o.SASLUser, "sasl-user", os.Getenv(envSASLUser), "SASL DIGEST-MD5 `user` (a user_<name> of the servers' JAAS Server section)")
+	fs.StringVar(&o.SASLPassword, "sasl-password", os.Getenv(envSASLPassword), "`password` of --sasl-user")
+	fs.StringVar(&o.SASLPasswordFile, "sasl-password-file", os.Getenv(envSASLPassFile), "`file` holding the password of --sasl-user")
+	fs.StringVar(&o.KerberosPrincipal, "kerberos-principal", os.Getenv(envKrbPrincipal), "authenticate with Kerberos (SASL GSSAPI) as this `principal` (name or name@REALM)")
+	fs.StringVar(&o.KerberosKeytab, "kerberos-keytab", os.Getenv(envKrbKeytab), "keytab `file` of --kerberos-principal")
+	fs.StringVar(&o.KerberosConfig, "kerberos-config", os.Getenv(envKrbConfig), "krb5.conf `file` (default: $KRB5_CONFIG, else /etc/krb5.conf)")
+	fs.StringVar(&o.KerberosService, "kerberos-service", envOr(envKrbService, kerberos.DefaultService), "service `name` of the servers' principals (service/host)")
+	fs.StringVar(&o.KerberosServerPrincipal, "kerberos-server-principal", os.Getenv(envKrbServer),
+		"the servers' whole `principal` (default: --kerberos-service and the host's canonical name)")
+	fs.BoolVar(&o.PinServers, "pin-servers", o.envBool(envPinServers),
+		"keep the servers of --zk instead of following the members listed in /zookeeper/config (as behind a load balancer or proxy)")
+	// Help shows no secret taken from the environment as a default.
+	for _, secret := range []string{"auth", "sasl-password"} {
+		fs.Lookup(secret).DefValue = ""
+	}
 	grouped(fs, groupConn, map[string]string{"zk": envServers, "chroot": envChroot, "session-timeout": envSessionTimeout,
 		"auth": envAuth, "acl": envACL, "tls": envTLS, "tls-ca": envTLSCA, "tls-cert": envTLSCert, "tls-key": envTLSKey,
-		"connect-timeout": envConnectTimeout})
+		"connect-timeout": envConnectTimeout, "sasl-user": envSASLUser, "sasl-password": envSASLPassword,
+		"sasl-password-file": envSASLPassFile, "kerberos-principal": envKrbPrincipal, "kerberos-keytab": envKrbKeytab,
+		"kerberos-config": envKrbConfig, "kerberos-service": envKrbService, "kerberos-server-principal": envKrbServer,
+		"pin-servers": envPinServers})
 }
 
 // grouped marks the flags of a group, each with its environment variable.
@@ -118,7 +160,9 @@ func (o *ConnOptions) Config() (zkcoord.Config, error) {
 	if len(o.envErrs) > 0 {
 		return zkcoord.Config{}, &ExitError{Code: ExitUsage, Err: errors.Join(o.envErrs...)}
 	}
-	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot}
+	// A missing chroot is an error: the tools create it only when asked
+	// (create --parents), and a read never writes.
+	cfg := zkcoord.Config{SessionTimeout: o.SessionTimeout, Chroot: o.Chroot, ChrootMustExist: true, PinServers: o.PinServers}
 	if strings.TrimSpace(strings.ReplaceAll(o.Servers, ",", "")) == "" {
 		return cfg, Usagef("--zk: no servers given")
 	}
@@ -150,11 +194,14 @@ func (o *ConnOptions) Config() (zkcoord.Config, error) {
 		}
 		cfg.Auth = []zkcoord.Auth{{Scheme: "digest", Credential: o.Auth}}
 	}
+	if cfg.SASL, err = o.sasl(); err != nil {
+		return cfg, err
+	}
 	switch o.ACL {
 	case "open", "":
 	case "creator":
-		if o.Auth == "" {
-			return cfg, Usagef("--acl creator needs --auth (the creator is the authenticated user)")
+		if o.Auth == "" && cfg.SASL == nil {
+			return cfg, Usagef("--acl creator needs --auth, --sasl-user or --kerberos-principal (the creator is the authenticated user)")
 		}
 		cfg.ACL = zkcoord.AuthACL(zkcoord.PermAll)
 	default:
@@ -168,6 +215,41 @@ func (o *ConnOptions) Config() (zkcoord.Config, error) {
 		cfg.TLS = tc
 	}
 	return cfg, nil
+}
+
+// sasl builds the SASL mechanism of the flags, or nil without one.
+func (o *ConnOptions) sasl() (zkcoord.SASL, error) {
+	krb := o.KerberosPrincipal != "" || o.KerberosKeytab != ""
+	switch {
+	case o.SASLUser != "" && krb:
+		return nil, Usagef("--sasl-user and --kerberos-principal: give one SASL mechanism")
+	case o.SASLUser != "":
+		if o.SASLPassword != "" && o.SASLPasswordFile != "" {
+			return nil, Usagef("--sasl-password and --sasl-password-file: give the password once")
+		}
+		password := o.SASLPassword
+		if o.SASLPasswordFile != "" {
+			b, err := os.ReadFile(o.SASLPasswordFile)
+			if err != nil {
+				return nil, Usagef("--sasl-password-file: %v", err)
+			}
+			password = strings.TrimRight(string(b), "\r\n")
+		}
+		return zkcoord.DigestMD5{User: o.SASLUser, Password: password}, nil
+	case o.SASLPassword != "" || o.SASLPasswordFile != "":
+		return nil, Usagef("a SASL password needs --sasl-user")
+	case krb:
+		if o.KerberosPrincipal == "" || o.KerberosKeytab == "" {
+			return nil, Usagef("--kerberos-principal and --kerberos-keytab go together")
+		}
+		m, err := kerberos.New(kerberos.Config{Principal: o.KerberosPrincipal, Keytab: o.KerberosKeytab,
+			Krb5Conf: o.KerberosConfig, Service: o.KerberosService, ServerPrincipal: o.KerberosServerPrincipal})
+		if err != nil {
+			return nil, Usagef("%v", err)
+		}
+		return m, nil
+	}
+	return nil, nil
 }
 
 func (o *ConnOptions) tlsConfig() (*tls.Config, error) {
@@ -197,16 +279,21 @@ func (o *ConnOptions) tlsConfig() (*tls.Config, error) {
 }
 
 // PassOn returns the flags that give another zkcoord process the same
-// credentials, ACL, TLS and chroot (not the servers or timeouts).
+// credentials (SASL's too), ACL, TLS, chroot and pinning of the servers
+// (not the servers or timeouts).
 func (o *ConnOptions) PassOn() []string {
 	args := []string{"--chroot", o.Chroot, "--auth", o.Auth, "--acl", o.ACL,
-		"--tls-ca", o.TLSCA, "--tls-cert", o.TLSCert, "--tls-key", o.TLSKey}
+		"--tls-ca", o.TLSCA, "--tls-cert", o.TLSCert, "--tls-key", o.TLSKey,
+		"--sasl-user", o.SASLUser, "--sasl-password", o.SASLPassword, "--sasl-password-file", o.SASLPasswordFile,
+		"--kerberos-principal", o.KerberosPrincipal, "--kerberos-keytab", o.KerberosKeytab,
+		"--kerberos-config", o.KerberosConfig, "--kerberos-service", o.KerberosService,
+		"--kerberos-server-principal", o.KerberosServerPrincipal}
 	if o.TLS {
 		args = append(args, "--tls")
 	} else {
 		args = append(args, "--tls=false")
 	}
-	return args
+	return append(args, "--pin-servers="+strconv.FormatBool(o.PinServers))
 }
 
 // Connect opens a Session, waiting at most timeout, and turns the usual
@@ -322,11 +409,22 @@ func explainConnect(ctx context.Context, cfg zkcoord.Config, timeout time.Durati
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, zkcoord.ErrAuthFailed):
-		return fmt.Errorf("ZooKeeper rejected the credentials of --auth: %w", err)
+		flag := "--auth"
+		switch {
+		case cfg.SASL == nil:
+		case cfg.SASL.Mechanism() == "GSSAPI":
+			flag = "--kerberos-principal"
+		default:
+			flag = "--sasl-user"
+		}
+		return fmt.Errorf("ZooKeeper rejected the credentials of %s: %w", flag, err)
 	case errors.Is(err, zkcoord.ErrInvalidConfig):
 		return Usagef("%v", err)
 	case errors.Is(err, zkcoord.ErrNoAuth):
 		return fmt.Errorf("not allowed to create the chroot %s: %w", cfg.Chroot, err)
+	case errors.Is(err, zkcoord.ErrNoNode) && cfg.Chroot != "":
+		return fmt.Errorf("the chroot %s does not exist: check --chroot, --zk and %s, or create it: zkcoord create --parents %s (without the chroot)",
+			cfg.Chroot, envChroot, cfg.Chroot)
 	}
 	return fmt.Errorf("connecting to %s: %w", strings.Join(cfg.Servers, ","), err)
 }

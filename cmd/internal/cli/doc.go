@@ -3,5 +3,7 @@
 // command: the exit codes, the connection, logging and metrics flags with
 // their environment variables, connecting to ZooKeeper with messages an
 // operator can act on, the layout of a command's help and of its usage
-// errors, and serving the web console.
+// errors, one "zkcoord: " prefix on every error message (Message), and
+// serving the web console. A chroot must exist: the programs never create
+// it unasked.
 package cli

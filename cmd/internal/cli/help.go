@@ -211,7 +211,7 @@ func Report(stderr io.Writer, cc *cobra.Command, err error) int {
 	if err == nil || errors.As(err, &ee) && ee.Err == nil {
 		return code
 	}
-	fmt.Fprintf(stderr, "zkcoord: %v\n", err)
+	fmt.Fprintf(stderr, "zkcoord: %s\n", Message(err))
 	if errors.Is(err, zkcoord.ErrNoAuth) {
 		fmt.Fprintln(stderr, "The node's ACL does not allow this; give credentials with --auth or ZKCOORD_AUTH.")
 	}

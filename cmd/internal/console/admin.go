@@ -174,9 +174,9 @@ func (c *Console) resource(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch op {
 	case "add":
-		err = rebalance.AddResource(ctx, c.session(), root, name, id)
+		err = rebalance.AddResource(ctx, c.session(), zkcoord.Join(root, name), id)
 	case "remove":
-		err = rebalance.RemoveResource(ctx, c.session(), root, name, id)
+		err = rebalance.RemoveResource(ctx, c.session(), zkcoord.Join(root, name), id)
 	default:
 		reply(w, http.StatusBadRequest, `op must be "add" or "remove"`)
 		return

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
@@ -169,7 +170,7 @@ func TestAdminActions(t *testing.T) {
 	if code := post(t, srv.URL, "/api/admin/resource", rm, key); code != http.StatusOK {
 		t.Fatalf("remove answered %d", code)
 	}
-	res, err := rebalance.ListResources(ctx, connect(t), "/adm/rebalance", "g")
+	res, err := rebalance.ListResources(ctx, connect(t), zkcoord.Join("/adm/rebalance", "g"))
 	if err != nil || !slices.Equal(res, []string{"r1", "r2"}) {
 		t.Fatalf("resources %v (%v), want [r1 r2]", res, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/barrier"
+	"github.com/zkcoord/zkcoord/cmd/internal/browsertest"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/counter"
 	"github.com/zkcoord/zkcoord/discovery"
@@ -31,73 +31,20 @@ var screenshots = flag.Bool("console.screenshots", false, "write screenshots of 
 // showing it; the figures measured are logged (they are far lower).
 const updateBound = 5 * time.Second
 
-// browser starts a headless Chromium with a fresh profile, closed when the
-// test ends. A missing Chromium skips the test, except in CI, where it
-// fails.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		path, err = exec.LookPath("/usr/bin/chromium")
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is missing (apt-get install chromium, or make deps): %v", err)
-		}
-		t.Skipf("chromium is missing: %v", err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 1000),
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(func() {
-		_ = chromedp.Cancel(ctx)
-		cancel()
-		cancelAlloc()
-	})
-	// Start the browser now, on ctx itself: the browser lives as long as
-	// the context of the first Run.
-	if err := chromedp.Run(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
-}
+// browser starts a headless Chromium, closed when the test ends.
+func browser(t *testing.T) context.Context { return browsertest.Start(t) }
 
 // run runs actions in the browser, bounded by d.
 func run(t *testing.T, ctx context.Context, d time.Duration, actions ...chromedp.Action) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	if err := chromedp.Run(ctx, actions...); err != nil {
-		t.Fatalf("browser: %v", err)
-	}
+	browsertest.Run(t, ctx, d, actions...)
 }
 
 // shown waits until the card of path satisfies the JavaScript predicate
 // test (given the card as c) and returns when the page rendered it.
 func shown(t *testing.T, ctx context.Context, path, test string) time.Time {
 	t.Helper()
-	expr := fmt.Sprintf(`(() => { const c = document.getElementById(%q); return c && (%s) ? Number(c.dataset.rendered) : false; })()`,
-		"card:"+path, test)
-	var ms float64
-	pctx, cancel := context.WithTimeout(ctx, 45*time.Second)
-	defer cancel()
-	if err := chromedp.Run(pctx, chromedp.Poll(expr, &ms, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(40*time.Second))); err != nil {
-		var text string
-		_ = chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`(document.getElementById(%q) || document.body).textContent.slice(0, 2000)`, "card:"+path), &text))
-		t.Fatalf("page never showed %s with %s: %v; it shows: %s", path, test, err, text)
-	}
+	ms := browsertest.Wait(t, ctx, 40*time.Second, browsertest.Card(path, test), "card:"+path)
 	return time.UnixMilli(int64(ms))
 }
 
@@ -125,7 +72,7 @@ func screenshot(t *testing.T, ctx context.Context, name, sel string) {
 	} else {
 		run(t, ctx, time.Minute, chromedp.Screenshot(sel, &png, chromedp.ByQuery))
 	}
-	out := filepath.Join("..", "..", "docs", "ui", name)
+	out := filepath.Join("..", "..", "..", "docs", "ui", name) // the repository's docs/ui
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -143,13 +90,16 @@ func TestBrowserShowsChanges(t *testing.T) {
 	s1, s2 := connect(t), connect(t)
 
 	e1, _ := election.New(s1, "/web/billing-leader", election.WithID("billing-a"))
-	e2, _ := election.New(s2, "/web/billing-leader", election.WithID("billing-b"))
+	e2, following := standingBy(s2, "/web/billing-leader", "billing-b")
 	lead, err := e1.Campaign(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e2.Nominate(ctx); err != nil {
-		t.Fatal(err)
+	go e2.Campaign(ctx) // stands by behind the leader until the test ends
+	select {
+	case <-following:
+	case <-ctx.Done():
+		t.Fatal("the second candidate never stood by")
 	}
 	m1, _ := lock.NewMutex(s1, "/web/nightly-lock")
 	m2, _ := lock.NewMutex(s2, "/web/nightly-lock")
@@ -301,4 +251,51 @@ func extras(t *testing.T, ctx context.Context, s1, s2 *zkcoord.Session) {
 	alpha, err := group.Join(ctx, s1, "/web/workers", "alpha", []byte("10.0.0.5:7000"))
 	check(err)
 	t.Cleanup(func() { _ = alpha.Leave(testkit.Ctx(t, time.Minute)) })
+}
+
+// TestBrowserShowsDisconnected: while the console is out of contact with
+// ZooKeeper, the page says so and keeps the last state; back in contact,
+// it says live again.
+func TestBrowserShowsDisconnected(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	cnt, _ := counter.New(connect(t), "/cut/count")
+	if _, err := cnt.Add(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	proxy := cluster.NewProxy(t)
+	srv := serve(t, testkit.Connect(t, proxy.Servers()), console.Options{})
+	b := browser(t)
+	run(t, b, time.Minute, chromedp.Navigate(srv.URL))
+	shown(t, b, "/cut/count", `c.textContent.includes("7")`)
+	conn := func(want string) {
+		t.Helper()
+		browsertest.Wait(t, b, 40*time.Second, fmt.Sprintf(`document.getElementById("conn").textContent.startsWith(%q)`, want), "conn")
+	}
+	conn("live")
+	if err := proxy.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	conn("disconnected")
+	shown(t, b, "/cut/count", `c.textContent.includes("7")`)
+	if err := proxy.Heal(); err != nil {
+		t.Fatal(err)
+	}
+	conn("live")
+}
+
+// TestBrowserEmptyThenFound: a console whose root does not exist yet says
+// where it looks, and shows the recipes once they are created there.
+func TestBrowserEmptyThenFound(t *testing.T) {
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	srv := serve(t, connect(t), console.Options{Root: "/later/root"})
+	b := browser(t)
+	run(t, b, time.Minute, chromedp.Navigate(srv.URL))
+	browsertest.Wait(t, b, 40*time.Second,
+		`document.getElementById("empty").offsetParent !== null && document.getElementById("empty").textContent.includes("/later/root")`, "empty")
+	cnt, _ := counter.New(connect(t), "/later/root/app/count")
+	if _, err := cnt.Add(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	shown(t, b, "/later/root/app/count", `c.textContent.includes("4")`)
+	browsertest.Wait(t, b, 40*time.Second, `document.getElementById("empty").offsetParent === null`, "empty")
 }

@@ -64,6 +64,16 @@ func TestTimelineChanges(t *testing.T) {
 	if !slices.Contains(got, "rebalanced: generation 2, 1 moved: r2 c1→c2") {
 		t.Errorf("rebalancing: %q", got)
 	}
+	// Members go by their names where they have one.
+	named := group(2, map[string][]string{"c1": {"r1"}, "c2": {"r2"}})
+	named.Group.Members = []Member{{ID: "c1", Name: "alpha"}, {ID: "c2"}}
+	named.Group.Coordinator = "c1"
+	got = changes(group(1, map[string][]string{"c1": {"r1", "r2"}}), named)
+	for _, want := range []string{"member alpha joined", "member c2 joined", "coordinator: alpha", "rebalanced: generation 2, 1 moved: r2 alpha→c2"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("named members: %q lacks %q", got, want)
+		}
+	}
 }
 
 func TestInstanceOf(t *testing.T) {

@@ -2,7 +2,6 @@ package console
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -15,10 +14,11 @@ import (
 )
 
 // readGroup reads a rebalancer group (the layout of rebalance/layout.go)
-// through the cache: after a change only the changed nodes are read again.
-// It agrees with rebalance.Describe, which reads everything every time.
-func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) {
-	kids, err := m.cache.children(ctx, base)
+// from the store, which the caches keep current: ZooKeeper is read only
+// for the nodes that changed. It agrees with rebalance.Describe, which
+// reads everything every time.
+func (m *model) readGroup(base string) (*GroupView, error) {
+	kids, err := m.store.children(base)
 	if err != nil {
 		return nil, err
 	}
@@ -26,12 +26,12 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 		Allocation: map[string][]string{}, Barriers: map[string]Barrier{}}
 
 	// Members, in election order; the first coordinates.
-	clients, err := m.cache.childrenOpt(ctx, zkcoord.Join(base, "clients"))
+	clients, err := m.store.childrenOpt(zkcoord.Join(base, "clients"))
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range clientOrder(clients) {
-		data, st, err := m.cache.get(ctx, zkcoord.Join(base, "clients", c.node))
+		data, st, err := m.store.get(zkcoord.Join(base, "clients", c.node))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -56,7 +56,7 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 	}
 
 	if slices.Contains(kids, "term") {
-		data, st, err := m.cache.get(ctx, zkcoord.Join(base, "term"))
+		data, st, err := m.store.get(zkcoord.Join(base, "term"))
 		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, err
 		}
@@ -72,7 +72,7 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 	}
 
 	// Resources and the allocation.
-	res, err := m.cache.childrenOpt(ctx, zkcoord.Join(base, "resources"))
+	res, err := m.store.childrenOpt(zkcoord.Join(base, "resources"))
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 	slices.Sort(resources)
 	g.Resources = len(resources)
 	var rec alloc.Record
-	data, _, err := m.cache.get(ctx, zkcoord.Join(base, "resources"))
+	data, _, err := m.store.get(zkcoord.Join(base, "resources"))
 	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		return nil, err
 	}
@@ -101,12 +101,12 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 	}
 
 	// Barriers.
-	bars, err := m.cache.childrenOpt(ctx, zkcoord.Join(base, "barriers"))
+	bars, err := m.store.childrenOpt(zkcoord.Join(base, "barriers"))
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range bars {
-		data, st, err := m.cache.get(ctx, zkcoord.Join(base, "barriers", b))
+		data, st, err := m.store.get(zkcoord.Join(base, "barriers", b))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -123,7 +123,7 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 	// The global-barrier mode's phase.
 	confirmed := true
 	if slices.Contains(kids, "status") {
-		data, _, err := m.cache.get(ctx, zkcoord.Join(base, "status"))
+		data, _, err := m.store.get(zkcoord.Join(base, "status"))
 		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, err
 		}
@@ -152,7 +152,7 @@ func (m *model) readGroup(ctx context.Context, base string) (*GroupView, error) 
 	for i, mb := range g.Members {
 		ids[i] = mb.ID
 	}
-	g.Rebalancing = allocOK && (rec.Assignment.Check(ids, resources) != nil || g.Pending > 0 || !confirmed)
+	g.Rebalancing = allocOK && (!rec.Assignment.Covers(ids, resources) || g.Pending > 0 || !confirmed)
 	return g, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
+	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
@@ -95,4 +96,19 @@ func waitView(t *testing.T, srv *httptest.Server, path string, cond func(*consol
 		return cond(v)
 	})
 	return v
+}
+
+// standingBy returns the election at path for a second candidate, and a
+// channel that receives once that candidate stands by behind the leader.
+func standingBy(sess *zkcoord.Session, path, id string) (*election.Election, <-chan struct{}) {
+	following := make(chan struct{}, 1)
+	e, _ := election.New(sess, path, election.WithID(id), election.WithEvents(func(ev election.Event) {
+		if ev.Type == election.EventFollowing {
+			select {
+			case following <- struct{}{}:
+			default:
+			}
+		}
+	}))
+	return e, following
 }

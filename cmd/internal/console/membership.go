@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -14,14 +13,14 @@ import (
 // ephemeral children of its node (persistent ones are not members), each
 // named by its id, protected or not; sorted by id as group.Members sorts
 // them.
-func (m *model) readMembership(ctx context.Context, p string) (*MembershipView, error) {
-	kids, err := m.cache.children(ctx, p)
+func (m *model) readMembership(p string) (*MembershipView, error) {
+	kids, err := m.store.children(p)
 	if err != nil {
 		return nil, err
 	}
 	g := &MembershipView{Members: []GroupMember{}}
 	for _, k := range kids {
-		data, st, err := m.cache.get(ctx, zkcoord.Join(p, k))
+		data, st, err := m.store.get(zkcoord.Join(p, k))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}

@@ -15,8 +15,9 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// readTimeout bounds one refresh of one recipe or one walk step.
-const readTimeout = 30 * time.Second
+// closeTimeout bounds the closing of a model's caches, which removes
+// their watches from the server.
+const closeTimeout = 10 * time.Second
 
 // walkPrefix marks the owner id of a walk of a path (recipes are owned by
 // their own path, which starts with "/").
@@ -34,7 +35,8 @@ type recipe struct {
 }
 
 // model follows the recipes under the console's roots. Its state belongs
-// to the goroutine running run; watches report to it through fired.
+// to the goroutine running run; its caches report to it through the
+// store's queue of events.
 type model struct {
 	sess  *zkcoord.Session
 	log   *slog.Logger
@@ -44,9 +46,8 @@ type model struct {
 	now   func() time.Time
 
 	ctx   context.Context
-	fire  chan watchKey
 	wg    sync.WaitGroup
-	cache *cache
+	store *store
 	// recipes by path, and what is dirty: recipe paths and walk ids.
 	recipes map[string]*recipe
 	dirty   map[string]struct{}
@@ -60,25 +61,12 @@ func newModel(ctx context.Context, sess *zkcoord.Session, log *slog.Logger, h *h
 	if recipes == nil {
 		recipes = map[string]*recipe{}
 	}
-	m := &model{sess: sess, log: log, hub: h, roots: roots, hints: hints, now: time.Now,
-		ctx: ctx, fire: make(chan watchKey, 1024), recipes: recipes, dirty: map[string]struct{}{}}
-	m.cache = newCache(m)
-	return m
-}
-
-// arm waits for one watch in a goroutine of its own and reports it.
-func (m *model) arm(k watchKey, w <-chan zkcoord.Event) {
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		if _, err := m.sess.WaitEvent(m.ctx, w); err != nil && m.ctx.Err() != nil {
-			return
-		}
-		select {
-		case m.fire <- k:
-		case <-m.ctx.Done():
-		}
-	}()
+	paths := slices.Clone(roots)
+	for p := range hints {
+		paths = append(paths, p)
+	}
+	return &model{sess: sess, log: log, hub: h, roots: roots, hints: hints, now: time.Now,
+		ctx: ctx, store: newStore(sess, paths), recipes: recipes, dirty: map[string]struct{}{}}
 }
 
 // run owns the model until ctx ends.
@@ -97,8 +85,14 @@ func (m *model) run() {
 		m.dirty[walkPrefix+r] = struct{}{}
 	}
 	for {
-		m.settle()
-		m.hub.ready()
+		// While a cache loads or resyncs, its copy is part old, part
+		// new: the recipes are read once it is whole.
+		if !m.store.busy() {
+			m.settle()
+			if !m.store.busy() {
+				m.hub.ready()
+			}
+		}
 		select {
 		case <-m.ctx.Done():
 			return
@@ -106,8 +100,10 @@ func (m *model) run() {
 			m.hub.fail(m.sess.Err())
 			<-m.ctx.Done()
 			return
-		case k := <-m.fire:
-			m.fired(k)
+		case <-m.store.events.Ready():
+			for _, ch := range m.store.events.PopAll() {
+				m.store.apply(ch, m.dirty)
+			}
 		}
 	}
 }
@@ -118,20 +114,6 @@ func (m *model) followState() {
 	defer m.wg.Done()
 	for ch := range m.sess.Watch(m.ctx) {
 		m.hub.connected(ch.State == zkcoord.Connected || ch.State == zkcoord.Reconnected)
-	}
-}
-
-// fired handles one watch that fired and every other one already queued.
-func (m *model) fired(k watchKey) {
-	for {
-		for o := range m.cache.fired(k) {
-			m.dirty[o] = struct{}{}
-		}
-		select {
-		case k = <-m.fire:
-		default:
-			return
-		}
 	}
 }
 
@@ -163,24 +145,23 @@ func (m *model) walk(p string) {
 	if _, ok := m.recipes[p]; ok || p == "/zookeeper" || m.ctx.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(m.ctx, readTimeout)
-	defer cancel()
-	m.cache.owner = walkPrefix + p
-	kids, err := m.cache.children(ctx, p)
+	m.store.owner = walkPrefix + p
+	kids, err := m.store.children(p)
 	if err != nil {
+		// A root that does not exist is walked once its cache reports it.
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			m.forgetUnder(p, nil)
-		} else if m.ctx.Err() == nil {
+		} else if !errors.Is(err, errLoading) {
 			m.log.Warn("console: walk", "path", p, "err", err)
 		}
 		return
 	}
 	kind := classify(kids)
-	if (kind == "" || kind == KindDoubleBarrier) && len(kids) > 0 && m.isService(ctx, p, kids) {
+	if (kind == "" || kind == KindDoubleBarrier) && len(kids) > 0 && m.isService(p, kids) {
 		kind = KindService
 	}
 	if kind == "" && len(kids) == 0 {
-		if data, _, err := m.cache.get(ctx, p); err == nil && len(data) == 4 {
+		if data, _, err := m.store.get(p); err == nil && len(data) == 4 {
 			kind = KindCounter
 		}
 	}
@@ -194,9 +175,7 @@ func (m *model) walk(p string) {
 		return
 	}
 	m.forgetUnder(p, kids)
-	sorted := slices.Clone(kids)
-	slices.Sort(sorted)
-	for _, k := range sorted {
+	for _, k := range kids {
 		m.walk(zkcoord.Join(p, k))
 	}
 }
@@ -231,17 +210,18 @@ func (m *model) forget(r *recipe) {
 
 // refresh reads a recipe again and publishes its view if it changed.
 func (m *model) refresh(r *recipe) {
-	ctx, cancel := context.WithTimeout(m.ctx, readTimeout)
-	defer cancel()
-	m.cache.owner = r.path
-	v, err := m.read(ctx, r)
-	if errors.Is(err, zkcoord.ErrNoNode) {
+	m.store.owner = r.path
+	v, err := m.read(r)
+	switch {
+	case errors.Is(err, errLoading):
+		return // read again once loaded
+	case errors.Is(err, zkcoord.ErrNoNode):
 		if !r.hinted {
 			m.forget(r)
 			return
 		}
 		// A recipe named in Options.Paths stays, waiting for its node.
-		if ok, herr := m.cache.has(ctx, r.path); herr == nil && !ok {
+		if ok, herr := m.store.has(r.path); herr == nil && !ok {
 			err = fmt.Errorf("console: %s: no such node (yet)", r.path)
 		}
 	}
@@ -272,5 +252,11 @@ func (m *model) event(p string, k Kind, text string) {
 	m.hub.event(Event{Time: m.now(), Path: p, Kind: k, Text: text})
 }
 
-// close waits for the watch goroutines; ctx must have ended.
-func (m *model) close() { m.wg.Wait() }
+// close closes the caches and waits for the model's goroutines; ctx must
+// have ended.
+func (m *model) close() {
+	m.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	m.store.close(ctx)
+}

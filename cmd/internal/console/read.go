@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -13,41 +12,41 @@ import (
 	"github.com/zkcoord/zkcoord"
 )
 
-// read reads the view of a recipe through the cache.
-func (m *model) read(ctx context.Context, r *recipe) (*View, error) {
+// read reads the view of a recipe from the store.
+func (m *model) read(r *recipe) (*View, error) {
 	switch r.kind {
 	case KindGroup:
-		g, err := m.readGroup(ctx, r.path)
+		g, err := m.readGroup(r.path)
 		return &View{Group: g}, err
 	case KindElection:
-		e, err := m.readElection(ctx, r.path)
+		e, err := m.readElection(r.path)
 		return &View{Election: e}, err
 	case KindMutex:
-		l, err := m.readMutex(ctx, r.path)
+		l, err := m.readMutex(r.path)
 		return &View{Lock: l}, err
 	case KindRWLock:
-		l, err := m.readRWLock(ctx, r.path)
+		l, err := m.readRWLock(r.path)
 		return &View{Lock: l}, err
 	case KindSemaphore:
-		l, err := m.readSemaphore(ctx, r.path)
+		l, err := m.readSemaphore(r.path)
 		return &View{Lock: l}, err
 	case KindQueue:
-		q, err := m.readQueue(ctx, r.path)
+		q, err := m.readQueue(r.path)
 		return &View{Queue: q}, err
 	case KindBarrier:
-		ok, err := m.cache.has(ctx, r.path)
+		ok, err := m.store.has(r.path)
 		return &View{Barrier: &BarrierView{Set: ok}}, err
 	case KindDoubleBarrier:
-		b, err := m.readDoubleBarrier(ctx, r.path)
+		b, err := m.readDoubleBarrier(r.path)
 		return &View{Barrier: b}, err
 	case KindCounter:
-		c, err := m.readCounter(ctx, r.path)
+		c, err := m.readCounter(r.path)
 		return &View{Counter: c}, err
 	case KindService:
-		s, err := m.readService(ctx, r.path)
+		s, err := m.readService(r.path)
 		return &View{Service: s}, err
 	case KindMembership:
-		g, err := m.readMembership(ctx, r.path)
+		g, err := m.readMembership(r.path)
 		return &View{Membership: g}, err
 	}
 	return nil, fmt.Errorf("console: unknown kind %q", r.kind)
@@ -55,10 +54,10 @@ func (m *model) read(ctx context.Context, r *recipe) (*View, error) {
 
 // contenders reads the nodes names under dir, in the order given; nodes
 // gone meanwhile are left out.
-func (m *model) contenders(ctx context.Context, dir string, names []string) ([]Contender, error) {
+func (m *model) contenders(dir string, names []string) ([]Contender, error) {
 	out := make([]Contender, 0, len(names))
 	for _, n := range names {
-		data, st, err := m.cache.get(ctx, zkcoord.Join(dir, n))
+		data, st, err := m.store.get(zkcoord.Join(dir, n))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
@@ -71,12 +70,12 @@ func (m *model) contenders(ctx context.Context, dir string, names []string) ([]C
 	return out, nil
 }
 
-func (m *model) readElection(ctx context.Context, p string) (*ElectionView, error) {
-	kids, err := m.cache.children(ctx, p)
+func (m *model) readElection(p string) (*ElectionView, error) {
+	kids, err := m.store.children(p)
 	if err != nil {
 		return nil, err
 	}
-	parts, err := m.contenders(ctx, p, ordered(kids, latchMarker))
+	parts, err := m.contenders(p, ordered(kids, latchMarker))
 	if err != nil {
 		return nil, err
 	}
@@ -84,19 +83,19 @@ func (m *model) readElection(ctx context.Context, p string) (*ElectionView, erro
 	if len(parts) > 0 {
 		e.Leader = &parts[0]
 	}
-	if ok, err := m.cache.has(ctx, p+"-term"); err != nil {
+	if ok, err := m.store.has(p + "-term"); err != nil {
 		return nil, err
 	} else if ok {
-		if _, st, err := m.cache.get(ctx, p+"-term"); err == nil {
+		if _, st, err := m.store.get(p + "-term"); err == nil {
 			e.Term = int64(st.Version)
 		} else if !errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, err
 		}
 	}
-	if ok, err := m.cache.has(ctx, p+"-leader"); err != nil {
+	if ok, err := m.store.has(p + "-leader"); err != nil {
 		return nil, err
 	} else if ok && e.Leader != nil {
-		data, _, err := m.cache.get(ctx, p+"-leader")
+		data, _, err := m.store.get(p + "-leader")
 		if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, err
 		}
@@ -115,12 +114,12 @@ func (m *model) readElection(ctx context.Context, p string) (*ElectionView, erro
 	return e, nil
 }
 
-func (m *model) readMutex(ctx context.Context, p string) (*LockView, error) {
-	kids, err := m.cache.children(ctx, p)
+func (m *model) readMutex(p string) (*LockView, error) {
+	kids, err := m.store.children(p)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := m.contenders(ctx, p, ordered(kids, lockMarker))
+	cs, err := m.contenders(p, ordered(kids, lockMarker))
 	if err != nil {
 		return nil, err
 	}
@@ -133,12 +132,12 @@ func (m *model) readMutex(ctx context.Context, p string) (*LockView, error) {
 
 // readRWLock: a writer holds the lock when it is first; readers hold it
 // while no writer is before them.
-func (m *model) readRWLock(ctx context.Context, p string) (*LockView, error) {
-	kids, err := m.cache.children(ctx, p)
+func (m *model) readRWLock(p string) (*LockView, error) {
+	kids, err := m.store.children(p)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := m.contenders(ctx, p, ordered(kids, readMarker, writeMarker))
+	cs, err := m.contenders(p, ordered(kids, readMarker, writeMarker))
 	if err != nil {
 		return nil, err
 	}
@@ -157,23 +156,23 @@ func (m *model) readRWLock(ctx context.Context, p string) (*LockView, error) {
 }
 
 // readSemaphore: leases/ holds the leases, locks/ those waiting for one.
-func (m *model) readSemaphore(ctx context.Context, p string) (*LockView, error) {
-	if _, err := m.cache.children(ctx, p); err != nil {
+func (m *model) readSemaphore(p string) (*LockView, error) {
+	if _, err := m.store.children(p); err != nil {
 		return nil, err
 	}
-	leases, err := m.cache.childrenOpt(ctx, zkcoord.Join(p, "leases"))
+	leases, err := m.store.childrenOpt(zkcoord.Join(p, "leases"))
 	if err != nil {
 		return nil, err
 	}
-	locks, err := m.cache.childrenOpt(ctx, zkcoord.Join(p, "locks"))
+	locks, err := m.store.childrenOpt(zkcoord.Join(p, "locks"))
 	if err != nil {
 		return nil, err
 	}
-	holders, err := m.contenders(ctx, zkcoord.Join(p, "leases"), ordered(leases, leaseMarker))
+	holders, err := m.contenders(zkcoord.Join(p, "leases"), ordered(leases, leaseMarker))
 	if err != nil {
 		return nil, err
 	}
-	waiters, err := m.contenders(ctx, zkcoord.Join(p, "locks"), ordered(locks, lockMarker))
+	waiters, err := m.contenders(zkcoord.Join(p, "locks"), ordered(locks, lockMarker))
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +181,8 @@ func (m *model) readSemaphore(ctx context.Context, p string) (*LockView, error) 
 
 // readQueue counts the items and reads the creation time of the one
 // created first.
-func (m *model) readQueue(ctx context.Context, p string) (*QueueView, error) {
-	kids, err := m.cache.children(ctx, p)
+func (m *model) readQueue(p string) (*QueueView, error) {
+	kids, err := m.store.children(p)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +200,7 @@ func (m *model) readQueue(ctx context.Context, p string) (*QueueView, error) {
 		}
 	}
 	if first != "" {
-		if _, st, err := m.cache.get(ctx, zkcoord.Join(p, first)); err == nil {
+		if _, st, err := m.store.get(zkcoord.Join(p, first)); err == nil {
 			q.Oldest = time.UnixMilli(st.Ctime).UTC()
 		} else if !errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, err
@@ -210,8 +209,8 @@ func (m *model) readQueue(ctx context.Context, p string) (*QueueView, error) {
 	return q, nil
 }
 
-func (m *model) readDoubleBarrier(ctx context.Context, p string) (*BarrierView, error) {
-	kids, err := m.cache.children(ctx, p)
+func (m *model) readDoubleBarrier(p string) (*BarrierView, error) {
+	kids, err := m.store.children(p)
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +226,8 @@ func (m *model) readDoubleBarrier(ctx context.Context, p string) (*BarrierView, 
 	return b, nil
 }
 
-func (m *model) readCounter(ctx context.Context, p string) (*CounterView, error) {
-	data, st, err := m.cache.get(ctx, p)
+func (m *model) readCounter(p string) (*CounterView, error) {
+	data, st, err := m.store.get(p)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/zkcoord/zkcoord/discovery"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/group"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/queue"
@@ -32,7 +33,7 @@ func startWorkers(t *testing.T, root, group string, n int, resources ...string) 
 	ctx := testkit.Ctx(t, time.Minute)
 	admin := connect(t)
 	for _, r := range resources {
-		if err := rebalance.AddResource(ctx, admin, root, group, r); err != nil {
+		if err := rebalance.AddResource(ctx, admin, zkcoord.Join(root, group), r); err != nil {
 			t.Fatalf("add resource %s: %v", r, err)
 		}
 	}
@@ -50,8 +51,8 @@ func startWorker(t *testing.T, root, group, name string) *rebalance.Client {
 		Assigned:   func(context.Context, rebalance.Assignment) error { return nil },
 		Unassigned: func(rebalance.Assignment, error) error { return nil },
 	}
-	c, err := rebalance.Start(testkit.Ctx(t, time.Minute), connect(t), group, h,
-		rebalance.WithRoot(root), rebalance.WithName(name))
+	c, err := rebalance.Start(testkit.Ctx(t, time.Minute), connect(t), zkcoord.Join(root, group), h,
+		rebalance.WithName(name))
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
@@ -99,13 +100,16 @@ func TestRecognisesRecipes(t *testing.T) {
 
 	// An election with a leader and a follower.
 	e1, _ := election.New(s1, "/app/elect", election.WithID("alpha"))
-	e2, _ := election.New(s2, "/app/elect", election.WithID("beta"))
+	e2, following := standingBy(s2, "/app/elect", "beta")
 	lead, err := e1.Campaign(ctx)
 	if err != nil {
 		t.Fatalf("campaign: %v", err)
 	}
-	if _, err := e2.Nominate(ctx); err != nil {
-		t.Fatalf("nominate: %v", err)
+	go e2.Campaign(ctx) // stands by behind the leader until the test ends
+	select {
+	case <-following:
+	case <-ctx.Done():
+		t.Fatal("the second candidate never stood by")
 	}
 
 	// A mutex with a holder and a waiter.
@@ -167,7 +171,7 @@ func TestRecognisesRecipes(t *testing.T) {
 	})
 	admin := connect(t)
 	waitView(t, srv, "/app/rebalance/orders", func(v *console.View) error {
-		d, err := rebalance.Describe(ctx, admin, "/app/rebalance", "orders")
+		d, err := rebalance.Describe(ctx, admin, zkcoord.Join("/app/rebalance", "orders"))
 		if err != nil {
 			return err
 		}
@@ -219,6 +223,42 @@ func TestRecognisesRecipes(t *testing.T) {
 	}
 }
 
+// TestNamedElection: an election named in Options.Paths is followed with
+// its -term and -leader nodes, which lie outside the path's tree: the
+// leader takes office, resigns, and the next one takes office.
+func TestNamedElection(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	s1, s2 := connect(t), connect(t)
+	e1, _ := election.New(s1, "/named/elect", election.WithID("alpha"))
+	e2, following := standingBy(s2, "/named/elect", "beta")
+	lead, err := e1.Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go e2.Campaign(ctx) // stands by behind the leader until the test ends
+	select {
+	case <-following:
+	case <-ctx.Done():
+		t.Fatal("the second candidate never stood by")
+	}
+	srv := serve(t, connect(t), console.Options{Paths: []string{"election:/named/elect"}})
+	waitView(t, srv, "/named/elect", func(v *console.View) error {
+		if e := v.Election; e.Leader == nil || e.Leader.ID != "alpha" || !e.Acting || e.Term != lead.Term() {
+			return fmt.Errorf("election %+v, want alpha acting in term %d", e, lead.Term())
+		}
+		return nil
+	})
+	if err := lead.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/named/elect", func(v *console.View) error {
+		if e := v.Election; e.Leader == nil || e.Leader.ID != "beta" || !e.Acting || e.Term <= lead.Term() {
+			return fmt.Errorf("election %+v, want beta acting in a term after %d", e, lead.Term())
+		}
+		return nil
+	})
+}
+
 // TestRecipeGone checks that a recipe whose node is deleted leaves the
 // console.
 func TestRecipeGone(t *testing.T) {
@@ -233,7 +273,7 @@ func TestRecipeGone(t *testing.T) {
 	if err := m.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := sess.EnsureDeleted(ctx, "/a/b/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+	if err := recipe.EnsureDeleted(ctx, sess, "/a/b/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, 30*time.Second, "lock gone", func() error {
@@ -288,6 +328,27 @@ func TestNamedPathsWaitForTheirNodes(t *testing.T) {
 	waitView(t, srv, "/later/gate", func(v *console.View) error {
 		if !v.Barrier.Set {
 			return fmt.Errorf("barrier shown open")
+		}
+		return nil
+	})
+}
+
+// TestRootCreatedLater: a console started before its root exists finds
+// the recipes under it once it is created.
+func TestRootCreatedLater(t *testing.T) {
+	ctx := testkit.Ctx(t, time.Minute)
+	srv := serve(t, connect(t), console.Options{Root: "/late/root"})
+	testkit.Eventually(t, 30*time.Second, "settled", func() bool {
+		st, err := getState(t, srv)
+		return err == nil && st.Status.Settled
+	})
+	m, _ := lock.NewMutex(connect(t), "/late/root/app/lock")
+	if _, err := m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitView(t, srv, "/late/root/app/lock", func(v *console.View) error {
+		if len(v.Lock.Holders) != 1 {
+			return fmt.Errorf("lock %+v", v.Lock)
 		}
 		return nil
 	})

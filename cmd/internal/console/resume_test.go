@@ -12,13 +12,15 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/counter"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
 // TestDisconnectedShown: while the console's Session is out of contact
 // with ZooKeeper, the status says so and the last views stay; once in
-// contact again, the status says that too.
+// contact again, the status says that too, and what changed meanwhile is
+// shown.
 func TestDisconnectedShown(t *testing.T) {
 	ctx := testkit.Ctx(t, time.Minute)
 	writer := connect(t)
@@ -41,10 +43,14 @@ func TestDisconnectedShown(t *testing.T) {
 	if err != nil || st.Views["/cut/count"] == nil {
 		t.Fatalf("the last view is gone while disconnected: %+v, %v", st.Views, err)
 	}
+	if _, err := cnt.Add(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
 	if err := proxy.Heal(); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, srv, true)
+	waitView(t, srv, "/cut/count", func(v *console.View) error { return wantCount(v, 4) })
 }
 
 // TestResume: after its Session ended, the console carries on with a new
@@ -88,7 +94,7 @@ func TestResume(t *testing.T) {
 	if err := m.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := writer.EnsureDeleted(ctx, "/resume/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+	if err := recipe.EnsureDeleted(ctx, writer, "/resume/lock"); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
 		t.Fatal(err)
 	}
 	st, err := getState(t, srv)

@@ -148,6 +148,9 @@ func TestScale(t *testing.T) {
 		raw, _ := json.Marshal(st.Views[base])
 		t.Logf("the group's view: %d kB of JSON", len(raw)>>10)
 	}
+	if n, err := cluster.Server(0).WatchCount(ctx); err == nil {
+		t.Logf("watches on the server: %d", n)
+	}
 	heapAfter, goAfter := heapInUse(), runtime.NumGoroutine()
 	t.Logf("console heap in use: %.1f MiB; goroutines: %d; test process resident %s",
 		float64(heapAfter-heapBefore)/(1<<20), goAfter-goBefore, rss())
@@ -187,7 +190,7 @@ func TestScale(t *testing.T) {
 	if *screenshots { // the top of the page only: the whole grid is 1,000 rows
 		var png []byte
 		run(t, b, time.Minute, chromedp.CaptureScreenshot(&png))
-		if err := os.WriteFile(filepath.Join("..", "..", "docs", "ui", "scale.png"), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("..", "..", "..", "docs", "ui", "scale.png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

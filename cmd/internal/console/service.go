@@ -2,7 +2,6 @@ package console
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,10 +20,9 @@ const maxSummary = 160
 // isService tells a service of the discovery package (base/<service>/<id>,
 // each instance node holding an instance's JSON) from other nodes whose
 // children are named by ids, such as a double barrier's UUID members: it
-// reads the data of the first child (through the cache, so the recipe's
-// own read costs nothing more) and looks for an instance of the service
-// named like p.
-func (m *model) isService(ctx context.Context, p string, kids []string) bool {
+// reads the data of the first child (from the store, as the recipe's own
+// read does) and looks for an instance of the service named like p.
+func (m *model) isService(p string, kids []string) bool {
 	first := ""
 	for _, k := range kids {
 		if k != "ready" && (first == "" || k < first) {
@@ -34,8 +32,15 @@ func (m *model) isService(ctx context.Context, p string, kids []string) bool {
 	if first == "" {
 		return false
 	}
-	data, st, err := m.cache.get(ctx, zkcoord.Join(p, first))
-	return err == nil && st.NumChildren == 0 && instanceOf(zkcoord.Base(p), data)
+	child := zkcoord.Join(p, first)
+	data, _, err := m.store.get(child)
+	if err != nil {
+		return false
+	}
+	// A cached stat's NumChildren is that of its last read: the cache
+	// reads a node again when its data changes, not its children.
+	grandchildren, err := m.store.children(child)
+	return err == nil && len(grandchildren) == 0 && instanceOf(zkcoord.Base(p), data)
 }
 
 // instanceOf reports whether data is the JSON of an instance of the
@@ -59,14 +64,14 @@ func instanceOf(name string, data []byte) bool {
 }
 
 // readService reads a service's instances, sorted by id.
-func (m *model) readService(ctx context.Context, p string) (*ServiceView, error) {
-	kids, err := m.cache.children(ctx, p)
+func (m *model) readService(p string) (*ServiceView, error) {
+	kids, err := m.store.children(p)
 	if err != nil {
 		return nil, err
 	}
 	s := &ServiceView{Name: zkcoord.Base(p), Instances: []Instance{}}
 	for _, k := range kids {
-		data, st, err := m.cache.get(ctx, zkcoord.Join(p, k))
+		data, st, err := m.store.get(zkcoord.Join(p, k))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}

@@ -110,23 +110,24 @@ func lockChanges(prev, next *LockView) []string {
 
 func groupChanges(prev, next *GroupView) []string {
 	var out []string
+	name := memberNames(prev.Members, next.Members)
 	before := memberIDs(prev.Members)
 	after := memberIDs(next.Members)
 	for _, id := range after {
 		if !slices.Contains(before, id) {
-			out = append(out, "member "+id+" joined")
+			out = append(out, "member "+name(id)+" joined")
 		}
 	}
 	for _, id := range before {
 		if !slices.Contains(after, id) {
-			out = append(out, "member "+id+" left")
+			out = append(out, "member "+name(id)+" left")
 		}
 	}
 	if next.Coordinator != prev.Coordinator && next.Coordinator != "" {
-		out = append(out, "coordinator: "+next.Coordinator)
+		out = append(out, "coordinator: "+name(next.Coordinator))
 	}
 	if next.Generation != prev.Generation {
-		out = append(out, fmt.Sprintf("rebalanced: generation %d, %s", next.Generation, moved(prev.Allocation, next.Allocation)))
+		out = append(out, fmt.Sprintf("rebalanced: generation %d, %s", next.Generation, moved(prev.Allocation, next.Allocation, name)))
 	}
 	if next.Rebalancing != prev.Rebalancing && !next.Rebalancing {
 		out = append(out, fmt.Sprintf("settled: every resource held by its owner (generation %d)", next.Generation))
@@ -142,8 +143,28 @@ func memberIDs(ms []Member) []string {
 	return ids
 }
 
-// moved lists the resources whose owner changed between two allocations.
-func moved(prev, next map[string][]string) string {
+// memberNames returns how the timeline names a member of either list: by
+// its name (--name, or host and pid) when it has one, else by its id.
+func memberNames(lists ...[]Member) func(id string) string {
+	names := map[string]string{}
+	for _, ms := range lists {
+		for _, m := range ms {
+			if m.Name != "" {
+				names[m.ID] = m.Name
+			}
+		}
+	}
+	return func(id string) string {
+		if n, ok := names[id]; ok {
+			return n
+		}
+		return id
+	}
+}
+
+// moved lists the resources whose owner changed between two allocations,
+// naming the owners with name.
+func moved(prev, next map[string][]string, name func(id string) string) string {
 	owner := func(a map[string][]string) map[string]string {
 		o := map[string]string{}
 		for c, rs := range a {
@@ -176,16 +197,17 @@ func moved(prev, next map[string][]string) string {
 			fmt.Fprintf(&b, " and %d more", len(rs)-maxMoves)
 			break
 		}
-		fmt.Fprintf(&b, " %s %s→%s", r, orNone(was[r]), orNone(is[r]))
+		fmt.Fprintf(&b, " %s %s→%s", r, orNone(name, was[r]), orNone(name, is[r]))
 	}
 	return b.String()
 }
 
-func orNone(s string) string {
-	if s == "" {
+// orNone names the member id with name, or says "none" for no member.
+func orNone(name func(string) string, id string) string {
+	if id == "" {
 		return "none"
 	}
-	return s
+	return name(id)
 }
 
 // serviceChanges: instances registered and unregistered, disabled and

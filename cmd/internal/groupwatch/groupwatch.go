@@ -87,7 +87,7 @@ func Watch(ctx context.Context, sess *zkcoord.Session, root, group string, f fun
 				}
 			}
 		}
-		d, err := rebalance.Describe(ctx, sess, root, group)
+		d, err := rebalance.Describe(ctx, sess, zkcoord.Join(root, group))
 		if ctx.Err() != nil {
 			return nil
 		}

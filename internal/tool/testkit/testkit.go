@@ -1,6 +1,6 @@
 // Package testkit holds the small helpers that the recipe packages' tests
-// share: a Session per test in a chroot of its own, contexts bound to the
-// test, and waiting on a condition with a deadline.
+// share: a Session per test, in a chroot of its own or as configured,
+// contexts bound to the test, and waiting on a condition with a deadline.
 package testkit
 
 import (
@@ -25,7 +25,12 @@ const SessionTimeout = 20 * time.Second
 // closes it when the test ends. mod may adjust the Config.
 func Connect(t testing.TB, servers []string, mod ...func(*zkcoord.Config)) *zkcoord.Session {
 	t.Helper()
-	cfg := Config(t, servers, mod...)
+	return Open(t, Config(t, servers, mod...))
+}
+
+// Open opens a Session with cfg as it is and closes it when the test ends.
+func Open(t testing.TB, cfg zkcoord.Config) *zkcoord.Session {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sess, err := zkcoord.Connect(ctx, cfg)

@@ -49,7 +49,8 @@ function renderGroup(v) {
   const state = g.rebalancing
     ? `<span class="badge wait rebalancing">rebalancing (${g.pending} pending)</span>`
     : `<span class="badge ok settled">settled</span>`;
-  let html = kv([["coordinator", `<span class="coordinator">${esc(g.coordinator || "none")}</span>`],
+  const coord = g.members.find(m => m.id === g.coordinator);
+  let html = kv([["coordinator", `<span class="coordinator">${esc((coord && coord.name) || g.coordinator || "none")}</span>`],
     ["term", g.term], ["generation", `<span class="generation">${g.generation}</span>`],
     ["mode", esc(g.mode || "?")], ["members", g.members.length], ["resources", g.resources],
     g.phase && ["phase", esc(g.phase)], ["", state]]);
@@ -72,9 +73,13 @@ function renderGroup(v) {
       const held = b && b.client === m.id;
       return `<span class="chip${held ? "" : " wait"}" title="${held ? "barrier token " + b.token : "waiting for the barrier"}">${esc(r)}</span>`;
     }).join("") + (leaving.get(m.id) || []).map(r => `<span class="chip leaving" title="stopping">${esc(r)}</span>`).join("");
+    // A member goes by its name (--name, or host and pid); its node id,
+    // which the allocation uses, follows in grey.
     const where = [m.host, m.pid ? "pid " + m.pid : ""].filter(x => x).join(" ");
-    return `<tr data-member="${esc(m.id)}"><td class="mono">${esc(m.id)}${m.coordinator ? ' <span class="badge ok">coordinator</span>' : ""}</td>` +
-      `<td class="mono">${esc(m.name || "")} ${esc(where)}</td><td class="mono">${esc(m.session)}</td>` +
+    const name = m.name ? `<span class="member-name">${esc(m.name)}</span> <span class="id">${esc(m.id)}</span>`
+      : `<span class="member-name">${esc(m.id)}</span>`;
+    return `<tr data-member="${esc(m.id)}"><td class="mono">${name}${m.coordinator ? ' <span class="badge ok">coordinator</span>' : ""}</td>` +
+      `<td class="mono">${esc(where)}</td><td class="mono">${esc(m.session)}</td>` +
       `<td>${rs.length}</td><td><div class="chips">${chips}</div></td></tr>`;
   }).join("");
   html += `<table class="grid"><thead><tr><th>member</th><th>host</th><th>session</th><th>#</th><th>resources</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -229,6 +234,9 @@ function timeline(e) {
 function status(s) {
   admin = s.admin;
   document.getElementById("roots").textContent = (s.roots || []).join(" ");
+  // A root created later is found then: say where the console looks.
+  document.getElementById("empty").textContent = `No recipes found yet under ${(s.roots || []).join(" ")}: ` +
+    "the page shows them as they are created.";
   const mode = document.getElementById("mode");
   mode.textContent = admin ? "admin" : "read-only";
   mode.className = "badge" + (admin ? " admin" : "");

@@ -21,7 +21,7 @@ import (
 // a grace period, and it returns only once the child is gone and every
 // other process it left has been killed and reaped. The grace never reaches
 // past the time the server may expire the session the child runs under
-// (see [Owner]).
+// (see [Child.Stop]).
 type Child struct {
 	name string
 	pid  int
@@ -125,33 +125,29 @@ func (c *Child) Describe() string {
 // Pid returns the child's process id.
 func (c *Child) Pid() int { return c.pid }
 
-// An Owner is what a child runs under: the Session whose expiry deadline
-// bounds every stop of the child, and the ownership (lock, leadership,
-// resource) whose end may cut the stop shorter still. The zero Owner bounds
-// nothing: a child that runs under no Session.
-type Owner struct {
-	Session *zkcoord.Session
-	Done    <-chan struct{} // closed when the ownership ends; nil if it has already been taken into account
-	Cause   func() error    // why it ended, once Done is closed
-}
-
 // Stop sends SIGTERM to the child's processes and, if the child has not
 // exited after grace, SIGKILL; it returns once the child has exited. A grace
 // of zero or less kills at once.
 //
 // Whatever grace was asked, the child is killed a safety margin before the
-// time the server may expire o's Session ([zkcoord.Session.ExpiryDeadline],
-// which keeps moving while the Session is connected), and, if the ownership
-// ends during the stop, as [LossGrace] says for its cause: at once if
-// someone else may already own what the child works on.
-func (c *Child) Stop(grace time.Duration, o Owner) {
+// time the server may expire sess ([zkcoord.Session.ExpiryDeadline], which
+// keeps moving while the Session is connected), and, if own (the lock,
+// leadership or resource the child works for) ends during the stop, as
+// [LossGrace] says for its cause: at once if someone else may already own
+// what the child works on. A nil sess bounds nothing (a child that runs
+// under no Session); a nil own is an ownership already taken into account.
+func (c *Child) Stop(grace time.Duration, sess *zkcoord.Session, own zkcoord.Ownership) {
 	select {
 	case <-c.done:
 		return
 	default:
 	}
 	if brokenStop() {
-		o = Owner{} // the grace as asked, whatever happens meanwhile
+		sess, own = nil, nil // the grace as asked, whatever happens meanwhile
+	}
+	var owned <-chan struct{} // nil without an ownership: never ready
+	if own != nil {
+		owned = own.Done()
 	}
 	if grace <= 0 || !c.grp.terminate() {
 		c.kill()
@@ -164,8 +160,8 @@ func (c *Child) Stop(grace time.Duration, o Owner) {
 		expiryT *time.Timer
 		expiry  <-chan time.Time // nil without a Session: no bound
 	)
-	if o.Session != nil {
-		expiryT = time.NewTimer(time.Until(killBy(o.Session)))
+	if sess != nil {
+		expiryT = time.NewTimer(time.Until(killBy(sess)))
 		defer expiryT.Stop()
 		expiry = expiryT.C
 	}
@@ -176,9 +172,9 @@ func (c *Child) Stop(grace time.Duration, o Owner) {
 		case <-graceT.C:
 			c.kill()
 			return
-		case <-o.Done:
-			o.Done = nil
-			left := LossGrace(o.Session, o.Cause(), grace)
+		case <-owned:
+			owned = nil
+			left := LossGrace(sess, own.Err(), grace)
 			if left <= 0 {
 				c.kill()
 				return
@@ -189,7 +185,7 @@ func (c *Child) Stop(grace time.Duration, o Owner) {
 		case <-expiry:
 			// The deadline moves on while the Session hears from the
 			// server: kill only once it is really near.
-			if wait := time.Until(killBy(o.Session)); wait > 0 {
+			if wait := time.Until(killBy(sess)); wait > 0 {
 				expiryT.Reset(wait)
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // stubborn is a command that ignores SIGTERM, and so do the processes it
@@ -25,7 +26,7 @@ func start(t *testing.T, script string) *Child {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Stop(0, Owner{}) })
+	t.Cleanup(func() { c.Stop(0, nil, nil) })
 	return c
 }
 
@@ -39,7 +40,7 @@ func startReady(t *testing.T, script string) *Child {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		c.Stop(0, Owner{})
+		c.Stop(0, nil, nil)
 		r.Close()
 	})
 	ready := make(chan bool, 1)
@@ -99,7 +100,7 @@ func TestStopTerminates(t *testing.T) {
 	t.Parallel()
 	c := startReady(t, "trap 'exit 7' TERM; echo ready; while :; do sleep 0.1; done")
 	began := time.Now()
-	c.Stop(time.Minute, Owner{})
+	c.Stop(time.Minute, nil, nil)
 	if d := time.Since(began); d > 30*time.Second {
 		t.Errorf("Stop took %v for a command that exits on SIGTERM", d)
 	}
@@ -115,7 +116,7 @@ func TestStopKillsAfterGrace(t *testing.T) {
 	const grace = 500 * time.Millisecond
 	c := startReady(t, stubborn)
 	began := time.Now()
-	c.Stop(grace, Owner{})
+	c.Stop(grace, nil, nil)
 	if d := time.Since(began); d < grace {
 		t.Errorf("killed after %v, before the grace of %v", d, grace)
 	}
@@ -123,7 +124,7 @@ func TestStopKillsAfterGrace(t *testing.T) {
 		t.Errorf("status %d, want 137 (SIGKILL)", got)
 	}
 	c = startReady(t, stubborn)
-	c.Stop(0, Owner{})
+	c.Stop(0, nil, nil)
 	if got := c.Status(); got != 137 {
 		t.Errorf("status %d after Stop(0), want 137 (SIGKILL)", got)
 	}
@@ -134,9 +135,9 @@ func TestStopKillsAfterGrace(t *testing.T) {
 func TestStopKillsWhenOwnershipEnds(t *testing.T) {
 	t.Parallel()
 	c := startReady(t, stubborn)
-	ended := make(chan struct{})
-	close(ended)
-	stopWithin(t, c, 30*time.Second, Owner{Done: ended, Cause: func() error { return errors.New("the lock node was deleted") }})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("the lock node was deleted"))
+	stopWithin(t, c, 30*time.Second, nil, ContextOwnership{Ctx: ctx})
 	if got := c.Status(); got != 137 {
 		t.Errorf("status %d, want 137 (SIGKILL)", got)
 	}
@@ -153,7 +154,7 @@ func TestStopEndsBeforeExpiry(t *testing.T) {
 	if err := proxy.Blackhole(); err != nil {
 		t.Fatal(err)
 	}
-	stopped := stopWithin(t, c, 30*time.Second, Owner{Session: sess})
+	stopped := stopWithin(t, c, 30*time.Second, sess, nil)
 	if deadline := sess.ExpiryDeadline(); !stopped.Before(deadline) {
 		t.Errorf("the child was stopped at %v, %v after the server may expire the session",
 			stopped.Format(time.StampMilli), stopped.Sub(deadline))
@@ -166,14 +167,14 @@ func TestStopEndsBeforeExpiry(t *testing.T) {
 	}
 }
 
-// stopWithin stops c with a grace of an hour under o, and fails the test
+// stopWithin stops c with a grace of an hour under sess and own, and fails the test
 // (then kills c) if that takes longer than within. It returns when Stop
 // returned.
-func stopWithin(t *testing.T, c *Child, within time.Duration, o Owner) time.Time {
+func stopWithin(t *testing.T, c *Child, within time.Duration, sess *zkcoord.Session, own zkcoord.Ownership) time.Time {
 	t.Helper()
 	stopped := make(chan time.Time, 1)
 	go func() {
-		c.Stop(time.Hour, o)
+		c.Stop(time.Hour, sess, own)
 		stopped <- time.Now()
 	}()
 	select {
@@ -181,7 +182,7 @@ func stopWithin(t *testing.T, c *Child, within time.Duration, o Owner) time.Time
 		return at
 	case <-time.After(within):
 		t.Errorf("Stop still waits after %v", within)
-		c.Stop(0, Owner{})
+		c.Stop(0, nil, nil)
 		return <-stopped
 	}
 }
@@ -216,16 +217,5 @@ func TestLossGrace(t *testing.T) {
 // connect opens a Session with a 4s timeout; the test's cleanup closes it.
 func connect(t *testing.T, servers []string) *zkcoord.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = sess.Close(ctx)
-	})
-	return sess
+	return testkit.Open(t, zkcoord.Config{Servers: servers, SessionTimeout: 4 * time.Second})
 }

@@ -5,7 +5,7 @@
 // A [Child] runs in a process group of its own. [Child.Stop] stops it with
 // SIGTERM to its processes and, after a grace period, SIGKILL, and returns
 // only once they are all gone; whatever the grace period, they are killed a
-// safety margin before the server may expire the [Owner]'s session, and at
+// safety margin before the server may expire the child's session, and at
 // once when someone else may already own what they work on ([LossGrace]).
 //
 // A child's processes are the command and every process it starts: on Linux

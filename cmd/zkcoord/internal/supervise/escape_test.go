@@ -34,12 +34,12 @@ func TestEscapedDescendantsDie(t *testing.T) {
 		{"stopped", func(t *testing.T, dir, script string, started func() bool) {
 			c := start(t, script)
 			testkit.Eventually(t, 30*time.Second, "the escaped processes to start", started)
-			c.Stop(time.Second, Owner{})
+			c.Stop(time.Second, nil, nil)
 		}},
 		{"stopped stubborn", func(t *testing.T, dir, script string, started func() bool) {
 			c := start(t, "trap '' TERM; "+script)
 			testkit.Eventually(t, 30*time.Second, "the escaped processes to start", started)
-			c.Stop(time.Second, Owner{})
+			c.Stop(time.Second, nil, nil)
 		}},
 		{"exited", func(t *testing.T, dir, script string, started func() bool) {
 			// The script runs in the background; the command exits once

@@ -1,0 +1,84 @@
+package zkcoord
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkcoord/zkcoord/zktest"
+)
+
+// A node deleted while Walk goes down the tree is left out with what was
+// below it; DeleteAll deletes the rest and counts only what it deleted.
+func TestWalkAndDeleteAllWithANodeGoneMidWalk(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Connect(ctx, Config{Servers: strings.Split(os.Getenv(zktest.EnvServers), ","), Chroot: "/walkgone"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer func() {
+		if err := s.Close(context.Background()); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}()
+	build := func() {
+		t.Helper()
+		for _, p := range []string{"/t/a/b/c", "/t/a/d", "/t/e"} {
+			if err := s.EnsurePath(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The hook deletes /t/a/b once the walk has found it, just before
+	// the walk lists it.
+	vanished := 0
+	walkHook = func(p string) {
+		if p != "/t/a/b" {
+			return
+		}
+		if _, err := s.Multi(ctx, DeleteOp("/t/a/b/c", -1), DeleteOp("/t/a/b", -1)); err != nil {
+			t.Errorf("deleting /t/a/b mid-walk: %v", err)
+		}
+		vanished++
+	}
+	defer func() { walkHook = nil }()
+
+	build()
+	nodes, err := s.Walk(ctx, "/t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for i, n := range nodes {
+		if n.Err != nil || n.Stat == nil {
+			t.Errorf("%s: stat %v, error %v", n.Path, n.Stat, n.Err)
+		}
+		if i > 0 && strings.Count(n.Path, "/") < strings.Count(nodes[i-1].Path, "/") {
+			t.Errorf("%s listed after the deeper %s", n.Path, nodes[i-1].Path)
+		}
+		if n.Path == "/t/a" && n.Stat.NumChildren != 2 {
+			t.Errorf("/t/a: stat says %d children, want 2 (b was still there)", n.Stat.NumChildren)
+		}
+		paths = append(paths, n.Path)
+	}
+	slices.Sort(paths)
+	if want := []string{"/t", "/t/a", "/t/a/d", "/t/e"}; !slices.Equal(paths, want) {
+		t.Errorf("Walk with /t/a/b gone mid-walk = %q, want %q", paths, want)
+	}
+
+	build()
+	if n, err := s.DeleteAll(ctx, "/t"); err != nil || n != 4 {
+		t.Errorf("DeleteAll with /t/a/b gone mid-walk = %d, %v; want 4 deleted", n, err)
+	}
+	if vanished != 2 {
+		t.Errorf("the hook deleted /t/a/b %d times, want 2", vanished)
+	}
+	if _, err := s.Walk(ctx, "/t"); !errors.Is(err, ErrNoNode) {
+		t.Errorf("Walk of a missing node = %v, want ErrNoNode", err)
+	}
+}
