@@ -71,16 +71,41 @@ type entry struct {
 }
 
 // NewNode caches one node: its data and stat, and whether it exists. It is
-// Curator's NodeCache and Kazoo's DataWatch.
-func NewNode(sess *zkcoord.Session, path string) (*Cache, error) {
+// Curator's NodeCache and Kazoo's DataWatch. It takes the package's
+// options, and refuses WithMaxDepth (its depth is 0) and
+// WithRecoveryEvents (it runs on one Session).
+func NewNode(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error) {
+	if err := sessionBound(opts, "NewNode"); err != nil {
+		return nil, err
+	}
 	return start(sess, path, 0, false)
+}
+
+// sessionBound checks the options of NewNode and NewChildren, whose depth
+// is fixed and whose Session is the caller's.
+func sessionBound(opts []Option, name string) error {
+	o := options{maxDepth: -1}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.maxDepth != -1 {
+		return fmt.Errorf("%w: %s takes no depth limit (use NewTree)", ErrInvalid, name)
+	}
+	if o.events != nil {
+		return fmt.Errorf("%w: recovery events need NewTreeConfig (a Session cannot be renewed)", ErrInvalid)
+	}
+	return nil
 }
 
 // NewChildren caches the children of a node, with their data and stats:
 // Curator's PathChildrenCache and Kazoo's ChildrenWatch. Events and
 // Snapshot concern the children only; Children(path) lists them. The
-// parent need not exist; its children are reported once it does.
-func NewChildren(sess *zkcoord.Session, path string) (*Cache, error) {
+// parent need not exist; its children are reported once it does. Its
+// options are NewNode's.
+func NewChildren(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error) {
+	if err := sessionBound(opts, "NewChildren"); err != nil {
+		return nil, err
+	}
 	return start(sess, path, 1, true)
 }
 

@@ -21,8 +21,8 @@ func WithMaxDepth(depth int) Option {
 // WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a cache
 // started with NewTreeConfig (session started, session ended with its
 // cause, recovering, recovered), in order, on a goroutine of its own, so
-// that a slow f never delays a recovery. NewTree rejects it: one Session
-// is one ZooKeeper session.
+// that a slow f never delays a recovery. NewNode, NewChildren and NewTree
+// reject it: one Session is one ZooKeeper session.
 func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
 	return func(o *options) { o.events = f }
 }

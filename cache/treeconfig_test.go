@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -104,9 +105,27 @@ func TestTreeConfigAfterExpiry(t *testing.T) {
 	r.expect(t, at, "Updated /a/x", "Added /a/y")
 }
 
-// NewTree runs on one Session: recovery events need NewTreeConfig.
-func TestNewTreeRejectsRecoveryEvents(t *testing.T) {
-	if _, err := NewTree(connect(t), "/a", WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("NewTree with recovery events = %v, want ErrInvalid", err)
+// The session-bound forms run on one Session: recovery events need
+// NewTreeConfig. NewNode and NewChildren have a depth of their own.
+func TestSessionBoundFormsRejectOptions(t *testing.T) {
+	sess := connect(t)
+	events := WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})
+	for name, err := range map[string]error{
+		"NewTree with recovery events":     second(NewTree(sess, "/a", events)),
+		"NewNode with recovery events":     second(NewNode(sess, "/a", events)),
+		"NewChildren with recovery events": second(NewChildren(sess, "/a", events)),
+		"NewNode with a depth":             second(NewNode(sess, "/a", WithMaxDepth(2))),
+		"NewChildren with a depth":         second(NewChildren(sess, "/a", WithMaxDepth(0))),
+	} {
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s = %v, want ErrInvalid", name, err)
+		}
 	}
+}
+
+func second(c *Cache, err error) error {
+	if c != nil {
+		c.Close(context.Background())
+	}
+	return err
 }

@@ -25,8 +25,8 @@ type JSON[T any] struct {
 }
 
 // NewJSON returns the JSON configuration node at path. It does no I/O.
-func NewJSON[T any](sess *zkcoord.Session, path string) (*JSON[T], error) {
-	n, err := New(sess, path)
+func NewJSON[T any](sess *zkcoord.Session, path string, opts ...Option) (*JSON[T], error) {
+	n, err := New(sess, path, opts...)
 	if err != nil {
 		return nil, err
 	}

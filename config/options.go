@@ -2,7 +2,7 @@ package config
 
 import "github.com/zkcoord/zkcoord"
 
-// Option configures WatchConfig and WatchJSONConfig.
+// Option configures a configuration node; every constructor takes it.
 type Option func(*options)
 
 type options struct {
@@ -12,7 +12,8 @@ type options struct {
 // WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a watcher
 // started with WatchConfig or WatchJSONConfig (session started, session
 // ended with its cause, recovering, recovered), in order, on a goroutine
-// of its own, so that a slow f never delays a recovery.
+// of its own, so that a slow f never delays a recovery. New and NewJSON
+// reject it: a Node lives on one Session.
 func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
 	return func(o *options) { o.events = f }
 }

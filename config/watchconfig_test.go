@@ -121,3 +121,14 @@ func TestWatchConfigBadPath(t *testing.T) {
 		t.Fatalf("WatchConfig(rel) = %v, want ErrInvalidPath", err)
 	}
 }
+
+// A Node runs on one Session: recovery events need WatchConfig.
+func TestNewRejectsRecoveryEvents(t *testing.T) {
+	events := WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})
+	if _, err := New(connect(t), "/a", events); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Errorf("New with recovery events = %v, want ErrInvalidConfig", err)
+	}
+	if _, err := NewJSON[int](connect(t), "/a", events); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Errorf("NewJSON with recovery events = %v, want ErrInvalidConfig", err)
+	}
+}

@@ -162,3 +162,11 @@ func TestJoinConfigRejoinsAfterPartition(t *testing.T) {
 	w.Stop()
 	<-watched
 }
+
+// Join runs on one Session: recovery events need JoinConfig.
+func TestJoinRejectsRecoveryEvents(t *testing.T) {
+	_, err := Join(testkit.Ctx(t, time.Minute), connect(t), "/svc", "me", nil, WithRecoveryEvents(func(zkcoord.RecoveryEvent) {}))
+	if !errors.Is(err, zkcoord.ErrInvalidConfig) {
+		t.Fatalf("Join with recovery events = %v, want ErrInvalidConfig", err)
+	}
+}

@@ -62,12 +62,19 @@ type Membership struct {
 // Join adds a member with the given id and data to the group at path
 // (created as a container if missing). Data larger than the Session's
 // limit is refused with an error wrapping zkcoord.ErrTooLarge.
-func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte) (*Membership, error) {
+func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte, opts ...Option) (*Membership, error) {
 	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	if err := zkcoord.ValidateName(id); err != nil {
 		return nil, fmt.Errorf("group: member id: %w", err)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.events != nil {
+		return nil, fmt.Errorf("group: %w: recovery events need JoinConfig (a Session cannot be renewed)", zkcoord.ErrInvalidConfig)
 	}
 	if data == nil {
 		data = []byte{}
