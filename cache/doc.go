@@ -7,6 +7,19 @@
 // reported once it does, and again after it is deleted and created anew.
 // It may be "/": the whole tree, or the chroot's.
 //
+// # Which form
+//
+// NewNode, NewChildren and NewTree cache through a Session of the
+// caller's and stop when it ends: use them when the copy serves work that
+// ends with that Session too (what a leader or lock holder reads).
+// [NewTreeConfig] opens its own Sessions from a zkcoord.Config through
+// zkcoord.Supervise, the recovery loop every recipe shares, and keeps one
+// copy across them: use it for a copy that the process reads for as long
+// as it runs (configuration, a registry). It caches a tree, or with
+// WithMaxDepth(0) a single node; its WithRecoveryEvents reports each step
+// of the recovery (session started, session ended with its cause,
+// recovering, recovered).
+//
 // # Reads and events
 //
 // [Cache.Get], [Cache.Children] and [Cache.Snapshot] read the local copy
@@ -65,9 +78,20 @@
 // Added) while it was cut off, each once. [Resynced] follows the last of
 // them. A recursive watch does not report what changed while it was cut
 // off; one-shot watches that the server fires afterwards for the same
-// changes find nothing new and report nothing. When the Session ends, the
-// cache reports its terminal state and stops; a cache does not move to a
-// new Session.
+// changes find nothing new and report nothing. When the Session ends, a
+// cache of NewNode, NewChildren or NewTree reports its terminal state and
+// stops.
+//
+// A cache of NewTreeConfig reports the terminal state too, and carries
+// on: once Supervise has opened a new Session, it reports that Session's
+// first state (StateChanged Connected), reads the whole subtree again on
+// it, setting every watch anew, and reports exactly the differences from
+// its copy, as after a reconnection, then [Resynced]. Nothing the old
+// Session cached stays unless the new one reads it unchanged, and
+// notifications of the old Session's watches still on their way are
+// ignored. Its Events end after Close, or with a last StateChanged Closed
+// event (its Err the cause) when Supervise gives up: credentials
+// rejected, an invalid Config.
 //
 // # Costs
 //

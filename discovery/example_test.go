@@ -118,7 +118,7 @@ func ExampleRegisterConfig() {
 	var kinds []zkcoord.RecoveryKind
 	r, err := discovery.RegisterConfig(ctx, config(), "/kept",
 		discovery.Instance{Name: "search", ID: "s1", Address: "10.0.0.7", Port: 80},
-		zkcoord.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { kinds = append(kinds, ev.Kind) }))
+		discovery.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { kinds = append(kinds, ev.Kind) }))
 	if err != nil {
 		panic(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/tool/interop"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
@@ -236,8 +235,7 @@ func TestGoRegistersCuratorCacheSees(t *testing.T) {
 	ctx := testkit.Ctx(t, 2*time.Minute)
 	java := curator(t, ctx, sess.Config().Chroot, "/services")
 	ask(t, ctx, java, "cache web", "cache web")
-	r, err := RegisterConfig(ctx, supervisedConfig(t), "/services", Instance{Name: "web", ID: "g1", Address: "10.1.0.1", Port: 1},
-		zkcoord.WithMaxBackoff(100*time.Millisecond))
+	r, err := RegisterConfig(ctx, supervisedConfig(t), "/services", Instance{Name: "web", ID: "g1", Address: "10.1.0.1", Port: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

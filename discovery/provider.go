@@ -2,26 +2,46 @@ package discovery
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/zkcoord/zkcoord"
 )
 
-// Option configures a Discovery (for all its providers) or one Provider.
-type Option func(*Provider)
+// Option configures a Discovery (for all its providers), one Provider or
+// a registration kept with RegisterConfig. Every constructor of the
+// package takes them; the provider's options mean nothing to a
+// registration, and WithRecoveryEvents only to RegisterConfig.
+type Option func(*options)
+
+type options struct {
+	prov   *Provider // the provider being made (a throwaway one for a registration)
+	events func(zkcoord.RecoveryEvent)
+}
+
+// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a
+// registration kept with RegisterConfig (session started, session ended
+// with its cause, recovering, recovered), in order, on a goroutine of its
+// own, so that a slow f never delays a recovery. NewProvider rejects it:
+// a provider lives on one Session.
+func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
+	return func(o *options) { o.events = f }
+}
 
 // WithStrategy sets how a provider picks an instance: newStrategy is
 // called once for each provider, since a Strategy serves one provider
 // (for example WithStrategy(Random)). The default is RoundRobin.
 func WithStrategy(newStrategy func() Strategy) Option {
-	return func(p *Provider) { p.strategy = newStrategy() }
+	return func(o *options) { o.prov.strategy = newStrategy() }
 }
 
 // WithFilter hands out only the instances for which every filter returns
 // true (Curator's InstanceFilter); filters add up. They run under the
 // provider's lock, on every Get and Instances: keep them quick.
 func WithFilter(filters ...func(Instance) bool) Option {
-	return func(p *Provider) { p.filters = append(p.filters, filters...) }
+	return func(o *options) { o.prov.filters = append(o.prov.filters, filters...) }
 }
 
 // WithDownPolicy sets when NoteError takes an instance out:
@@ -29,12 +49,12 @@ func WithFilter(filters ...func(Instance) bool) Option {
 // timeout (Curator's DownInstancePolicy). The default is Curator's: 2
 // errors, 30 seconds.
 func WithDownPolicy(timeout time.Duration, errorThreshold int) Option {
-	return func(p *Provider) { p.down.timeout, p.down.threshold = timeout, max(errorThreshold, 1) }
+	return func(o *options) { o.prov.down.timeout, o.prov.down.threshold = timeout, max(errorThreshold, 1) }
 }
 
 // WithClock sets the clock of down times; the default is time.Now.
 func WithClock(now func() time.Time) Option {
-	return func(p *Provider) { p.now = now }
+	return func(o *options) { o.prov.now = now }
 }
 
 // Provider hands out instances of one service from a Cache of its
@@ -54,9 +74,13 @@ type Provider struct {
 // NewProvider starts a provider for the named service and waits, bounded by
 // ctx, until its cache has loaded. Close it when done.
 func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...Option) (*Provider, error) {
-	p := &Provider{strategy: RoundRobin(), now: time.Now, down: newDowns()}
-	for _, o := range append(slices.Clone(d.opts), opts...) {
-		o(p)
+	p := newProvider()
+	o := options{prov: p}
+	for _, opt := range append(slices.Clone(d.opts), opts...) {
+		opt(&o)
+	}
+	if o.events != nil {
+		return nil, fmt.Errorf("%w: recovery events need RegisterConfig (a provider lives on one Session)", ErrInvalid)
 	}
 	c, err := d.newCache(ctx, name, false)
 	if err != nil {
@@ -64,6 +88,10 @@ func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...Option
 	}
 	p.cache = c
 	return p, nil
+}
+
+func newProvider() *Provider {
+	return &Provider{strategy: RoundRobin(), now: time.Now, down: newDowns()}
 }
 
 // Instances returns the instances the provider may hand out, sorted by id:

@@ -37,15 +37,14 @@ type SupervisedRegistration struct {
 // lost or expires, a new one registers the instance again, with the data
 // of the latest Update, and so on until Unregister. It returns once the
 // instance is first registered, or fails when that cannot happen before
-// ctx ends. opts are Supervise's: zkcoord.WithRecoveryEvents reports
-// every Session lost and every recovery, zkcoord.WithMaxBackoff spaces
-// the attempts; a WithRestartIf among them is overridden.
+// ctx ends. WithRecoveryEvents reports every Session lost and every
+// recovery; the provider's options mean nothing here.
 //
 // After the first registration every failure leads to a new Session: a
 // write refused with the Session alive (an ACL, say) closes it, and a
 // Session follows after a backoff. Only Unregister, or credentials or a
 // Config that a new Session cannot fix, end it (see Done).
-func RegisterConfig(ctx context.Context, cfg zkcoord.Config, base string, in Instance, opts ...zkcoord.SuperviseOption) (*SupervisedRegistration, error) {
+func RegisterConfig(ctx context.Context, cfg zkcoord.Config, base string, in Instance, opts ...Option) (*SupervisedRegistration, error) {
 	if err := zkcoord.ValidatePath(base); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -76,10 +75,17 @@ func RegisterConfig(ctx context.Context, cfg zkcoord.Config, base string, in Ins
 		}
 		return r.registered || errors.Is(err, zkcoord.ErrSessionLost) || errors.Is(err, zkcoord.ErrSessionExpired)
 	}
-	opts = append(opts[:len(opts):len(opts)], zkcoord.WithRestartIf(restart))
+	o := options{prov: newProvider()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	sopts := []zkcoord.SuperviseOption{zkcoord.WithRestartIf(restart)}
+	if o.events != nil {
+		sopts = append(sopts, zkcoord.WithRecoveryEvents(o.events))
+	}
 	go func() {
 		defer close(r.done)
-		if err := zkcoord.Supervise(sctx, cfg, r.serve, opts...); sctx.Err() == nil {
+		if err := zkcoord.Supervise(sctx, cfg, r.serve, sopts...); sctx.Err() == nil {
 			r.err = err
 		}
 	}()

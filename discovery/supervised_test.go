@@ -60,7 +60,7 @@ func TestSupervisedRegistrationReregistersTheLatestUpdate(t *testing.T) {
 	}
 	rec := &recoveries{ch: make(chan zkcoord.RecoveryEvent, 100)}
 	r, err := RegisterConfig(ctx, supervisedConfig(t), "/svc", Instance{Name: "web", ID: "w", Address: "h", Port: 1},
-		zkcoord.WithRecoveryEvents(rec.event), zkcoord.WithMaxBackoff(100*time.Millisecond))
+		WithRecoveryEvents(rec.event))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,5 +219,18 @@ func TestSupervisedStaticInstanceUnregisters(t *testing.T) {
 	}
 	if ok, _, err := sess.Exists(ctx, "/svc/web/s"); err != nil || ok {
 		t.Fatalf("after Unregister: exists %v, %v", ok, err)
+	}
+}
+
+// The session-bound provider refuses recovery events, which only a
+// registration kept across Sessions can report.
+func TestProviderRefusesRecoveryEvents(t *testing.T) {
+	ctx, sess := testkit.Ctx(t, time.Minute), connect(t)
+	d, err := New(sess, "/svc-refuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.NewProvider(ctx, "web", WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("NewProvider with WithRecoveryEvents: %v, want ErrInvalid", err)
 	}
 }
