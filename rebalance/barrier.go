@@ -7,24 +7,36 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/elect"
 )
+
+// takeover is what acquireBarrier returns: the barrier's fencing token
+// (its czxid), a watch on it, and whether the resource's previous barrier
+// was released cleanly.
+type takeover struct {
+	token int64
+	watch <-chan zkcoord.Event
+	clean bool
+}
 
 // acquireBarrier creates the ephemeral barrier node at path for client
 // owner, first waiting (with an existence watch, never polling) for any
-// other barrier there to be deleted. It returns the barrier's fencing token
-// (its czxid) and a watch on it.
+// other barrier there to be deleted. The create runs in one transaction
+// with the set of the resource's handover mark at markPath to "held", at
+// the version read before (see handover.go), so the mark read tells
+// exactly how the previous barrier went.
 //
 // It returns an error only when no barrier of this client exists at path:
 // the create itself is never abandoned half-way, so a cancelled acquisition
 // cannot leave an orphan barrier behind.
-func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, gen int64) (int64, <-chan zkcoord.Event, error) {
-	data := mustJSON(barrierInfo{Client: owner, Generation: gen})
+func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, owner string, gen int64) (takeover, error) {
 	// Once a create has been sent, its outcome is settled without regard
 	// for ctx (but never beyond the Session's life).
 	settle := context.WithoutCancel(ctx)
 	created := false // a create may have succeeded
 	unknown := false // a create's reply was lost
 	free := false    // the other client's barrier was seen deleted
+	var mk mark      // the handover mark, as read before the next create
 	for {
 		c := ctx
 		if created {
@@ -37,113 +49,182 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, owner stri
 			// would give up and leave its barrier behind as an orphan (or
 			// retry). A sync makes the server catch up with the leader.
 			if err := sess.Sync(settle, zkcoord.Parent(path)); err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
-				return 0, nil, err
+				return takeover{}, err
 			}
 			unknown = false
 		}
 		if free {
-			// Seen deleted: create at once; a create that finds another
-			// client's barrier looks again.
+			// Seen deleted: read how it went and create at once; a create
+			// that finds another client's barrier, or the mark moved, looks
+			// again.
 			free = false
 			if err := ctx.Err(); err != nil {
-				return 0, nil, err
+				return takeover{}, err
+			}
+			var err error
+			if mk, err = readMark(ctx, sess, markPath); err != nil {
+				return takeover{}, err
 			}
 		} else {
-			ok, st, w, mine, err := lookAtBarrier(c, settle, sess, path, owner, created)
+			b, err := lookAtBarrier(c, settle, sess, path, markPath, owner, created)
 			if err != nil {
-				return 0, nil, err
+				return takeover{}, err
 			}
-			if ok {
-				if mine {
-					return st.Czxid, w, nil // just created, or created by an attempt whose reply was lost
+			if b.ok {
+				if b.mine {
+					// Just created, or created by an attempt whose reply was
+					// lost: its data say what the mark was then.
+					return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean}, nil
 				}
 				created = false
-				ev, err := sess.WaitEvent(ctx, w)
+				ev, err := sess.WaitEvent(ctx, b.w)
 				if err != nil {
-					return 0, nil, err
+					return takeover{}, err
 				}
 				free = ev.Type == zkcoord.EventNodeDeleted
 				continue
 			}
 			if created {
-				created = false // settled: it was not created
+				created = false // settled: it was not created; the mark read before still guards the next create
 				if err := ctx.Err(); err != nil {
-					return 0, nil, err
+					return takeover{}, err
 				}
+			} else {
+				mk = b.mark
 			}
 		}
-		_, err := sess.Create(settle, path, data, zkcoord.FlagEphemeral)
+		b, err := createBarrier(settle, sess, path, markPath, owner, gen, mk)
 		switch {
+		case err == nil && b.mine:
+			return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean}, nil
 		case err == nil:
-			created = true // look at the node to learn the token
+			created = true // look at the node again to learn the token
 		case zkcoord.IsRetryable(err):
 			created, unknown = true, true // look at the node to learn the outcome
-		case errors.Is(err, zkcoord.ErrNodeExists):
+		case errors.Is(err, zkcoord.ErrNodeExists), errors.Is(err, zkcoord.ErrBadVersion):
+			// Another barrier, or the mark moved (someone else took or
+			// released the resource): look again.
 		case errors.Is(err, zkcoord.ErrNoNode):
-			if err := sess.EnsurePath(ctx, zkcoord.Parent(path)); err != nil {
-				return 0, nil, err
+			// A parent is missing (a group made before handover marks), or
+			// the mark was deleted with its resource: make sure of the
+			// parents and look again.
+			for _, p := range []string{zkcoord.Parent(path), zkcoord.Parent(markPath)} {
+				if err := sess.EnsurePath(ctx, p); err != nil {
+					return takeover{}, err
+				}
 			}
 		default:
-			return 0, nil, err
+			return takeover{}, err
 		}
 	}
+}
+
+// createBarrier sends the transaction that creates the barrier at path
+// and marks the resource held at markPath, provided the mark is still mk,
+// and, in the same round trip, the read of the barrier that learns its
+// token and sets its watch (ZooKeeper runs it after the transaction). The
+// read counts only if the transaction succeeded; if it failed the caller
+// looks at the barrier again.
+func createBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, owner string, gen int64, mk mark) (barrierLook, error) {
+	data := mustJSON(barrierInfo{Client: owner, Generation: gen, Clean: mk.released()})
+	var (
+		b       barrierLook
+		got     []byte
+		readErr error
+	)
+	_, err := sess.MultiThen(ctx, []zkcoord.Op{mk.take(markPath), zkcoord.CreateOp(path, data, zkcoord.FlagEphemeral)},
+		func(ctx context.Context) { got, b.st, b.w, readErr = sess.GetW(ctx, path) })
+	if err != nil || readErr != nil {
+		return barrierLook{}, err
+	}
+	b.ok = true
+	b.info, b.mine = barrierOf(sess, owner, b.st, got)
+	return b, nil
+}
+
+// barrierLook is what lookAtBarrier found.
+type barrierLook struct {
+	ok   bool // the barrier exists
+	st   *zkcoord.Stat
+	w    <-chan zkcoord.Event
+	mine bool        // it is this client's
+	info barrierInfo // its data, if mine
+	mark mark        // the handover mark, read alongside unless created
 }
 
 // lookAtBarrier reads the barrier at path with a watch: whether it exists,
 // its stat, the watch, and whether it is this client's. After a create
 // that may have succeeded the node is read with its data, which tell
 // whose it is, in one round trip; otherwise its existence is watched (a
-// missing node must be watched too) and only a node of this Session is
-// read again.
-func lookAtBarrier(ctx, settle context.Context, sess *zkcoord.Session, path, owner string,
-	created bool) (ok bool, st *zkcoord.Stat, w <-chan zkcoord.Event, mine bool, err error) {
+// missing node must be watched too), the handover mark at markPath is read
+// in the same round trip, and only a node of this Session is read again.
+func lookAtBarrier(ctx, settle context.Context, sess *zkcoord.Session, path, markPath, owner string,
+	created bool) (barrierLook, error) {
+	var b barrierLook
 	if created {
 		data, st, w, err := sess.GetW(ctx, path)
 		switch {
 		case errors.Is(err, zkcoord.ErrNoNode):
-			return false, nil, nil, false, nil // not created after all: no watch needed, it creates next
+			return b, nil // not created after all: no watch needed, it creates next
 		case err != nil:
-			return false, nil, nil, false, err
+			return b, err
 		}
-		return true, st, w, barrierOf(sess, owner, st, data), nil
+		b.info, b.mine = barrierOf(sess, owner, st, data)
+		b.ok, b.st, b.w = true, st, w
+		return b, nil
 	}
-	ok, st, w, err = sess.ExistsW(ctx, path)
-	if err != nil || !ok {
-		return ok, st, w, false, err
+	var err, markErr error
+	elect.Parallel(
+		func() { b.ok, b.st, b.w, err = sess.ExistsW(ctx, path) },
+		func() { b.mark, markErr = readMark(ctx, sess, markPath) },
+	)
+	if err != nil {
+		return barrierLook{}, err
 	}
-	mine, err = ownBarrier(settle, sess, path, owner, st)
-	return ok, st, w, mine, err
+	if markErr != nil {
+		return barrierLook{}, markErr
+	}
+	if !b.ok {
+		return b, nil
+	}
+	b.info, b.mine, err = ownBarrier(settle, sess, path, owner, b.st)
+	return b, err
 }
 
 // barrierOf reports whether a barrier read with its data belongs to this
 // client: its Session, and its client id in the data (several clients may
-// share one Session).
-func barrierOf(sess *zkcoord.Session, owner string, st *zkcoord.Stat, data []byte) bool {
+// share one Session). It returns the data decoded.
+func barrierOf(sess *zkcoord.Session, owner string, st *zkcoord.Stat, data []byte) (barrierInfo, bool) {
 	var bi barrierInfo
-	return st.EphemeralOwner == sess.ID() && json.Unmarshal(data, &bi) == nil && bi.Client == owner
+	mine := st.EphemeralOwner == sess.ID() && json.Unmarshal(data, &bi) == nil && bi.Client == owner
+	return bi, mine
 }
 
 // ownBarrier reports whether the existing barrier with stat st belongs to
 // this client: its Session, and its client id in the data (several clients
-// may share one Session).
-func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, st *zkcoord.Stat) (bool, error) {
+// may share one Session). It returns the data decoded.
+func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, st *zkcoord.Stat) (barrierInfo, bool, error) {
 	if st.EphemeralOwner != sess.ID() {
-		return false, nil
+		return barrierInfo{}, false, nil
 	}
 	data, st2, err := sess.Get(ctx, path)
 	if errors.Is(err, zkcoord.ErrNoNode) {
-		return false, nil
+		return barrierInfo{}, false, nil
 	}
 	if err != nil {
-		return false, err
+		return barrierInfo{}, false, err
 	}
-	return barrierOf(sess, owner, st2, data) && st2.Czxid == st.Czxid, nil
+	bi, mine := barrierOf(sess, owner, st2, data)
+	return bi, mine && st2.Czxid == st.Czxid, nil
 }
 
 // releaseBarrier deletes the barrier at path if it is still the one with
-// the given token; a barrier that is gone, or that belongs to a later
-// owner, is left alone.
-func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path string, token int64) error {
+// the given token, and in the same transaction marks the resource
+// released at markPath; a barrier that is gone, or that belongs to a later
+// owner, is left alone. A missing mark (the resource was removed) is not
+// created again: the barrier goes alone.
+func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath string, token int64) error {
+	marked := true // the mark is there to be written
 	for {
 		ok, st, err := sess.Exists(ctx, path) // retries while disconnected
 		if err != nil {
@@ -152,9 +233,17 @@ func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path string, tok
 		if !ok || st.Czxid != token {
 			return nil
 		}
-		err = sess.Delete(ctx, path, st.Version)
+		ops := []zkcoord.Op{zkcoord.DeleteOp(path, st.Version)}
+		if marked {
+			ops = append(ops, releaseOp(markPath))
+		}
+		res, err := sess.Multi(ctx, ops...)
 		switch {
-		case err == nil, errors.Is(err, zkcoord.ErrNoNode):
+		case err == nil:
+			return nil
+		case errors.Is(err, zkcoord.ErrNoNode) && marked && len(res) == 2 && errors.Is(res[1].Error, zkcoord.ErrNoNode):
+			marked = false // no mark: delete the barrier alone
+		case errors.Is(err, zkcoord.ErrNoNode):
 			return nil
 		case errors.Is(err, zkcoord.ErrBadVersion), zkcoord.IsRetryable(err):
 			// changed, or the reply was lost: look again

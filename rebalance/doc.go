@@ -28,7 +28,10 @@
 // term; a client starts a resource only once the previous owner's barrier
 // is gone. Three modes (WithMode): Incremental (the default) moves only
 // what must move, ResourceBarrier restarts everything through the
-// barriers, GlobalBarrier drives all clients through phases. A Client is
+// barriers, GlobalBarrier drives all clients through phases.
+// WithLockDelay makes a client wait before it starts a resource whose
+// previous barrier vanished without a clean release (an expiry), so that
+// an owner paused past its session stops first. A Client is
 // safe for concurrent use; Handler functions are called one at a time.
 //
 // The protocol, its modes, recovery and the safety argument:

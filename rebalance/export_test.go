@@ -27,6 +27,12 @@ func PathsForTest(root, group string) (term, resources, barriers, clients string
 	return lay.term(), lay.resources(), lay.barriers(), lay.clients()
 }
 
+// HandoverForTest returns the path of the handover mark of resource res.
+func HandoverForTest(root, group, res string) string {
+	lay, _ := newLayout(zkcoord.Join(root, group))
+	return lay.handover(res)
+}
+
 // SetMaxAllocationForTest lowers the size limit of an encoded allocation,
 // so that a test can outgrow it with a small group, until the test ends.
 func SetMaxAllocationForTest(t interface{ Cleanup(func()) }, n int) {
@@ -58,8 +64,8 @@ func EnsureGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group 
 // AcquireBarrierForTest takes the barrier at path for client owner, as a
 // member taking a resource over does, and returns its fencing token.
 func AcquireBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, owner string) (int64, error) {
-	token, _, err := acquireBarrier(ctx, sess, path, owner, 1)
-	return token, err
+	t, err := acquireBarrier(ctx, sess, path, zkcoord.Join(zkcoord.Parent(path), "mark"), owner, 1)
+	return t.token, err
 }
 
 // ReadGroupForTest reads what a coordinator reads before a rebalancing.

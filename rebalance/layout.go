@@ -26,6 +26,7 @@ const (
 	clientsNode   = "clients"   // ephemeral sequential children, one per client
 	resourcesNode = "resources" // children: resources; data: the allocation
 	barriersNode  = "barriers"  // ephemeral children named after resources
+	handoversNode = "handovers" // persistent children named after resources: how each barrier went
 	termNode      = "term"      // version: the coordinator's term
 	statusNode    = "status"    // global-barrier mode: the phase
 	stoppedNode   = "stopped"   // global-barrier mode: check-ins
@@ -57,6 +58,8 @@ func (l layout) resources() string          { return zkcoord.Join(l.base, resour
 func (l layout) resource(id string) string  { return zkcoord.Join(l.base, resourcesNode, id) }
 func (l layout) barriers() string           { return zkcoord.Join(l.base, barriersNode) }
 func (l layout) barrier(res string) string  { return zkcoord.Join(l.base, barriersNode, res) }
+func (l layout) handovers() string          { return zkcoord.Join(l.base, handoversNode) }
+func (l layout) handover(res string) string { return zkcoord.Join(l.base, handoversNode, res) }
 func (l layout) term() string               { return zkcoord.Join(l.base, termNode) }
 func (l layout) status() string             { return zkcoord.Join(l.base, statusNode) }
 func (l layout) stopped() string            { return zkcoord.Join(l.base, stoppedNode) }
@@ -83,11 +86,11 @@ func (l layout) election() elect.Layout {
 	}
 }
 
-// ensure creates the group's persistent nodes that are missing. The six
-// are ensured at once: when the group exists, as it usually does, their
-// reads share one round trip instead of taking six.
+// ensure creates the group's persistent nodes that are missing. They are
+// ensured at once: when the group exists, as it usually does, their reads
+// share one round trip instead of taking one each.
 func (l layout) ensure(ctx context.Context, sess *zkcoord.Session) error {
-	paths := []string{l.clients(), l.resources(), l.barriers(), l.term(), l.status(), l.stopped()}
+	paths := []string{l.clients(), l.resources(), l.barriers(), l.handovers(), l.term(), l.status(), l.stopped()}
 	errs := make([]error, len(paths))
 	fs := make([]func(), len(paths))
 	for i, p := range paths {
@@ -195,6 +198,11 @@ func pid() int { return os.Getpid() }
 type barrierInfo struct {
 	Client     string `json:"client"`
 	Generation int64  `json:"generation"`
+	// Clean records that the resource's previous barrier was released
+	// cleanly (its handover mark said so when this barrier was created):
+	// the transaction that created the barrier wrote it, so it tells
+	// which attempt of an acquisition succeeded, even after a lost reply.
+	Clean bool `json:"clean,omitempty"`
 }
 
 // termInfo is the data of the term node; the term is the node's version.

@@ -91,7 +91,7 @@ func TestModesAndOptions(t *testing.T) {
 	if _, err := ParseMode("fast"); !errors.Is(err, ErrInvalidOption) {
 		t.Errorf("ParseMode(fast): %v", err)
 	}
-	for i, opt := range []Option{WithMode(Mode(7)), WithMinInterval(-1), WithStartDelay(-1),
+	for i, opt := range []Option{WithMode(Mode(7)), WithMinInterval(-1), WithStartDelay(-1), WithLockDelay(-1),
 		WithSelfExpiry(1), WithSelfExpiry(-0.5), WithMaxRecoveryBackoff(0)} {
 		if _, err := newClient("/g", Handler{}, []Option{opt}); !errors.Is(err, ErrInvalidOption) {
 			t.Errorf("option %d accepted: %v", i, err)

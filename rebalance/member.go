@@ -398,28 +398,39 @@ func (m *member) onBarrierLost(s *slot, err error) {
 }
 
 // acquire starts taking over a resource: wait for its barrier to be free,
-// create ours, then (after the start delay) report back.
+// create ours, then (after the start delay, and the lock-delay if the
+// previous barrier vanished without a clean release) report back.
 func (m *member) acquire(res string) {
 	m.attempts++
 	ctx, cancel := context.WithCancel(m.ctx)
 	s := &slot{res: res, state: acquiring, gen: m.gen, attempt: m.attempts, stopAcq: cancel, run: &runState{}}
 	m.slots[res] = s
-	path, gen := m.lay.barrier(res), m.gen
-	delay := m.opts.startDelay
+	path, markPath, gen := m.lay.barrier(res), m.lay.handover(res), m.gen
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		token, w, err := acquireBarrier(ctx, m.sess, path, m.reg.id, gen)
-		if err == nil && delay > 0 {
-			t := time.NewTimer(delay)
-			select {
-			case <-t.C:
-			case <-ctx.Done(): // reported as acquired: run sees the cancellation
+		t, err := acquireBarrier(ctx, m.sess, path, markPath, m.reg.id, gen)
+		if err == nil {
+			if d := m.takeoverDelay(res, t.clean); d > 0 {
+				delay.Sleep(ctx, d, nil) // cancelled: reported as acquired, run sees the cancellation
 			}
-			t.Stop()
 		}
-		m.send(evAcquired{res: res, attempt: s.attempt, token: token, watch: w, err: err})
+		m.send(evAcquired{res: res, attempt: s.attempt, token: t.token, watch: t.watch, err: err})
 	}()
+}
+
+// takeoverDelay is how long to wait between creating the barrier of res
+// and calling Assigned: the start delay, or the lock-delay if longer and
+// the previous barrier was not released cleanly. Both count from the
+// create, which came after the previous barrier vanished.
+func (m *member) takeoverDelay(res string, clean bool) time.Duration {
+	d := m.opts.startDelay
+	if !clean && m.opts.lockDelay > d {
+		m.log.Info("rebalance: no clean release of the previous barrier on record; waiting the lock-delay",
+			"resource", res, "lock_delay", m.opts.lockDelay)
+		d = m.opts.lockDelay
+	}
+	return d
 }
 
 func (m *member) onAcquired(ev evAcquired) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // AddResource registers resource id in the group at path (creating the
@@ -72,6 +73,10 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 // RemoveResource returns nil, also when a concurrent RemoveResource removed
 // it. It fails with an error wrapping zkcoord.ErrOutcomeUnknown when ctx or
 // the Session ends with the delete in flight.
+//
+// Once the resource is gone, RemoveResource deletes its handover mark (see
+// WithLockDelay); an error then says that the resource was removed but
+// the mark is left.
 func RemoveResource(ctx context.Context, sess *zkcoord.Session, path, id string) error {
 	lay, err := newLayout(path)
 	if err != nil {
@@ -107,7 +112,17 @@ func RemoveResource(ctx context.Context, sess *zkcoord.Session, path, id string)
 		}
 		return err // still there: look again, send again
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	// The resource's handover mark goes with it. Should a barrier of the
+	// resource still be held, its release finds no mark and deletes the
+	// barrier alone, and the next takeover, finding none, waits the
+	// lock-delay: the safe side.
+	if err := recipe.EnsureDeleted(ctx, sess, lay.handover(id)); err != nil {
+		return fmt.Errorf("rebalance: %s removed from %s, but its handover mark %s is left: %w", id, lay.base, lay.handover(id), err)
+	}
+	return nil
 }
 
 // testHookOutcomeUnknown, if set, runs when an operator's write fails with

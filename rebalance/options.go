@@ -60,6 +60,7 @@ type options struct {
 	mode         Mode
 	minInterval  time.Duration
 	startDelay   time.Duration
+	lockDelay    time.Duration
 	selfExpiry   float64
 	autoRecovery bool
 	name         string
@@ -89,6 +90,8 @@ func (o options) validate() error {
 		return fmt.Errorf("%w: negative minimum interval", ErrInvalidOption)
 	case o.startDelay < 0:
 		return fmt.Errorf("%w: negative start delay", ErrInvalidOption)
+	case o.lockDelay < 0:
+		return fmt.Errorf("%w: negative lock-delay", ErrInvalidOption)
 	case o.selfExpiry != 0 && !(o.selfExpiry > 0 && o.selfExpiry < 1):
 		return fmt.Errorf("%w: self-expiry fraction %v must be in (0, 1)", ErrInvalidOption, o.selfExpiry)
 	case o.recheck < 0:
@@ -115,6 +118,21 @@ func WithMinInterval(d time.Duration) Option { return func(o *options) { o.minIn
 // (creating its barrier) and calling Handler.Assigned for it, for
 // applications that need a quiet period between owners.
 func WithStartDelay(d time.Duration) Option { return func(o *options) { o.startDelay = d } }
+
+// WithLockDelay makes the client wait d between taking over a resource
+// (creating its barrier) and calling Handler.Assigned for it when the
+// resource's previous barrier vanished without a clean release: its
+// owner's session expired, or someone else deleted it. An owner paused
+// past its session timeout (a GC pause, a stopped VM) then has d to wake,
+// see its loss and stop before the next owner starts. A clean handover
+// (the previous owner's Unassigned returned and it deleted its barrier)
+// does not wait, nor does anything when d is 0 (the default). A
+// resource's first takeover waits too: nothing on record tells it from a
+// takeover after an expiry. With WithStartDelay as well, the longer of
+// the two applies. Every member of the group keeps the records the delay
+// relies on, with the option or without, as long as all of them run a
+// zkcoord that has it; see docs/protocol.md, "Lock-delay".
+func WithLockDelay(d time.Duration) Option { return func(o *options) { o.lockDelay = d } }
 
 // WithSelfExpiry sets the fraction of the negotiated session timeout without
 // any server response after which the client considers its session lost and

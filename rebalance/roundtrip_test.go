@@ -36,8 +36,8 @@ func delayed(t *testing.T, ctx context.Context) (*zkcoord.Session, time.Duration
 }
 
 // What a join and a rebalancing do to an existing group cost one round
-// trip each: a client making sure the group's six persistent nodes exist
-// (not six round trips), and a coordinator reading the clients, the
+// trip each: a client making sure the group's persistent nodes exist
+// (not one round trip each), and a coordinator reading the clients, the
 // resources and the allocation (not three).
 func TestGroupOperationsAreOneRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
@@ -69,9 +69,9 @@ func TestGroupOperationsAreOneRoundTrip(t *testing.T) {
 
 // A member waiting to take a resource over holds its own barrier two and
 // a half round trips after the giver deleted its own: the notification,
-// the create, and the read that learns the token and sets the watch. It
-// does not look for the barrier again before creating it, nor read it
-// twice after.
+// the read of the handover mark, and the create sent together with the
+// read that learns the token and sets the watch. It does not look for the
+// barrier again before creating it, nor read it twice after.
 func TestBarrierTakeoverRoundTrips(t *testing.T) {
 	ctx := testCtx(t, time.Minute)
 	path := newRoot(t) + "/barrier"
