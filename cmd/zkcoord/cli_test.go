@@ -27,7 +27,7 @@ func TestHelp(t *testing.T) {
 		"leader": {"--json", "--watch"},
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
 			"--restart POLICY", "--restart-delay DURATION", "--max-restarts N", "--min-interval DURATION",
-			"--start-delay DURATION", "--weight WEIGHT", "--no-recover", "--events"},
+			"--start-delay DURATION", "--lock-delay DURATION", "--weight WEIGHT", "--no-recover", "--events"},
 		"resources":  {"--root PATH", "--json"},
 		"status":     {"--root PATH", "--json", "--watch"},
 		"barrier":    {"--timeout DURATION", "--members N", "--ephemeral"},

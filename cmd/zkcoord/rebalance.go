@@ -45,6 +45,14 @@ on other Unix systems those of its process group only. Whatever CMD leaves
 running when it exits is killed. The barrier is released only once they are
 all gone, and if zkcoord dies, even by SIGKILL, they are killed at once.
 
+With --lock-delay D, a worker waits D before it starts the CMD of a resource
+whose previous barrier was not released cleanly (its worker's session
+expired, or the barrier was deleted by hand): a worker paused past its
+session timeout (GC, a stopped VM) has that time to wake and stop its CMD.
+After a clean handover it does not wait; a resource's first start waits too.
+Every worker records its releases, with the flag or without; take D longer
+than the longest pause a worker may suffer.
+
 A CMD that exits is restarted as --restart says: always, on-failure (exit
 status other than 0, the default) or never; restarts wait --restart-delay,
 doubling up to a minute while CMD keeps failing. A resource whose CMD is not
@@ -103,6 +111,7 @@ Example:
 	fs.IntVar(&o.maxRestarts, "max-restarts", 0, "give up after `n` restarts of one resource's CMD (0: never give up)")
 	fs.DurationVar(&o.minInterval, "min-interval", rebalance.DefaultMinInterval, "as coordinator, start rebalancings at least this far apart")
 	fs.DurationVar(&o.startDelay, "start-delay", 0, "wait this long after taking a resource's barrier before starting CMD")
+	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "wait this `duration` before starting CMD when the resource's last barrier was not released cleanly")
 	fs.Int64Var(&o.weight, "weight", 1, "this worker's capacity: workers get resources in proportion to their `weight` (1 to 1000000)")
 	fs.BoolVar(&o.noRecover, "no-recover", false, "exit with status 3 when the session is lost, instead of joining again")
 	fs.BoolVar(&o.events, "events", false, "print acquire and release events on standard output, for test harnesses (CMD's output then goes to standard error)")
@@ -126,6 +135,7 @@ type rebalanceOptions struct {
 	maxRestarts  int
 	minInterval  time.Duration
 	startDelay   time.Duration
+	lockDelay    time.Duration
 	weight       int64
 	noRecover    bool
 	events       bool
@@ -151,7 +161,7 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 	default:
 		return cli.Usagef("rebalance: --restart: want always, on-failure or never, not %q", o.restart)
 	}
-	if o.maxRestarts < 0 || o.restartDelay < 0 || o.grace < 0 || o.minInterval < 0 || o.startDelay < 0 {
+	if o.maxRestarts < 0 || o.restartDelay < 0 || o.grace < 0 || o.minInterval < 0 || o.startDelay < 0 || o.lockDelay < 0 {
 		return cli.Usagef("rebalance: durations and counts must not be negative")
 	}
 	if o.weight < 1 || o.weight > alloc.MaxWeight {
@@ -242,7 +252,7 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 		},
 	}
 	opts := []rebalance.Option{rebalance.WithMode(o.mode), rebalance.WithName(o.name),
-		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLogger(a.log),
+		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLockDelay(o.lockDelay), rebalance.WithLogger(a.log),
 		rebalance.WithWeight(o.weight)}
 	c, err := rebalance.Start(ctx, sess, zkcoord.Join(o.root, o.group), h, opts...)
 	if err != nil {
