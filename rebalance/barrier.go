@@ -220,11 +220,16 @@ func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, 
 
 // releaseBarrier deletes the barrier at path if it is still the one with
 // the given token, and in the same transaction marks the resource
-// released at markPath; a barrier that is gone, or that belongs to a later
-// owner, is left alone. A missing mark (the resource was removed) is not
-// created again: the barrier goes alone.
-func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath string, token int64) error {
+// released at markPath, or, if the resource was removed (removed), deletes
+// the mark; a barrier that is gone, or that belongs to a later owner, is
+// left alone. A missing mark is not created again: the barrier goes
+// alone.
+func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath string, token int64, removed bool) error {
 	marked := true // the mark is there to be written
+	markOp := releaseOp(markPath)
+	if removed {
+		markOp = forgetOp(markPath)
+	}
 	for {
 		ok, st, err := sess.Exists(ctx, path) // retries while disconnected
 		if err != nil {
@@ -235,7 +240,7 @@ func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath s
 		}
 		ops := []zkcoord.Op{zkcoord.DeleteOp(path, st.Version)}
 		if marked {
-			ops = append(ops, releaseOp(markPath))
+			ops = append(ops, markOp)
 		}
 		res, err := sess.Multi(ctx, ops...)
 		switch {

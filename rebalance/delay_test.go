@@ -61,11 +61,11 @@ func TestLockDelayAfterExpiry(t *testing.T) {
 	rec.check(t)
 }
 
-// TestLockDelayCleanHandover: in every mode, a resource that moves by a
-// rebalancing, and one whose owner leaves the group, are handed over
-// cleanly: the new owner does not wait its lock-delay. The old owner has
-// no lock-delay and took the resources first (a first takeover would
-// wait: nothing on record tells it from one after an expiry).
+// TestLockDelayCleanHandover: in every mode, a new resource's first
+// takeover, a resource that moves by a rebalancing and one whose owner
+// leaves the group are handed over cleanly: no member waits its
+// lock-delay. The member in the middle, b, has no lock-delay: its
+// releases are marked all the same.
 func TestLockDelayCleanHandover(t *testing.T) {
 	for _, mode := range []rebalance.Mode{rebalance.Incremental, rebalance.ResourceBarrier, rebalance.GlobalBarrier} {
 		t.Run(mode.String(), func(t *testing.T) {
@@ -75,42 +75,60 @@ func TestLockDelayCleanHandover(t *testing.T) {
 			addResources(t, op, root, group, resources...)
 			rec := newRecorder()
 			ctx := testCtx(t, 90*time.Second)
-			a := start(t, connect(t), root, group, rec.handler("a"), rebalance.WithMode(mode))
-			testkit.WaitFor(t, 30*time.Second, "a runs everything", func() error {
-				return balanced(ctx, op, root, group, []*rebalance.Client{a}, resources)
-			})
-			b := start(t, connect(t), root, group, rec.handler("b"), rebalance.WithMode(mode), rebalance.WithLockDelay(long))
-			testkit.WaitFor(t, 30*time.Second, "a resource moved to b", func() error {
-				return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, resources)
-			})
+			runs := func(what string, clients ...*rebalance.Client) {
+				t.Helper()
+				testkit.WaitFor(t, 30*time.Second, what, func() error {
+					return balanced(ctx, op, root, group, clients, resources)
+				})
+			}
+			a := start(t, connect(t), root, group, rec.handler("a"), rebalance.WithMode(mode), rebalance.WithLockDelay(long))
+			runs("a runs the new resources", a)
+			b := start(t, connect(t), root, group, rec.handler("b"), rebalance.WithMode(mode))
+			runs("a resource moved to b", a, b)
 			if err := a.Stop(ctx); err != nil {
 				t.Fatal(err)
 			}
-			testkit.WaitFor(t, 30*time.Second, "b runs everything", func() error {
-				return balanced(ctx, op, root, group, []*rebalance.Client{b}, resources)
-			})
+			runs("b runs everything", b)
+			c := start(t, connect(t), root, group, rec.handler("c"), rebalance.WithMode(mode), rebalance.WithLockDelay(long))
+			runs("a resource moved from b to c", b, c)
 			rec.check(t)
 		})
 	}
 }
 
-// TestLockDelayMarkGoesWithResource: RemoveResource deletes the
-// resource's handover mark; the owner's release then deletes the barrier
-// alone, without writing the mark again.
-func TestLockDelayMarkGoesWithResource(t *testing.T) {
+// TestLockDelayMarks: AddResource marks a new resource released, a take
+// marks it held, RemoveResource deletes a released mark, and the clean
+// release of a removed resource deletes its mark with the barrier.
+func TestLockDelayMarks(t *testing.T) {
 	root, group := newRoot(t), "g"
+	path := zkcoord.Join(root, group)
 	op := connect(t)
-	addResources(t, op, root, group, "r0")
 	ctx := testCtx(t, 60*time.Second)
+	mark := rebalance.HandoverForTest(root, group, "r0")
+	want := func(what, data string) {
+		t.Helper()
+		got, _, err := op.Get(ctx, mark)
+		switch {
+		case data == "" && !errors.Is(err, zkcoord.ErrNoNode):
+			t.Fatalf("mark of r0 %s: %q, %v; want none", what, got, err)
+		case data != "" && (err != nil || string(got) != data):
+			t.Fatalf("mark of r0 %s: %q, %v; want %s", what, got, err, data)
+		}
+	}
+	addResources(t, op, root, group, "r0")
+	want("once added", "released")
+	if err := rebalance.RemoveResource(ctx, op, path, "r0"); err != nil {
+		t.Fatal(err)
+	}
+	want("once removed", "")
+	addResources(t, op, root, group, "r0")
+	want("once added again", "released")
 	a := start(t, connect(t), root, group, newRecorder().handler("a"))
 	testkit.WaitFor(t, 30*time.Second, "a runs r0", func() error {
 		return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0"})
 	})
-	mark := rebalance.HandoverForTest(root, group, "r0")
-	if data, _, err := op.Get(ctx, mark); err != nil || string(data) != "held" {
-		t.Fatalf("mark of r0 while a runs it: %q, %v; want held", data, err)
-	}
-	if err := rebalance.RemoveResource(ctx, op, zkcoord.Join(root, group), "r0"); err != nil {
+	want("while a runs r0", "held")
+	if err := rebalance.RemoveResource(ctx, op, path, "r0"); err != nil {
 		t.Fatal(err)
 	}
 	_, _, barriers, _ := rebalance.PathsForTest(root, group)
@@ -123,8 +141,70 @@ func TestLockDelayMarkGoesWithResource(t *testing.T) {
 		}
 		return nil
 	})
-	if ok, _, err := op.Exists(ctx, mark); err != nil || ok {
-		t.Fatalf("mark of r0 after its removal: exists %v, %v", ok, err)
+	want("once a released the removed r0", "")
+}
+
+// TestLockDelayAfterRemovalAndExpiry: a resource is removed while its
+// owner, a, is still stopping it (as a paused owner would be), and a's
+// session expires. The resource's mark says held and stays, so when the
+// resource is added again, its next owner waits the lock-delay.
+func TestLockDelayAfterRemovalAndExpiry(t *testing.T) {
+	const d = 2 * time.Second
+	root, group := newRoot(t), "g"
+	path := zkcoord.Join(root, group)
+	op := connect(t)
+	addResources(t, op, root, group, "r0")
+	ctx := testCtx(t, 90*time.Second)
+	stopping, resume := make(chan struct{}, 1), make(chan struct{})
+	sa := connect(t)
+	a := start(t, sa, root, group, rebalance.Handler{
+		Unassigned: func(rebalance.Assignment, error) error {
+			stopping <- struct{}{}
+			<-resume
+			return nil
+		},
+	})
+	t.Cleanup(func() { close(resume) }) // runs before a's Stop
+	testkit.WaitFor(t, 30*time.Second, "a runs r0", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0"})
+	})
+	starts := make(chan time.Time, 1)
+	start(t, connect(t), root, group, rebalance.Handler{
+		Assigned: func(context.Context, rebalance.Assignment) error {
+			select {
+			case starts <- time.Now():
+			default:
+			}
+			return nil
+		},
+	}, rebalance.WithLockDelay(d))
+	if err := rebalance.RemoveResource(ctx, op, path, "r0"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopping:
+	case <-ctx.Done():
+		t.Fatal("a did not start stopping r0")
+	}
+	if err := cluster.ExpireSession(ctx, sa.ID(), sa.Password()); err != nil {
+		t.Fatal(err)
+	}
+	_, _, barriers, _ := rebalance.PathsForTest(root, group)
+	testkit.WaitFor(t, 30*time.Second, "a's barrier gone", func() error {
+		if ok, _, err := op.Exists(ctx, barriers+"/r0"); err != nil || ok {
+			return errors.Join(err, errors.New("the barrier of r0 is still there"))
+		}
+		return nil
+	})
+	begin := time.Now()
+	addResources(t, op, root, group, "r0")
+	select {
+	case at := <-starts:
+		if took := at.Sub(begin); took < d {
+			t.Errorf("b started r0 %v after it was added again, before the lock-delay of %v", took, d)
+		}
+	case <-ctx.Done():
+		t.Fatal("b did not start r0")
 	}
 }
 

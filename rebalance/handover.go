@@ -18,19 +18,25 @@ import (
 //     none), so it fails if anyone took or released the resource in
 //     between;
 //   - the transaction that releases a barrier cleanly (after Unassigned
-//     returned) deletes it and sets the mark to "released".
+//     returned) deletes it and sets the mark to "released", or deletes the
+//     mark too if the resource was removed.
 //
 // An expiry, an operator's delete or a release by a zkcoord that predates
 // the marks leaves the mark "held". So the mark read before a successful
 // create is "released" exactly when the previous barrier was released
 // cleanly and no marked barrier came and went since; "held", or no mark
-// (a new resource, a group run by an older zkcoord), counts as a barrier
-// that vanished. The barrier records the answer (barrierInfo.Clean).
+// (a resource registered by an older zkcoord, a race with a removal),
+// counts as a barrier that vanished. The barrier records the answer
+// (barrierInfo.Clean).
 //
-// RemoveResource deletes the mark with the resource. A release that finds
-// no mark deletes its barrier alone; a takeover that finds none creates
-// it, so a takeover racing a removal may leave a mark behind, which the
-// resource reuses if it comes back.
+// A mark is deleted only by a removed resource's clean release and by
+// RemoveResource (forgetMark), which deletes a "released" mark at the
+// version read; a "held" one stays after an expiry, so that a resource
+// added again waits. So when no mark exists, no marked barrier exists and
+// the last one, if any, was released cleanly: AddResource writes a new
+// resource's mark "released" (markNew), and its first takeover does not
+// wait. A take that finds no mark still waits: the resource may have been
+// run by a zkcoord that predates the marks.
 
 // Data of a handover mark.
 var (
@@ -75,3 +81,37 @@ func (mk mark) take(path string) zkcoord.Op {
 // releaseOp returns the operation that, in the transaction deleting a
 // barrier after its resource stopped, marks the resource released.
 func releaseOp(path string) zkcoord.Op { return zkcoord.SetOp(path, markReleased, -1) }
+
+// forgetOp returns the operation that, in the transaction deleting the
+// barrier of a removed resource after it stopped, deletes its mark.
+func forgetOp(path string) zkcoord.Op { return zkcoord.DeleteOp(path, -1) }
+
+// markNew writes the mark of a resource just registered: "released",
+// unless a mark is there already (it tells how the resource's last
+// barrier went, and stays).
+func markNew(ctx context.Context, sess *zkcoord.Session, path string) error {
+	return sess.Retry(ctx, func(ctx context.Context) error {
+		_, err := sess.Create(ctx, path, markReleased, zkcoord.FlagPersistent)
+		if errors.Is(err, zkcoord.ErrNodeExists) {
+			return nil
+		}
+		return err
+	})
+}
+
+// forgetMark deletes the mark at path if it says "released", at the
+// version read: nobody took the resource since that clean release, so no
+// barrier of it exists. A mark that says "held" stays.
+func forgetMark(ctx context.Context, sess *zkcoord.Session, path string) error {
+	return sess.Retry(ctx, func(ctx context.Context) error {
+		mk, err := readMark(ctx, sess, path)
+		if err != nil || !mk.released() {
+			return err
+		}
+		err = sess.Delete(ctx, path, mk.version)
+		if errors.Is(err, zkcoord.ErrNoNode) || errors.Is(err, zkcoord.ErrBadVersion) {
+			return nil // gone, or taken since: that barrier's end decides
+		}
+		return err
+	})
+}

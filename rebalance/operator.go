@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // AddResource registers resource id in the group at path (creating the
@@ -23,6 +22,11 @@ import (
 // zkcoord.ErrOutcomeUnknown (by this call or another). An error wrapping
 // ErrOutcomeUnknown alone means the outcome could not be read: ctx or the
 // Session ended with the create in flight.
+//
+// Once it has added the resource, AddResource writes its handover mark
+// (see WithLockDelay) as released, unless a mark is there already, so that
+// the first takeover of a new resource does not wait; an error then says
+// that the resource was added but not the mark.
 func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) error {
 	lay, err := newLayout(path)
 	if err != nil {
@@ -35,11 +39,17 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 		return fmt.Errorf("rebalance: create group %s: %w", lay.base, err)
 	}
 	node := lay.resource(id)
+	added := func() error {
+		if err := markNew(ctx, sess, lay.handover(id)); err != nil {
+			return fmt.Errorf("rebalance: %s added to %s, but not its handover mark (its first takeover waits any lock-delay): %w", id, lay.base, err)
+		}
+		return nil
+	}
 	for {
 		_, err := sess.Create(ctx, node, nil, zkcoord.FlagPersistent)
 		switch {
 		case err == nil:
-			return nil
+			return added()
 		case errors.Is(err, zkcoord.ErrNodeExists):
 			return fmt.Errorf("%w: %s in %s", ErrResourceExists, id, lay.base)
 		}
@@ -51,7 +61,7 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 		case serr != nil:
 			return fmt.Errorf("rebalance: add %s in %s: %w", id, lay.base, serr)
 		case found.Done:
-			return nil
+			return added()
 		case found.Stat != nil:
 			// Another operator's resource node, with data of its own.
 			return fmt.Errorf("%w: %s in %s", ErrResourceExists, id, lay.base)
@@ -75,8 +85,9 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 // the Session ends with the delete in flight.
 //
 // Once the resource is gone, RemoveResource deletes its handover mark (see
-// WithLockDelay); an error then says that the resource was removed but
-// the mark is left.
+// WithLockDelay) if it says released; one that says held is left to the
+// owner's release, or kept if the barrier vanished without one. An error
+// then says that the resource was removed but the mark is left.
 func RemoveResource(ctx context.Context, sess *zkcoord.Session, path, id string) error {
 	lay, err := newLayout(path)
 	if err != nil {
@@ -115,11 +126,7 @@ func RemoveResource(ctx context.Context, sess *zkcoord.Session, path, id string)
 	if err != nil {
 		return err
 	}
-	// The resource's handover mark goes with it. Should a barrier of the
-	// resource still be held, its release finds no mark and deletes the
-	// barrier alone, and the next takeover, finding none, waits the
-	// lock-delay: the safe side.
-	if err := recipe.EnsureDeleted(ctx, sess, lay.handover(id)); err != nil {
+	if err := forgetMark(ctx, sess, lay.handover(id)); err != nil {
 		return fmt.Errorf("rebalance: %s removed from %s, but its handover mark %s is left: %w", id, lay.base, lay.handover(id), err)
 	}
 	return nil

@@ -126,12 +126,14 @@ func WithStartDelay(d time.Duration) Option { return func(o *options) { o.startD
 // past its session timeout (a GC pause, a stopped VM) then has d to wake,
 // see its loss and stop before the next owner starts. A clean handover
 // (the previous owner's Unassigned returned and it deleted its barrier)
-// does not wait, nor does anything when d is 0 (the default). A
-// resource's first takeover waits too: nothing on record tells it from a
-// takeover after an expiry. With WithStartDelay as well, the longer of
-// the two applies. Every member of the group keeps the records the delay
-// relies on, with the option or without, as long as all of them run a
-// zkcoord that has it; see docs/protocol.md, "Lock-delay".
+// does not wait, nor does the first takeover of a resource added by
+// AddResource, nor anything when d is 0 (the default). A resource
+// registered by an older zkcoord waits at its first takeover: nothing on
+// record tells it from a takeover after an expiry. With WithStartDelay as
+// well, the longer of the two applies. Every member of the group keeps
+// the records the delay relies on, with the option or without, as long as
+// all of them run a zkcoord that has it; see docs/protocol.md,
+// "Lock-delay".
 func WithLockDelay(d time.Duration) Option { return func(o *options) { o.lockDelay = d } }
 
 // WithSelfExpiry sets the fraction of the negotiated session timeout without

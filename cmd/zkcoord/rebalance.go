@@ -49,9 +49,10 @@ With --lock-delay D, a worker waits D before it starts the CMD of a resource
 whose previous barrier was not released cleanly (its worker's session
 expired, or the barrier was deleted by hand): a worker paused past its
 session timeout (GC, a stopped VM) has that time to wake and stop its CMD.
-After a clean handover it does not wait; a resource's first start waits too.
-Every worker records its releases, with the flag or without; take D longer
-than the longest pause a worker may suffer.
+After a clean handover it does not wait, nor at the first start of a
+resource added by 'zkcoord resources add'. Every worker records its
+releases, with the flag or without; take D longer than the longest pause a
+worker may suffer.
 
 A CMD that exits is restarted as --restart says: always, on-failure (exit
 status other than 0, the default) or never; restarts wait --restart-delay,

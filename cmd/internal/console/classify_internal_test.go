@@ -16,7 +16,7 @@ func TestClassify(t *testing.T) {
 		kids []string
 		want Kind
 	}{
-		{[]string{"clients", "resources", "barriers", "term", "status", "stopped"}, KindGroup},
+		{[]string{"clients", "resources", "barriers", "handovers", "term", "status", "stopped"}, KindGroup},
 		{[]string{"clients", "resources"}, ""},
 		{[]string{"locks", "leases"}, KindSemaphore},
 		{[]string{u1 + "latch-0000000003"}, KindElection},
