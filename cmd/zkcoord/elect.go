@@ -73,8 +73,8 @@ a row it steps down - stops CMD as on the loss of leadership, then resigns -
 or, standing by, leaves the election; it stands again after the first check
 that passes. With --fence, this is failover's health check.
 
-With --revocable, a request to step down ('zkcoord election revoke PATH', or
-PATH/lock for a group run with --fence; Election.Revoke in Go) stops CMD as
+With --revocable, a request to step down ('zkcoord election revoke PATH';
+Election.Revoke in Go, on PATH/lock for a group run with --fence) stops CMD as
 SIGTERM does, resigns and exits with CMD's status (without CMD, 0), and the
 next in line leads. Without it, requests are ignored.
 

@@ -199,3 +199,31 @@ func TestRevocableHolders(t *testing.T) {
 	}
 	testkit.Eventually(t, 30*time.Second, "b to lead", func() bool { return len(b.stdout()) > 0 })
 }
+
+// TestElectionCommandsFindFailoverGroup: 'election ls' and 'election revoke'
+// take the PATH a group was run with 'elect --fence', whose election lives
+// in PATH/lock, as 'leader' does.
+func TestElectionCommandsFindFailoverGroup(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	participants := func() []participantJSON {
+		var ps []participantJSON
+		if r := zkc(t, "election", "ls", path, "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &ps) != nil {
+			t.Fatalf("election ls: %s", r)
+		}
+		return ps
+	}
+	a := start(t, nil, "elect", path, "--fence", "true", "--id", "a", "--revocable")
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(a.stdout()) > 0 })
+	start(t, nil, "elect", path, "--fence", "true", "--id", "b")
+	testkit.Eventually(t, 30*time.Second, "a and b in the election", func() bool { return len(participants()) == 2 })
+	if ps := participants(); ps[0].ID != "a" || !ps[0].Acting {
+		t.Errorf("election ls: %+v, want a acting first", ps)
+	}
+	if out := mustZkc(t, "election", "revoke", path); !strings.Contains(out, "stepped down") || !strings.Contains(out, "leader a ") {
+		t.Errorf("election revoke: %q", out)
+	}
+	if code := a.exitCode(t, 30*time.Second); code != 0 {
+		t.Errorf("the revoked leader exited %d, want 0", code)
+	}
+}
