@@ -227,3 +227,24 @@ func TestElectionCommandsFindFailoverGroup(t *testing.T) {
 		t.Errorf("the revoked leader exited %d, want 0", code)
 	}
 }
+
+// TestLocksLsHintsAtOtherKinds: 'locks ls' of a read/write lock without
+// --kind lists no mutex contender and says on stderr where to look, so
+// that an empty table does not read as a free lock.
+func TestLocksLsHintsAtOtherKinds(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	start(t, nil, "lock", path, "--write", "--", "sleep", "600")
+	testkit.Eventually(t, 30*time.Second, "the writer to hold", func() bool {
+		var cs []contenderJSON
+		r := zkc(t, "locks", "ls", path, "--kind", "rwlock", "--json")
+		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &cs) == nil && len(cs) == 1 && cs[0].Holds
+	})
+	r := zkc(t, "locks", "ls", path, "--json")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "[]" || !strings.Contains(r.stderr, "--kind rwlock") {
+		t.Errorf("locks ls without --kind: %s", r)
+	}
+	if r := zkc(t, "locks", "ls", path, "--kind", "mutex", "--json"); r.code != 0 || r.stderr != "" {
+		t.Errorf("locks ls --kind mutex: %s, want no hint when the kind is given", r)
+	}
+}
