@@ -86,8 +86,9 @@ PATH/lock for a group run with --fence; Election.Revoke in Go) stops CMD as
 SIGTERM does, resigns and exits with CMD's status (without CMD, 0), and the
 next in line leads. Without it, requests are ignored.
 
-Without CMD, zkcoord prints a line each time it becomes leader and leads until
-it is interrupted or loses leadership.
+Without CMD, zkcoord prints a line each time it becomes leader ("leader PATH
+id ID term T token N"; with --json one line of JSON: path, id, term, token)
+and leads until it is interrupted or loses leadership.
 
 CMD runs with:
   ZKCOORD_TOKEN  fencing token: larger for every later leader
@@ -113,6 +114,7 @@ Examples:
 	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
 	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.BoolVar(&o.asJSON, "json", false, "without CMD: print each leadership as one line of JSON (path, id, term, token)")
 	fs.BoolVar(&o.rejoin, "rejoin", false, "also after a loss of leadership with the session alive (deposed, node deleted), stand by again instead of exiting with status 3")
 	fs.BoolVar(&o.noRecover, "no-recover", false, "when the session is lost, exit (status 3 if leading) instead of standing by again with a new session")
 	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
@@ -135,6 +137,7 @@ type electOptions struct {
 	noRecover    bool
 	revocable    bool
 	lockDelay    time.Duration
+	asJSON       bool
 	cmd          []string
 
 	health         string
@@ -337,7 +340,16 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, own zkcoord.Owners
 	revoked <-chan struct{}, term int64, extraEnv []string, resign func()) electResult {
 	done, cause, token := own.Done(), own.Err, own.Fence().Token
 	if len(o.cmd) == 0 {
-		a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
+		if o.asJSON {
+			a.printLine(struct {
+				Path  string `json:"path"`
+				ID    string `json:"id"`
+				Term  int64  `json:"term"`
+				Token int64  `json:"token"`
+			}{o.path, o.id, term, token})
+		} else {
+			a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
+		}
 		select {
 		case <-a.ctx.Done():
 			resign()
