@@ -40,6 +40,15 @@
 //		}
 //	}
 //
+// [Supervise] is that loop, with backoff and [RecoveryEvent]s, and the one
+// way recovery is done: each recipe that lives across Sessions has a form
+// built on it that takes a [Config] instead of a Session
+// (rebalance.StartConfig, cache.NewTreeConfig, discovery.RegisterConfig,
+// group.JoinConfig, node.KeepConfig, counter.WatchConfig,
+// config.WatchConfig; any [Watcher] through [NewWatcherConfig]), and
+// reports the same events, asked for with a WithRecoveryEvents option.
+// Each recipe's package documentation says which form to use when.
+//
 // # Servers that change
 //
 // Config.Servers are dialed by name, so a host name is resolved again on

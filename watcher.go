@@ -13,11 +13,16 @@ import (
 // goroutine owns it; it is safe for concurrent use.
 //
 // The recipes' watchers (config, group, counter) are Watchers of their own
-// value types.
+// value types; NewWatcherConfig keeps one going across Sessions.
 type Watcher[V any] struct {
 	ch     chan V
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	// Owned by the watcher's goroutine: the newest value not yet
+	// delivered, and out, w.ch while there is one (nil otherwise).
+	pending V
+	out     chan V
 
 	stopped atomic.Bool
 	mu      sync.Mutex
@@ -36,10 +41,34 @@ type ReadFunc[V any] func(ctx context.Context) (v V, ok bool, w <-chan Event, er
 // is closed when ctx ends, Stop is called, the Session ends or read fails;
 // Err then says why.
 func NewWatcher[V any](ctx context.Context, s *Session, read ReadFunc[V]) *Watcher[V] {
+	return startWatcher(ctx, func(ctx context.Context, w *Watcher[V]) error {
+		return w.follow(ctx, s, read)
+	})
+}
+
+// NewWatcherConfig follows as NewWatcher does, across Sessions: it runs
+// under Supervise with cfg and opts, and on every Session Supervise opens
+// it follows with the ReadFunc that newRead returns for that Session. One
+// goroutine makes every call of newRead and of the ReadFuncs, in turn, so
+// they may share what they last read: a value that did not change while
+// no Session was open is then not delivered again. A value read before a
+// Session ended and not yet received is delivered once the next Session
+// is open. The channel is closed when ctx ends, Stop is called, or
+// Supervise ends (a read failed with its Session alive, or a Session
+// cannot be opened with cfg at all); Err then says why.
+func NewWatcherConfig[V any](ctx context.Context, cfg Config, newRead func(*Session) ReadFunc[V], opts ...SuperviseOption) *Watcher[V] {
+	return startWatcher(ctx, func(ctx context.Context, w *Watcher[V]) error {
+		return Supervise(ctx, cfg, func(ctx context.Context, s *Session) error {
+			return w.follow(ctx, s, newRead(s))
+		}, opts...)
+	})
+}
+
+func startWatcher[V any](ctx context.Context, run func(context.Context, *Watcher[V]) error) *Watcher[V] {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher[V]{ch: make(chan V), cancel: cancel, done: make(chan struct{})}
 	go func() {
-		err := w.loop(ctx, s, read)
+		err := run(ctx, w)
 		if w.stopped.Load() {
 			err = nil
 		}
@@ -71,23 +100,22 @@ func (w *Watcher[V]) Err() error {
 	return w.err
 }
 
-func (w *Watcher[V]) loop(ctx context.Context, s *Session, read ReadFunc[V]) error {
-	var (
-		pending V
-		out     chan V // non-nil while pending is unsent
-	)
+// follow reads and delivers on one Session until ctx or the Session ends
+// or read fails. The value not yet delivered stays in w.pending, for the
+// next Session of a NewWatcherConfig.
+func (w *Watcher[V]) follow(ctx context.Context, s *Session, read ReadFunc[V]) error {
 	for {
 		cur, ok, fire, err := read(ctx)
 		if err != nil {
 			return err
 		}
 		if ok {
-			pending, out = cur, w.ch
+			w.pending, w.out = cur, w.ch
 		}
 		for fire != nil {
 			select {
-			case out <- pending:
-				out = nil
+			case w.out <- w.pending:
+				w.out = nil
 			case <-fire:
 				fire = nil
 			case <-ctx.Done():

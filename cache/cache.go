@@ -22,10 +22,11 @@ var ErrInvalid = errors.New("cache: invalid argument")
 // it is safe for concurrent use. One goroutine owns its state; reads take a
 // short lock and never wait for ZooKeeper.
 type Cache struct {
-	sess     *zkcoord.Session
-	root     string
-	maxDepth int
-	hideRoot bool // a children cache reports the root's children, not the root
+	sess       *zkcoord.Session // written by the owner goroutine: with NewTreeConfig, the current Session
+	root       string
+	maxDepth   int
+	hideRoot   bool // a children cache reports the root's children, not the root
+	supervised bool // NewTreeConfig: one Session after another
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -70,16 +71,41 @@ type entry struct {
 }
 
 // NewNode caches one node: its data and stat, and whether it exists. It is
-// Curator's NodeCache and Kazoo's DataWatch.
-func NewNode(sess *zkcoord.Session, path string) (*Cache, error) {
+// Curator's NodeCache and Kazoo's DataWatch. It takes the package's
+// options, and refuses WithMaxDepth (its depth is 0) and
+// WithRecoveryEvents (it runs on one Session).
+func NewNode(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error) {
+	if err := sessionBound(opts, "NewNode"); err != nil {
+		return nil, err
+	}
 	return start(sess, path, 0, false)
+}
+
+// sessionBound checks the options of NewNode and NewChildren, whose depth
+// is fixed and whose Session is the caller's.
+func sessionBound(opts []Option, name string) error {
+	o := options{maxDepth: -1}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.maxDepth != -1 {
+		return fmt.Errorf("%w: %s takes no depth limit (use NewTree)", ErrInvalid, name)
+	}
+	if o.events != nil {
+		return fmt.Errorf("%w: recovery events need NewTreeConfig (a Session cannot be renewed)", ErrInvalid)
+	}
+	return nil
 }
 
 // NewChildren caches the children of a node, with their data and stats:
 // Curator's PathChildrenCache and Kazoo's ChildrenWatch. Events and
 // Snapshot concern the children only; Children(path) lists them. The
-// parent need not exist; its children are reported once it does.
-func NewChildren(sess *zkcoord.Session, path string) (*Cache, error) {
+// parent need not exist; its children are reported once it does. Its
+// options are NewNode's.
+func NewChildren(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error) {
+	if err := sessionBound(opts, "NewChildren"); err != nil {
+		return nil, err
+	}
 	return start(sess, path, 1, true)
 }
 
@@ -87,6 +113,52 @@ func NewChildren(sess *zkcoord.Session, path string) (*Cache, error) {
 // Curator's TreeCache and CuratorCache, Kazoo's TreeCache. The root need
 // not exist; it is reported once it does.
 func NewTree(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error) {
+	o := treeOptions(opts)
+	if o.events != nil {
+		return nil, fmt.Errorf("%w: recovery events need NewTreeConfig (a Session cannot be renewed)", ErrInvalid)
+	}
+	return start(sess, path, o.maxDepth, false)
+}
+
+// NewTreeConfig caches a node and its descendants, as NewTree does, on
+// Sessions it opens itself from cfg, through zkcoord.Supervise: when a
+// Session is Lost or Expired, a new one is opened (with backoff) and the
+// cache carries on from its copy on the new Session. Events then reports
+// the terminal state of the old Session, the first state of the new one,
+// exactly the differences between the copy and the tree the new Session
+// reads (what was created, changed or deleted while no Session was open),
+// and Resynced. Nothing cached before is kept unless the new Session reads
+// it, unchanged, from the server. WithMaxDepth(0) caches a single node.
+// It returns once the first Session is open, or fails when ctx ends
+// first; ctx does not bound the cache's life. Events is closed after Close
+// or when Supervise ends (credentials rejected, an invalid Config), with a
+// last StateChanged Closed event holding the cause.
+func NewTreeConfig(ctx context.Context, cfg zkcoord.Config, path string, opts ...Option) (*Cache, error) {
+	if err := zkcoord.ValidatePath(path); err != nil { // a cache may cache /, as NewTree
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	o := treeOptions(opts)
+	c := newCache(nil, path, o.maxDepth, false)
+	c.supervised = true
+	started := make(chan struct{})
+	go func() {
+		defer close(c.done)
+		c.setErr(c.supervise(cfg, o, started))
+	}()
+	select {
+	case <-started:
+		return c, nil
+	case <-c.done:
+		err := c.Err()
+		c.Close(context.Background())
+		return nil, fmt.Errorf("cache: %s: %w", path, err)
+	case <-ctx.Done():
+		c.Close(context.Background())
+		return nil, fmt.Errorf("cache: %s: %w", path, ctx.Err())
+	}
+}
+
+func treeOptions(opts []Option) options {
 	o := options{maxDepth: -1}
 	for _, f := range opts {
 		f(&o)
@@ -94,7 +166,7 @@ func NewTree(sess *zkcoord.Session, path string, opts ...Option) (*Cache, error)
 	if o.maxDepth < 0 {
 		o.maxDepth = math.MaxInt
 	}
-	return start(sess, path, o.maxDepth, false)
+	return o
 }
 
 func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Cache, error) {
@@ -106,6 +178,16 @@ func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Ca
 	if sess == nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, zkcoord.ErrNilSession)
 	}
+	c := newCache(sess, path, maxDepth, hideRoot)
+	go func() {
+		defer close(c.done)
+		c.setErr(c.runSession(sess, true))
+	}()
+	return c, nil
+}
+
+// newCache returns a cache whose owner goroutine is still to start.
+func newCache(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) *Cache {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{
 		sess: sess, root: path, maxDepth: maxDepth, hideRoot: hideRoot,
@@ -119,24 +201,19 @@ func start(sess *zkcoord.Session, path string, maxDepth int, hideRoot bool) (*Ca
 		done:   make(chan struct{}),
 		nodes:  map[string]*entry{},
 	}
-	states := sess.Watch(ctx)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		c.out.Forward(ctx, c.events, Event.last, func() {})
+		c.out.Forward(ctx, c.events, c.last, func() {})
 	}()
-	go func() {
-		defer close(c.done)
-		c.setErr(c.run(states))
-	}()
-	return c, nil
+	return c
 }
 
 // Events returns the cache's events, in order, none dropped: the Added
 // events of the initial load, Initialized, then every change and every
 // state change of the Session. It is closed after a terminal state of the
-// Session, or when Close is called. Events queue without limit while
-// nobody reads.
+// Session (NewTreeConfig: of the last one), or when Close is called.
+// Events queue without limit while nobody reads.
 func (c *Cache) Events() <-chan Event { return c.events }
 
 // Get returns the cached node at path, if the cache holds it.
@@ -193,7 +270,7 @@ func (c *Cache) Len() int {
 }
 
 // Done is closed when the cache has stopped: after Close, or when the
-// Session ended. Err then says why.
+// Session ended (NewTreeConfig: when Supervise ended). Err then says why.
 func (c *Cache) Done() <-chan struct{} { return c.done }
 
 // Err returns nil while the cache runs and after Close; otherwise why it
@@ -238,8 +315,8 @@ func (c *Cache) Close(ctx context.Context) error {
 	w := c.watch
 	c.watch = nil
 	c.watchMu.Unlock()
-	if w == nil {
-		return nil
+	if w == nil || c.sess.Err() != nil {
+		return nil // the Session's end took the watch
 	}
 	if err := w.Remove(ctx); err != nil && c.sess.Err() == nil {
 		return fmt.Errorf("cache: close %s: %w", c.root, err)

@@ -24,9 +24,10 @@ const (
 	// StateChanged: the Session changed state (Suspended, Reconnected, or a
 	// terminal state, after which the channel is closed).
 	StateChanged
-	// Resynced: after a Reconnected state, the cache has compared itself
-	// with the server and reported every difference; events between
-	// StateChanged(Reconnected) and Resynced are exactly those differences.
+	// Resynced: after a Reconnected state, or the first state of a new
+	// Session (NewTreeConfig), the cache has compared itself with the
+	// server and reported every difference; events between that
+	// StateChanged and Resynced are exactly those differences.
 	Resynced
 	// Failed: a read failed for a reason other than a missing node or the
 	// Session's end (Event.Err, for example ErrNoAuth). A cached node

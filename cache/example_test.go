@@ -3,6 +3,7 @@ package cache_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"strings"
 
@@ -85,4 +86,38 @@ func ExampleNewNode() {
 	// Added /motd
 	// hello true
 	// Removed /motd
+}
+
+// A tree cache that outlives sessions: after a session loss it carries on
+// on a new one, reporting what changed meanwhile, then Resynced.
+func ExampleNewTreeConfig() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+	_ = sess.EnsurePath(ctx, "/flags/dark-mode")
+
+	cfg := zkcoord.Config{
+		Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ","),
+		Chroot:  "/examples-cache",
+	}
+	c, err := cache.NewTreeConfig(ctx, cfg, "/flags",
+		cache.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { log.Println(ev.Kind, ev.Err) }))
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close(ctx)
+	for ev := range c.Events() {
+		fmt.Println(ev)
+		if ev.Type == cache.Initialized {
+			break
+		}
+	}
+	_ = sess.Delete(ctx, "/flags/dark-mode", -1)
+	fmt.Println(<-c.Events())
+	_ = sess.Delete(ctx, "/flags", -1)
+	// Output:
+	// Added /flags
+	// Added /flags/dark-mode
+	// Initialized
+	// Removed /flags/dark-mode
 }

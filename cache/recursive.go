@@ -56,7 +56,7 @@ func (c *Cache) watchTree() error {
 	c.watch = w
 	c.watchMu.Unlock()
 	c.wg.Add(1)
-	go c.follow(w)
+	go c.follow(c.sess, w)
 	return nil
 }
 
@@ -67,7 +67,7 @@ var followHook func(zkcoord.Event)
 // follow hands the watch's events to the owner goroutine until the watch
 // or the cache ends. EventRearmed is not passed on: the Session's
 // Reconnected state that comes with it asks for the resync.
-func (c *Cache) follow(w *zkcoord.PersistentWatch) {
+func (c *Cache) follow(sess *zkcoord.Session, w *zkcoord.PersistentWatch) {
 	defer c.wg.Done()
 	for {
 		ev, err := w.Next(c.ctx)
@@ -77,7 +77,7 @@ func (c *Cache) follow(w *zkcoord.PersistentWatch) {
 		if ev.Type == zkcoord.EventRearmed {
 			continue
 		}
-		c.inbox.Push(fired{kind: treeWatch, ev: ev})
+		c.inbox.Push(fired{sess: sess, kind: treeWatch, ev: ev})
 		if followHook != nil {
 			followHook(ev)
 		}

@@ -85,7 +85,7 @@ func TestSettled(t *testing.T) {
 
 // TestAnalyze: a paused holder fenced off is excused and its refused uses
 // counted; the same overlap by a client that was never paused, or with an
-// accepted use, is a violation.
+// accepted use, or in a run judged unfenced, is a violation.
 func TestAnalyze(t *testing.T) {
 	const s = int64(time.Second)
 	T := 4 * time.Second
@@ -101,12 +101,16 @@ func TestAnalyze(t *testing.T) {
 	records := []FaultRecord{{N: 1, Fault: Fault{Kind: PauseLong}, OK: true, Converge: time.Second},
 		{N: 2, Fault: Fault{Kind: KillClient}, OK: true, Converge: 3 * time.Second},
 		{N: 3, Fault: Fault{Kind: KillClient}, OK: false}}
-	st, vs := analyze(h, records, T)
+	st, vs := analyze(h, records, T, false)
 	if len(vs) != 0 {
 		t.Fatalf("violations %v", vs)
 	}
 	if st.Overlaps != 1 || st.FencedOverlaps != 1 || st.Rejects != 1 || st.RejectsAfterPause != 1 || st.Uses != 2 {
 		t.Fatalf("stats %+v", st)
+	}
+	// Judged unfenced, the paused holder's overlap is a violation.
+	if st, vs := analyze(h, records, T, true); len(vs) != 1 || vs[0].Kind != "overlap" || st.FencedOverlaps != 0 {
+		t.Fatalf("unfenced: violations %v, stats %+v", vs, st)
 	}
 	if st.Faults != 3 || st.Converged != 2 || st.ConvergeMax != 3*time.Second || st.ConvergeP50 != time.Second ||
 		st.ByKind[KillClient].Count != 2 || st.ByKind[KillClient].Converged != 1 {
@@ -121,14 +125,14 @@ func TestAnalyze(t *testing.T) {
 		}
 	}
 	_, h = feed(unpaused...)
-	st, vs = analyze(h, nil, T)
+	st, vs = analyze(h, nil, T, false)
 	if len(vs) != 1 || vs[0].Kind != "overlap" || st.RejectsOther != 1 {
 		t.Fatalf("unpaused: violations %v, stats %+v", vs, st)
 	}
 
 	// Paused, but the service accepted a stale use.
 	_, h = feed(append(fenced[:len(fenced):len(fenced)], ev(7*s+5, "a", event.Use, "r1", 5))...)
-	if _, vs = analyze(h, nil, T); len(vs) != 1 || vs[0].Kind != "overlap" {
+	if _, vs = analyze(h, nil, T, false); len(vs) != 1 || vs[0].Kind != "overlap" {
 		t.Fatalf("accepted stale use: violations %v", vs)
 	}
 }
@@ -144,7 +148,7 @@ func TestReportOutputs(t *testing.T) {
 		ev(8*s+2, "c1", event.Release, "r<1>", 0),
 		ev(9*s, "c3", event.Acquire, "r2", 11), ev(9*s+5, "c1", event.Acquire, "r2", 12), ev(10*s, "c3", event.Crash, "", 0),
 	)
-	st, vs := analyze(h, nil, 4*time.Second)
+	st, vs := analyze(h, nil, 4*time.Second, false)
 	r := &Report{Workload: RebalanceIncremental, Seed: 3, Start: 0, End: 11 * s, Stats: st, Violations: vs,
 		Faults: []FaultRecord{{N: 1, Fault: Fault{Kind: PauseLong}, Detail: "pause c1 for 6s", Start: 2 * s, Healed: 8 * s,
 			Converged: 9 * s, Converge: time.Second, OK: true}},

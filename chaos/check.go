@@ -62,7 +62,9 @@ type KindStats struct {
 }
 
 // analyze runs the checkers over the history.
-func analyze(h *oracle.History, records []FaultRecord, sessionTimeout time.Duration) (Stats, []oracle.Violation) {
+//
+// Unfenced excuses no overlap (Options.Unfenced).
+func analyze(h *oracle.History, records []FaultRecord, sessionTimeout time.Duration, unfenced bool) (Stats, []oracle.Violation) {
 	events := h.Events()
 	st := Stats{Events: len(events), ByKind: map[Kind]*KindStats{}}
 	pauses := oracle.Pauses(events)
@@ -92,6 +94,9 @@ func analyze(h *oracle.History, records []FaultRecord, sessionTimeout time.Durat
 	// (a) No Double Resource Access: an overlap is excused only if its
 	// earlier holder was paused and fenced off (CheckFenced).
 	violations := h.CheckFenced(sessionTimeout)
+	if unfenced {
+		violations = h.CheckExclusive()
+	}
 	for _, v := range h.CheckExclusive() {
 		if v.Kind == "overlap" {
 			st.Overlaps++

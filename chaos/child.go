@@ -53,6 +53,7 @@ type clientFlags struct {
 	useInterval time.Duration
 	seed        uint64
 	bug         string
+	lockDelay   time.Duration
 	log         *slog.Logger
 }
 
@@ -68,6 +69,9 @@ func clientArgs(f clientFlags, logPath string) []string {
 	}
 	if f.bug != "" {
 		args = append(args, "-bug", f.bug)
+	}
+	if f.lockDelay > 0 {
+		args = append(args, "-lock-delay", f.lockDelay.String())
 	}
 	return args
 }
@@ -86,6 +90,7 @@ func parseClientFlags(args []string) (clientFlags, error) {
 	fs.DurationVar(&f.useInterval, "use-interval", 100*time.Millisecond, "time between uses")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of random choices")
 	fs.StringVar(&f.bug, "bug", "", "a bug to have")
+	fs.DurationVar(&f.lockDelay, "lock-delay", 0, "lock-delay of the locks and elections")
 	logPath := fs.String("log", "", "log file (default stderr)")
 	if err := fs.Parse(args); err != nil {
 		return f, err

@@ -29,15 +29,16 @@ func (l leadership) Release(ctx context.Context) error { return l.Resign(ctx) }
 // ownerKind describes the election and lock workloads: how to acquire a
 // resource and how long to keep it.
 type ownerKind struct {
-	acquire   func(ctx context.Context, sess *zkcoord.Session, root, id, resource string) (holding, error)
+	// acquire takes resource; delay is the lock-delay (Options.LockDelay).
+	acquire   func(ctx context.Context, sess *zkcoord.Session, root, id, resource string, delay time.Duration) (holding, error)
 	holdRange [2]time.Duration // how long a holder keeps the resource
 	gapRange  [2]time.Duration // pause before competing again
 }
 
 var ownerKinds = map[Workload]ownerKind{
 	Election: {
-		acquire: func(ctx context.Context, sess *zkcoord.Session, root, id, resource string) (holding, error) {
-			e, err := election.New(sess, zkcoord.Join(root, "elections", resource), election.WithID(id))
+		acquire: func(ctx context.Context, sess *zkcoord.Session, root, id, resource string, delay time.Duration) (holding, error) {
+			e, err := election.New(sess, zkcoord.Join(root, "elections", resource), election.WithID(id), election.WithLockDelay(delay))
 			if err != nil {
 				return nil, err
 			}
@@ -51,8 +52,8 @@ var ownerKinds = map[Workload]ownerKind{
 		gapRange:  [2]time.Duration{50 * time.Millisecond, 500 * time.Millisecond},
 	},
 	Lock: {
-		acquire: func(ctx context.Context, sess *zkcoord.Session, root, id, resource string) (holding, error) {
-			m, err := lock.NewMutex(sess, zkcoord.Join(root, "locks", resource))
+		acquire: func(ctx context.Context, sess *zkcoord.Session, root, id, resource string, delay time.Duration) (holding, error) {
+			m, err := lock.NewMutex(sess, zkcoord.Join(root, "locks", resource), lock.WithLockDelay(delay))
 			if err != nil {
 				return nil, err
 			}
@@ -240,7 +241,7 @@ func recoveryNote(what string, ev zkcoord.RecoveryEvent) event.Event {
 // pauses before the next round.
 func (a *ownerApp) round(ctx context.Context, sess *zkcoord.Session, kind ownerKind, r string,
 	draw func([2]time.Duration) time.Duration) {
-	h, err := kind.acquire(ctx, sess, a.f.root, a.f.name, r)
+	h, err := kind.acquire(ctx, sess, a.f.root, a.f.name, r, a.f.lockDelay)
 	if err != nil {
 		if ctx.Err() == nil && sess.Err() == nil {
 			a.f.log.Warn("acquire failed", "resource", r, "err", err)

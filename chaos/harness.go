@@ -338,7 +338,7 @@ func (h *harness) closeProxies() {
 func (h *harness) startClient(c *client) error {
 	f := clientFlags{workload: h.o.Workload, name: c.name, servers: c.proxy.Servers(), socket: h.socket,
 		root: h.root, resources: slices.Clone(h.resources), timeout: h.o.SessionTimeout,
-		lostAfter: h.o.LostAfter, useInterval: h.o.UseInterval, seed: h.o.Seed, bug: c.bug}
+		lostAfter: h.o.LostAfter, useInterval: h.o.UseInterval, seed: h.o.Seed, bug: c.bug, lockDelay: h.o.LockDelay}
 	args := clientArgs(f, filepath.Join(h.dir, "logs", c.name+".log"))
 	c.lines = newLineWaiter()
 	p, err := h.procs.Start(h.ctx, h.o.Spawn(c.name, RoleClient, args), h.sink(c.name, c.lines.add))

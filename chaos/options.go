@@ -164,6 +164,16 @@ type Options struct {
 	Bug        string
 	BugClients []string
 
+	// LockDelay is the lock-delay of the clients' locks and elections
+	// (lock.WithLockDelay, election.WithLockDelay; lock, election and
+	// recovery workloads); default none.
+	LockDelay time.Duration
+	// Unfenced judges the run as if the resources did not check fencing
+	// tokens: every overlap of two holders is a violation, also one whose
+	// earlier holder was paused and refused by the service. With long
+	// pauses only a lock-delay longer than the pauses passes it.
+	Unfenced bool
+
 	// Zkcoord is the zkcoord binary the cli workload runs; empty means
 	// build it (with the go command, from the module the harness is in,
 	// with the zkcoord_broken tag when Bug is set). A binary given here

@@ -48,7 +48,7 @@ func (r *Report) Wall() time.Duration { return time.Duration(r.End - r.Start) }
 
 func (h *harness) report(final FinalState) *Report {
 	o := h.o
-	st, violations := analyze(h.hist, h.records, o.SessionTimeout)
+	st, violations := analyze(h.hist, h.records, o.SessionTimeout, o.Unfenced)
 	if h.queue != nil {
 		q, v := checkQueue(h.hist.Events())
 		st.Queue = &q

@@ -45,6 +45,20 @@
 // bytes, as Curator's DistributedAtomicValue does; Set with a version is
 // the compare-and-set by version.
 //
+// # Which form
+//
+// A Node or JSON reads, writes and watches through a Session of the
+// caller's, and its Watch ends with that Session: use it where the
+// configuration serves work bound to the Session, and for writes.
+// [WatchConfig] and [WatchJSONConfig] watch a node on Sessions they open
+// themselves from a zkcoord.Config through zkcoord.Supervise, the recovery
+// loop every recipe shares: after a Session is Lost or Expired the watch
+// carries on on a new one, delivering the version the node holds then if
+// it is newer than the last delivered (a node deleted meanwhile as a
+// Version with Exists false). Use them to follow configuration for as
+// long as the process runs; WithRecoveryEvents reports each step of the
+// recovery.
+//
 // # Concurrency
 //
 // Node, JSON and Watcher are safe for concurrent use.

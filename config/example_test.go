@@ -90,3 +90,37 @@ func ExampleNode_Set() {
 	// config: version conflict: /examples/motd is no longer at version 0
 	// maintenance at 18:00 (version 1)
 }
+
+// Follow configuration for as long as the process runs: after a session
+// loss the watch carries on on a new session with the newest version.
+func ExampleWatchJSONConfig() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+	flags, err := config.NewJSON[FeatureFlags](sess, "/examples/flags-across")
+	if err != nil {
+		panic(err)
+	}
+	if _, err := flags.Create(ctx, FeatureFlags{BatchSize: 10}); err != nil {
+		panic(err)
+	}
+
+	cfg := zkcoord.Config{Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ",")}
+	w, err := config.WatchJSONConfig[FeatureFlags](ctx, cfg, "/examples/flags-across")
+	if err != nil {
+		panic(err)
+	}
+	defer w.Stop()
+	fmt.Println((<-w.Changes()).Value.BatchSize)
+	if _, err := flags.Update(ctx, func(cur config.Value[FeatureFlags]) (FeatureFlags, error) {
+		cur.Value.BatchSize = 20
+		return cur.Value, nil
+	}); err != nil {
+		panic(err)
+	}
+	fmt.Println((<-w.Changes()).Value.BatchSize)
+	_ = sess.Delete(ctx, "/examples/flags-across", -1)
+	// Output:
+	// 10
+	// 20
+}

@@ -25,8 +25,8 @@ type JSON[T any] struct {
 }
 
 // NewJSON returns the JSON configuration node at path. It does no I/O.
-func NewJSON[T any](sess *zkcoord.Session, path string) (*JSON[T], error) {
-	n, err := New(sess, path)
+func NewJSON[T any](sess *zkcoord.Session, path string, opts ...Option) (*JSON[T], error) {
+	n, err := New(sess, path, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +122,13 @@ func (j *JSON[T]) Update(ctx context.Context, fn func(cur Value[T]) (T, error)) 
 // Watch delivers decoded versions; see Node.Watch. A version that does not
 // decode is delivered with Err set, and watching goes on.
 func (j *JSON[T]) Watch(ctx context.Context) *Watcher[Value[T]] {
-	return watch(ctx, j.node, func(v Version) Value[T] {
-		out, err := j.decode(v)
-		out.Err = err
-		return out
-	})
+	return watch(ctx, j.node, j.convert)
+}
+
+// convert decodes a version for a watcher: one that does not decode
+// carries the error.
+func (j *JSON[T]) convert(v Version) Value[T] {
+	out, err := j.decode(v)
+	out.Err = err
+	return out
 }

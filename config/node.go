@@ -47,10 +47,19 @@ type Node struct {
 	path string
 }
 
-// New returns the configuration node at path. It does no I/O.
-func New(sess *zkcoord.Session, path string) (*Node, error) {
+// New returns the configuration node at path. It does no I/O. It takes
+// the package's options, and refuses WithRecoveryEvents: a Node lives on
+// one Session.
+func New(sess *zkcoord.Session, path string, opts ...Option) (*Node, error) {
 	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.events != nil {
+		return nil, fmt.Errorf("config: %w: recovery events need WatchConfig (a Session cannot be renewed)", zkcoord.ErrInvalidConfig)
 	}
 	return &Node{sess: sess, path: path}, nil
 }

@@ -34,7 +34,16 @@ type Count64 = CountOf[int64]
 type Option func(*options)
 
 type options struct {
-	seed int64
+	seed   int64
+	events func(zkcoord.RecoveryEvent)
+}
+
+// supervise returns the options of zkcoord.Supervise for WatchConfig.
+func (o options) supervise() []zkcoord.SuperviseOption {
+	if o.events == nil {
+		return nil
+	}
+	return []zkcoord.SuperviseOption{zkcoord.WithRecoveryEvents(o.events)}
 }
 
 // WithSeed sets the value the node is created with, and the value an empty
@@ -44,6 +53,14 @@ func WithSeed(v int32) Option { return func(o *options) { o.seed = int64(v) } }
 // WithSeed64 is WithSeed for a 64-bit counter. New refuses a seed that does
 // not fit in 32 bits.
 func WithSeed64(v int64) Option { return func(o *options) { o.seed = v } }
+
+// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a
+// WatchConfig watcher (session started, session ended with its cause,
+// recovering, recovered), in order, on a goroutine of its own. New and
+// New64 reject it: a Counter lives on one Session.
+func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
+	return func(o *options) { o.events = f }
+}
 
 // Of is a shared counter of integer type T stored at one node. It is safe
 // for concurrent use.
@@ -71,17 +88,32 @@ func New64(sess *zkcoord.Session, path string, opts ...Option) (*Counter64, erro
 }
 
 func newOf[T Int](sess *zkcoord.Session, path string, opts []Option) (*Of[T], error) {
-	if err := recipe.Validate(sess, path); err != nil {
-		return nil, fmt.Errorf("counter: %w", err)
+	if sess == nil {
+		return nil, fmt.Errorf("counter: %w", zkcoord.ErrNilSession)
+	}
+	o, err := newOptions[T](path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if o.events != nil {
+		return nil, fmt.Errorf("counter: %w: recovery events need WatchConfig (a Session cannot be renewed)", zkcoord.ErrInvalidConfig)
+	}
+	return &Of[T]{sess: sess, path: path, seed: T(o.seed)}, nil
+}
+
+// newOptions checks path and opts for a counter of type T.
+func newOptions[T Int](path string, opts []Option) (options, error) {
+	if err := recipe.ValidatePath(path); err != nil {
+		return options{}, fmt.Errorf("counter: %w", err)
 	}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if int64(T(o.seed)) != o.seed {
-		return nil, fmt.Errorf("counter: %w: seed %d does not fit the counter", zkcoord.ErrInvalidConfig, o.seed)
+		return options{}, fmt.Errorf("counter: %w: seed %d does not fit the counter", zkcoord.ErrInvalidConfig, o.seed)
 	}
-	return &Of[T]{sess: sess, path: path, seed: T(o.seed)}, nil
+	return o, nil
 }
 
 // Path returns the counter node's path.

@@ -42,6 +42,19 @@
 // it is in flight. The caller decides: read the count, or treat the
 // increment as possibly applied; repeating it blindly may count it twice.
 //
+// # Which form
+//
+// A Counter reads, writes and watches through a Session of the caller's,
+// and its [Counter.Watch] ends with that Session: use it where the count
+// serves work bound to the Session. [WatchConfig] watches a counter on
+// Sessions it opens itself from a zkcoord.Config through
+// zkcoord.Supervise, the recovery loop every recipe shares: after a
+// Session is Lost or Expired it carries on on a new one, delivering the
+// count the node holds then if it is newer than the last delivered (the
+// counts written in between are skipped, as a reader that falls behind
+// skips them). Use it to follow a count for as long as the process runs;
+// its WithRecoveryEvents reports each step of the recovery.
+//
 // # Concurrency
 //
 // A Counter is safe for concurrent use.

@@ -71,3 +71,34 @@ func ExampleCounter_Watch() {
 	// now 3
 	// now 5
 }
+
+// Follow a counter for as long as the process runs: after a session loss
+// the watch carries on on a new session with the newest count.
+func ExampleWatchConfig() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+	jobs, err := counter.New(sess, "/examples/jobs-done")
+	if err != nil {
+		panic(err)
+	}
+	if _, err := jobs.SetCount(ctx, 41); err != nil {
+		panic(err)
+	}
+
+	cfg := zkcoord.Config{Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ",")}
+	w, err := counter.WatchConfig[int32](ctx, cfg, "/examples/jobs-done")
+	if err != nil {
+		panic(err)
+	}
+	defer w.Stop()
+	fmt.Println((<-w.Changes()).Value)
+	if _, err := jobs.Add(ctx, 1); err != nil {
+		panic(err)
+	}
+	fmt.Println((<-w.Changes()).Value)
+	_ = sess.Delete(ctx, "/examples/jobs-done", -1)
+	// Output:
+	// 41
+	// 42
+}

@@ -24,10 +24,10 @@ var (
 	ErrNoInstance = errors.New("discovery: no instance available")
 	// ErrNotFound: the instance is not registered.
 	ErrNotFound = errors.New("discovery: instance not found")
-	// ErrStopped: the provider no longer follows its service, because it
-	// was closed or its Session ended; the error wraps the Session's
-	// cause in the second case.
-	ErrStopped = errors.New("discovery: provider stopped")
+	// ErrStopped: the provider or cache no longer follows its service,
+	// because it was closed or its Session ended (the error then wraps the
+	// Session's cause), or a supervised registration has ended.
+	ErrStopped = errors.New("discovery: stopped")
 )
 
 // Discovery registers and finds instances under a base path, in

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -239,23 +238,17 @@ func TestMarkDownExpires(t *testing.T) {
 	d := newDiscovery(t, sess, "/svc")
 	register(t, d, Instance{Name: "web", ID: "a", Address: "h"})
 	register(t, d, Instance{Name: "web", ID: "b", Address: "h", Disabled: true})
-	p, err := d.NewProvider(ctx, "web")
+	clk := &clock{now: time.Now()}
+	p, err := d.NewProvider(ctx, "web", WithClock(clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close(ctx)
-	var mu sync.Mutex
-	now := time.Now()
-	p.mu.Lock()
-	p.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	p.mu.Unlock()
 	p.MarkDown("a", time.Minute)
 	if _, err := p.Get(); !errors.Is(err, ErrNoInstance) {
 		t.Errorf("Get with every instance down or disabled: %v", err)
 	}
-	mu.Lock()
-	now = now.Add(time.Minute)
-	mu.Unlock()
+	clk.advance(time.Minute)
 	if in, err := p.Get(); err != nil || in.ID != "a" {
 		t.Errorf("Get after the down time: %v, %v", in.ID, err)
 	}

@@ -4,51 +4,58 @@
 //
 // # Layout
 //
-// A [Discovery] works under a base path (Curator's basePath). Each service
-// is a node named after it, and each instance of the service a child named
-// by the instance's id:
+// A [Discovery] works under a base path (Curator's basePath): each service
+// is a container node, base/<service name>, and each instance a child
+// named by its id holding the JSON of Curator's JsonInstanceSerializer
+// ([Instance] marshals to it). Instance nodes are ephemeral for [Dynamic]
+// instances (the default), persistent for [Static] and [Permanent] ones;
+// a [DynamicSequential] instance's node is ephemeral sequential with
+// Curator's protected name, _c_<uuid>-<id><sequence>, so that a create
+// whose reply was lost is found again rather than made twice.
 //
-//	<base>/<service name>/<instance id>
+// # Registering: which form when
 //
-// The instance node holds the JSON that Curator's JsonInstanceSerializer
-// writes and reads ([Instance] marshals to it): name, id, address, port,
-// sslPort, payload, registrationTimeUTC, serviceType and uriSpec, with
-// absent values as null. Service nodes are containers; instance nodes are
-// ephemeral for [Dynamic] instances (the default) and persistent for
-// [Static] and [Permanent] ones. A [DynamicSequential] instance's node is
-// ephemeral sequential, named _c_<uuid>-<id><sequence> (Curator's
-// protected form), so that a create whose reply was lost is found again
-// rather than made twice; Curator finds it by its JSON.
+// [Discovery.Register] registers on the caller's Session and returns a
+// [Registration] to update ([Registration.Update]) and remove it. A
+// Dynamic instance lives as long as that Session: use this form when the
+// instance should go with the Session, or when the Session also carries
+// other recipes under the caller's own zkcoord.Supervise, whose work then
+// calls [Registration.Reregister] with a Discovery on each new Session.
+// Update records the data even when its write fails, so Reregister always
+// registers the latest Update, never older data.
 //
-// # Registering
-//
-// [Discovery.Register] creates an instance's node; the [Registration] it
-// returns updates ([Registration.Update]) and removes
-// ([Registration.Unregister]) it. A Dynamic instance lives as long as the
-// Session: zkcoord never continues a Session on a new ZooKeeper session,
-// so after the Session ends, open a new one and call
-// [Registration.Reregister] with a Discovery on it.
+// [RegisterConfig] keeps an instance registered by itself: it opens
+// Sessions from a Config through zkcoord.Supervise (its recovery events
+// through zkcoord.WithRecoveryEvents) and, after a Session is lost or
+// expires, registers the instance again on a new one with the data of the
+// latest [SupervisedRegistration.Update], until Unregister. Use it for an
+// instance that must stay registered, on a Session of its own.
 //
 // # Finding
 //
 // [Discovery.Names], [Discovery.Instances] and [Discovery.Instance] read
-// the registry. A [Provider] ([Discovery.NewProvider]) follows one service
-// through a children cache (package cache) and hands out its instances
-// with a [Strategy]: [RoundRobin] (the default), [Random] or [Sticky].
-// [Provider.MarkDown] stops handing out an instance for a while, for
-// example after a call to it failed; instances whose JSON says
-// "enabled": false are not handed out either. Queries and providers serve
-// only instances that match their node: JSON naming the service of the
-// parent node and the id the node is named by (for [DynamicSequential],
-// the id followed by a sequence number, after a protected prefix when
-// zkcoord registered it), with an address or a port. Other nodes, such as
-// "null" or "{}", are skipped and logged through the Session's logger;
+// the registry. A [Cache] ([Discovery.NewCache], Curator's ServiceCache)
+// follows one service on one watch (a children cache of package cache,
+// loaded in batches) and reports each instance added, updated and removed
+// as an [Event]. A [Provider] ([Discovery.NewProvider], Curator's
+// ServiceProvider) reads a Cache of its own and hands out instances with
+// a [Strategy]: [RoundRobin] (the default), [Random] or [Sticky]. It
+// skips disabled instances ("enabled": false), those a [WithFilter]
+// filter rejects (Curator's InstanceFilter) and those down:
+// [Provider.NoteError] counts an instance's failures and takes it out for
+// a while once they reach [WithDownPolicy]'s threshold within its timeout
+// (Curator's DownInstancePolicy, by default 2 errors in 30 seconds);
+// [Provider.MarkDown] takes it out at once.
+//
+// Only instances that match their node are served: JSON naming the
+// service of the parent node and the id the node is named by (for
+// DynamicSequential, followed by a sequence number), with an address or a
+// port. Other nodes are skipped and logged through the Session's logger;
 // [Discovery.Instance] fails on them with an error wrapping
-// zkcoord.ErrBadData.
-// A provider follows its service only while its Session lives: once the
-// Session has ended, or the provider was closed, [Provider.Get] and
-// [Provider.Instances] fail with [ErrStopped], wrapping the Session's
-// cause, rather than hand out what may be gone.
+// zkcoord.ErrBadData. A cache or provider follows its service only while
+// its Session lives: once it has ended or was closed, their reads fail
+// with [ErrStopped], wrapping the Session's cause, rather than hand out
+// what may be gone.
 //
 // # Concurrency
 //

@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/discovery"
 )
 
-func connect(ctx context.Context) *zkcoord.Session {
-	sess, err := zkcoord.Connect(ctx, zkcoord.Config{
+func config() zkcoord.Config {
+	return zkcoord.Config{
 		Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ","),
 		Chroot:  "/examples-discovery",
-	})
+	}
+}
+
+func connect(ctx context.Context) *zkcoord.Session {
+	sess, err := zkcoord.Connect(ctx, config())
 	if err != nil {
 		panic(err)
 	}
@@ -54,13 +57,82 @@ func Example() {
 		in, _ := p.Get()
 		fmt.Println(in.ID, in.URI(nil))
 	}
-	// A failing instance is left out for a while.
-	p.MarkDown("orders-1", time.Minute)
+	// An instance that failed twice within 30 seconds is left out for a
+	// while.
+	failing, _ := p.Get()
+	p.NoteError(failing)
+	p.NoteError(failing)
 	in, _ := p.Get()
 	fmt.Println("after a failure:", in.ID)
 	// Output:
 	// orders-1 http://10.0.0.1:8080/v1
 	// orders-2 http://10.0.0.2:8080/v1
 	// orders-1 http://10.0.0.1:8080/v1
-	// after a failure: orders-2
+	// after a failure: orders-1
+}
+
+func ExampleDiscovery_NewCache() {
+	ctx := context.Background()
+	sess := connect(ctx)
+	defer sess.Close(ctx)
+	d, err := discovery.New(sess, "/cached")
+	if err != nil {
+		panic(err)
+	}
+	c, err := d.NewCache(ctx, "billing")
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close(ctx)
+
+	// Registered instances come and go; the cache reports each change.
+	show := func() { ev := <-c.Events(); fmt.Println(ev, ev.Instance.Port) }
+	show() // the initial load: no instance yet
+	r, err := d.Register(ctx, discovery.Instance{Name: "billing", ID: "b1", Address: "10.0.0.9", Port: 80})
+	if err != nil {
+		panic(err)
+	}
+	show()
+	in := r.Instance()
+	in.Port = 8080
+	if err := r.Update(ctx, in); err != nil {
+		panic(err)
+	}
+	show()
+	if err := r.Unregister(ctx); err != nil {
+		panic(err)
+	}
+	show()
+	// Output:
+	// Initialized 0
+	// Added billing/b1 80
+	// Updated billing/b1 8080
+	// Removed billing/b1 8080
+}
+
+func ExampleRegisterConfig() {
+	ctx := context.Background()
+	// The instance stays registered, on Sessions of its own, until
+	// Unregister: after a Session is lost, a new one registers it again
+	// with the latest data. Recovery events tell of each new Session.
+	var kinds []zkcoord.RecoveryKind
+	r, err := discovery.RegisterConfig(ctx, config(), "/kept",
+		discovery.Instance{Name: "search", ID: "s1", Address: "10.0.0.7", Port: 80},
+		discovery.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { kinds = append(kinds, ev.Kind) }))
+	if err != nil {
+		panic(err)
+	}
+	in := r.Instance()
+	in.Port = 8080
+	if err := r.Update(ctx, in); err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Path(), r.Instance().Port)
+	if err := r.Unregister(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println(kinds) // complete once Unregister has returned
+	// Output:
+	// /kept/search/s1 8080
+	// [session started]
 }

@@ -176,3 +176,81 @@ func TestGoRegistersCuratorFinds(t *testing.T) {
 		t.Errorf("Curator's provider handed out %q", l[0])
 	}
 }
+
+// A Go cache follows what Curator's ServiceDiscovery registers, updates
+// and unregisters, as events.
+func TestCuratorRegistersGoCacheSees(t *testing.T) {
+	sess := connect(t)
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	java := curator(t, ctx, sess.Config().Chroot, "/services")
+	ask(t, ctx, java, "register web w1 10.0.0.1 8080 - zone=eu", "registered")
+	c, err := newDiscovery(t, sess, "/services").NewCache(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if ev := next(t, ctx, c); ev.Type != Added || ev.Instance.ID != "w1" || ev.Instance.Port != 8080 || zone(ev.Instance) != "eu" {
+		t.Fatalf("loaded %v %+v", ev, ev.Instance)
+	}
+	if ev := next(t, ctx, c); ev.Type != Initialized {
+		t.Fatalf("then %v", ev)
+	}
+	ask(t, ctx, java, "register web w2 10.0.0.2 8081 - -", "registered")
+	if ev := next(t, ctx, c); ev.Type != Added || ev.Instance.ID != "w2" || ev.Instance.Address != "10.0.0.2" {
+		t.Fatalf("after Curator registered w2: %v %+v", ev, ev.Instance)
+	}
+	ask(t, ctx, java, "update w2 9999", "updated")
+	if ev := next(t, ctx, c); ev.Type != Updated || ev.Instance.ID != "w2" || ev.Instance.Port != 9999 {
+		t.Fatalf("after Curator updated w2: %v %+v", ev, ev.Instance)
+	}
+	ask(t, ctx, java, "unregister w1", "unregistered")
+	if ev := next(t, ctx, c); ev.Type != Removed || ev.Instance.ID != "w1" {
+		t.Fatalf("after Curator unregistered w1: %v %+v", ev, ev.Instance)
+	}
+}
+
+// awaitLine reads the peer's lines until one equals want; it fails the
+// test on a line equal to never.
+func awaitLine(t *testing.T, ctx context.Context, p *interop.Proc, want, never string) {
+	t.Helper()
+	for {
+		l, err := p.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %q: %v\n%s", want, err, p.Stderr())
+		}
+		switch l {
+		case want:
+			return
+		case never:
+			t.Fatalf("%q before %q", l, want)
+		}
+	}
+}
+
+// Curator's ServiceCache follows a Go registration kept across Sessions:
+// its update, its loss with an expired Session, its registration again
+// with the updated data (never the original), and its end.
+func TestGoRegistersCuratorCacheSees(t *testing.T) {
+	sess := connect(t)
+	ctx := testkit.Ctx(t, 2*time.Minute)
+	java := curator(t, ctx, sess.Config().Chroot, "/services")
+	ask(t, ctx, java, "cache web", "cache web")
+	r, err := RegisterConfig(ctx, supervisedConfig(t), "/services", Instance{Name: "web", ID: "g1", Address: "10.1.0.1", Port: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitLine(t, ctx, java, "cache web g1:1", "")
+	in := r.Instance()
+	in.Port = 2
+	if err := r.Update(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	awaitLine(t, ctx, java, "cache web g1:2", "")
+	expire(t, ctx, r)
+	awaitLine(t, ctx, java, "cache web -", "cache web g1:1")
+	awaitLine(t, ctx, java, "cache web g1:2", "cache web g1:1")
+	if err := r.Unregister(ctx); err != nil {
+		t.Fatal(err)
+	}
+	awaitLine(t, ctx, java, "cache web -", "cache web g1:1")
+}

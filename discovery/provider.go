@@ -4,175 +4,165 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/cache"
 )
 
-// Option configures a Discovery (for all its providers) or one Provider.
-type Option func(*Provider)
+// Option configures a Discovery (for all its providers), one Provider or
+// a registration kept with RegisterConfig. Every constructor of the
+// package takes them; the provider's options mean nothing to a
+// registration, and WithRecoveryEvents only to RegisterConfig.
+type Option func(*options)
+
+type options struct {
+	prov   *Provider // the provider being made (a throwaway one for a registration)
+	events func(zkcoord.RecoveryEvent)
+}
+
+// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a
+// registration kept with RegisterConfig (session started, session ended
+// with its cause, recovering, recovered), in order, on a goroutine of its
+// own, so that a slow f never delays a recovery. NewProvider rejects it:
+// a provider lives on one Session.
+func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
+	return func(o *options) { o.events = f }
+}
 
 // WithStrategy sets how a provider picks an instance: newStrategy is
 // called once for each provider, since a Strategy serves one provider
 // (for example WithStrategy(Random)). The default is RoundRobin.
 func WithStrategy(newStrategy func() Strategy) Option {
-	return func(p *Provider) { p.strategy = newStrategy() }
+	return func(o *options) { o.prov.strategy = newStrategy() }
 }
 
-// Provider hands out instances of one service from a cache of its
-// instances (a children cache of the service's node), following
-// registrations as they come and go. Instances marked down, and disabled
-// ones, are not handed out. It is safe for concurrent use.
+// WithFilter hands out only the instances for which every filter returns
+// true (Curator's InstanceFilter); filters add up. They run under the
+// provider's lock, on every Get and Instances: keep them quick.
+func WithFilter(filters ...func(Instance) bool) Option {
+	return func(o *options) { o.prov.filters = append(o.prov.filters, filters...) }
+}
+
+// WithDownPolicy sets when NoteError takes an instance out:
+// errorThreshold errors within timeout of one another take it out for
+// timeout (Curator's DownInstancePolicy). The default is Curator's: 2
+// errors, 30 seconds.
+func WithDownPolicy(timeout time.Duration, errorThreshold int) Option {
+	return func(o *options) { o.prov.down.timeout, o.prov.down.threshold = timeout, max(errorThreshold, 1) }
+}
+
+// WithClock sets the clock of down times; the default is time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.prov.now = now }
+}
+
+// Provider hands out instances of one service from a Cache of its
+// instances, following registrations as they come and go. Instances marked
+// down, disabled ones and those a filter rejects are not handed out. It is
+// safe for concurrent use.
 type Provider struct {
-	name     string
-	sess     *zkcoord.Session
-	cache    *cache.Cache
+	cache    *Cache
 	strategy Strategy
-	log      func(msg string, args ...any)
-	ready    chan struct{}
-	drained  chan struct{}
+	filters  []func(Instance) bool
+	now      func() time.Time
 
 	mu   sync.Mutex
-	all  map[string]Instance  // by node path
-	down map[string]time.Time // instance id -> until when
-	now  func() time.Time
+	down downs
 }
 
 // NewProvider starts a provider for the named service and waits, bounded by
 // ctx, until its cache has loaded. Close it when done.
 func (d *Discovery) NewProvider(ctx context.Context, name string, opts ...Option) (*Provider, error) {
-	dir, err := d.dir(name)
+	p := newProvider()
+	o := options{prov: p}
+	for _, opt := range append(slices.Clone(d.opts), opts...) {
+		opt(&o)
+	}
+	if o.events != nil {
+		return nil, fmt.Errorf("%w: recovery events need RegisterConfig (a provider lives on one Session)", ErrInvalid)
+	}
+	c, err := d.newCache(ctx, name, false)
 	if err != nil {
 		return nil, err
 	}
-	c, err := cache.NewChildren(d.sess, dir)
-	if err != nil {
-		return nil, err
-	}
-	p := &Provider{
-		name: name, sess: d.sess, cache: c, strategy: RoundRobin(), log: d.sess.Logger().Warn,
-		ready: make(chan struct{}), drained: make(chan struct{}),
-		all: map[string]Instance{}, down: map[string]time.Time{}, now: time.Now,
-	}
-	for _, o := range append(slices.Clone(d.opts), opts...) {
-		o(p)
-	}
-	go p.follow()
-	select {
-	case <-p.ready:
-		return p, nil
-	case <-c.Done():
-		p.Close(context.Background())
-		return nil, c.Err()
-	case <-ctx.Done():
-		p.Close(context.Background())
-		return nil, ctx.Err()
-	}
+	p.cache = c
+	return p, nil
 }
 
-// follow applies the cache's events to the decoded instances; it reads
-// every event, so that none piles up.
-func (p *Provider) follow() {
-	defer close(p.drained)
-	for ev := range p.cache.Events() {
-		switch ev.Type {
-		case cache.Added, cache.Updated:
-			in, err := decode(ev.Node.Path, ev.Node.Data)
-			p.mu.Lock()
-			if err != nil {
-				delete(p.all, ev.Node.Path)
-			} else {
-				p.all[ev.Node.Path] = in
-			}
-			p.mu.Unlock()
-			if err != nil {
-				p.log("discovery: skipping an instance", "err", err)
-			}
-		case cache.Removed:
-			p.mu.Lock()
-			delete(p.all, ev.Node.Path)
-			p.mu.Unlock()
-		case cache.Initialized:
-			close(p.ready)
-		}
-	}
+func newProvider() *Provider {
+	return &Provider{strategy: RoundRobin(), now: time.Now, down: newDowns()}
 }
 
 // Instances returns the instances the provider may hand out, sorted by id:
-// registered, enabled and not marked down. Once the provider has stopped
-// (Close, or the end of its Session) it fails with ErrStopped, wrapping
-// the Session's cause: what it last saw may be stale.
+// registered, enabled, not down and passing the filters. Once the provider
+// has stopped (Close, or the end of its Session) it fails with ErrStopped,
+// wrapping the Session's cause: what it last saw may be stale.
 func (p *Provider) Instances() ([]Instance, error) {
-	if err := p.stopped(); err != nil {
+	all, err := p.cache.Instances()
+	if err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.available(), nil
+	return p.available(all), nil
 }
 
-// stopped returns why the provider no longer follows its service, or nil.
-// The Session is asked first: its end precedes the cache's by a moment.
-func (p *Provider) stopped() error {
-	if err := p.sess.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrStopped, err)
-	}
-	select {
-	case <-p.cache.Done():
-		if err := p.cache.Err(); err != nil {
-			return fmt.Errorf("%w: %w", ErrStopped, err)
-		}
-		return ErrStopped
-	default:
-		return nil
-	}
-}
-
-func (p *Provider) available() []Instance {
+// available filters all, which is sorted by id; p.mu is held.
+func (p *Provider) available(all []Instance) []Instance {
 	now := p.now()
-	out := make([]Instance, 0, len(p.all))
-	for _, in := range p.all {
-		if until, ok := p.down[in.ID]; ok {
-			if now.Before(until) {
-				continue
-			}
-			delete(p.down, in.ID)
-		}
-		if in.Disabled {
+	out := all[:0]
+	for _, in := range all {
+		if in.Disabled || p.down.isDown(in.ID, now) || !p.accepts(in) {
 			continue
 		}
 		out = append(out, in)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+func (p *Provider) accepts(in Instance) bool {
+	for _, f := range p.filters {
+		if !f(in) {
+			return false
+		}
+	}
+	return true
 }
 
 // Get picks an instance with the provider's strategy. It returns
 // ErrNoInstance if none is available, and like Instances fails with
 // ErrStopped once the provider has stopped.
 func (p *Provider) Get() (Instance, error) {
-	if err := p.stopped(); err != nil {
+	all, err := p.cache.Instances()
+	if err != nil {
 		return Instance{}, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	in := p.available()
+	in := p.available(all)
 	if len(in) == 0 {
 		return Instance{}, ErrNoInstance
 	}
 	return p.strategy.Pick(in), nil
 }
 
-// MarkDown stops handing out the instance with this id for d, for example
-// after a request to it failed (Curator's noteError with a
-// DownInstancePolicy). Marking it again extends the time.
+// NoteError records that a call to the instance failed (Curator's
+// ServiceProvider.noteError): once its errors reach the down policy's
+// threshold within its timeout, the provider stops handing it out for the
+// timeout (see WithDownPolicy).
+func (p *Provider) NoteError(in Instance) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down.noteError(in.ID, p.now())
+}
+
+// MarkDown stops handing out the instance with this id for d, at once.
+// Marking it again sets the time anew.
 func (p *Provider) MarkDown(id string, d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.down[id] = p.now().Add(d)
+	p.down.markDown(id, p.now().Add(d))
 }
 
 // Done is closed when the provider stops following the service: after
@@ -180,14 +170,4 @@ func (p *Provider) MarkDown(id string, d time.Duration) {
 func (p *Provider) Done() <-chan struct{} { return p.cache.Done() }
 
 // Close stops the provider and waits, bounded by ctx, until it has.
-func (p *Provider) Close(ctx context.Context) error {
-	if err := p.cache.Close(ctx); err != nil {
-		return err
-	}
-	select {
-	case <-p.drained:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (p *Provider) Close(ctx context.Context) error { return p.cache.Close(ctx) }

@@ -54,9 +54,10 @@ func (r *Registration) Path() string {
 	return r.path
 }
 
-// Reregister registers the instance again through another discovery
-// service, typically one on a new Session after the old one ended (its
-// ephemeral node went with it). Later calls use the new service.
+// Reregister registers the instance again, with the data of the latest
+// Update, through another discovery service, typically one on a new
+// Session after the old one ended (its ephemeral node went with it).
+// Later calls use the new service.
 func (r *Registration) Reregister(ctx context.Context, d *Discovery) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -68,7 +69,10 @@ func (r *Registration) Reregister(ctx context.Context, d *Discovery) error {
 }
 
 // Update replaces the registered instance's data. Its name and id cannot
-// change.
+// change. The data is recorded as the instance's (Instance returns it)
+// before it is written, and stays recorded when the write fails: after
+// the Session ended, Update fails (wrapping the Session's cause) but
+// Reregister registers the data of the latest Update, never older data.
 func (r *Registration) Update(ctx context.Context, in Instance) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -88,13 +92,13 @@ func (r *Registration) Update(ctx context.Context, in Instance) error {
 	if err != nil {
 		return fmt.Errorf("discovery: %w", err)
 	}
+	r.in = in
 	if _, err := r.d.sess.Set(ctx, r.path, data, -1); err != nil {
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			return fmt.Errorf("%w: %s", ErrNotFound, r.path)
 		}
 		return fmt.Errorf("discovery: update %s: %w", r.in, err)
 	}
-	r.in = in
 	return nil
 }
 
@@ -117,28 +121,36 @@ func reachable(in Instance) error {
 	return nil
 }
 
+// createFlags returns the create flags of in's node, or why in cannot be
+// registered.
+func createFlags(in Instance) (int32, error) {
+	if err := reachable(in); err != nil {
+		return 0, err
+	}
+	switch in.ServiceType {
+	case Dynamic:
+		return zkcoord.FlagEphemeral, nil
+	case DynamicSequential:
+		return zkcoord.FlagEphemeral | zkcoord.FlagSequence, nil
+	case Static, Permanent:
+		return 0, nil
+	}
+	return 0, fmt.Errorf("%w: service type %q", ErrInvalid, in.ServiceType)
+}
+
 // create writes the node through d; r.mu is held or r is not shared yet.
 func (r *Registration) create(ctx context.Context, d *Discovery) error {
 	path, err := d.path(r.in.Name, r.in.ID)
 	if err != nil {
 		return err
 	}
-	if err := reachable(r.in); err != nil {
+	flags, err := createFlags(r.in)
+	if err != nil {
 		return err
 	}
 	data, err := json.Marshal(r.in)
 	if err != nil {
 		return fmt.Errorf("discovery: %w", err)
-	}
-	var flags int32
-	switch r.in.ServiceType {
-	case Dynamic:
-		flags = zkcoord.FlagEphemeral
-	case DynamicSequential:
-		flags = zkcoord.FlagEphemeral | zkcoord.FlagSequence
-	case Static, Permanent:
-	default:
-		return fmt.Errorf("%w: service type %q", ErrInvalid, r.in.ServiceType)
 	}
 	s := d.sess
 	if r.in.ServiceType == DynamicSequential {

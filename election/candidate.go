@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkcoord/zkcoord/internal/elect"
 	"github.com/zkcoord/zkcoord/internal/fifo"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/recipe"
@@ -43,6 +44,9 @@ type candidate struct {
 	// machine's goroutine.
 	eng    *elect.Contender
 	office *elect.Office
+	// delay follows the candidate for its lock-delay (WithLockDelay); nil
+	// without one. Set by offer, then owned by the state machine.
+	delay *lockdelay.Tracker
 
 	mu         sync.Mutex
 	state      snapshot
@@ -207,6 +211,9 @@ func (c *candidate) offer(ctx context.Context) error {
 		return c.wrap("nominate", err)
 	} else if ended {
 		return ErrEnded
+	}
+	if c.delay, err = c.arrive(ctx); err != nil {
+		return c.wrap("nominate", err)
 	}
 	node, err := e.sess.CreateProtected(ctx, e.path, latchName, []byte(e.opts.id), zkcoord.FlagEphemeralSequential)
 	if err != nil {

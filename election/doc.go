@@ -17,7 +17,10 @@
 // (<path>-term and <path>-leader, beside the directory); a newer term
 // deposes it (ErrDeposed). Leadership ends, and Done closes, as soon as the
 // Session declares itself Lost, before the server can expire the session,
-// so no successor can overlap with it. Leader.Acting reports that the
+// so no successor can overlap with it, unless the process paused past the
+// session timeout: a resource can refuse its token, and WithLockDelay makes
+// the next leader wait after a leader that left without a clean release
+// (docs/protocol.md#lock-delay). Leader.Acting reports that the
 // leader took office (wrote the leader node), not that its work has
 // started.
 //

@@ -32,6 +32,7 @@ type options struct {
 	revokePath string
 	recheck    time.Duration
 	value      string
+	lockDelay  time.Duration // WithLockDelay
 }
 
 // WithRecheck sets how often a follower reads the participants again in
@@ -109,6 +110,9 @@ func (o *options) validate(sess *zkcoord.Session, path string) error {
 	}
 	if err := o.validateValue(sess, path, o.value); err != nil {
 		return err
+	}
+	if o.lockDelay < 0 {
+		return fmt.Errorf("election: negative lock-delay %v", o.lockDelay)
 	}
 	if o.termPath == "" {
 		o.termPath = path + "-term"

@@ -13,7 +13,7 @@ import (
 func (c *candidate) run() {
 	e := c.el
 	states := &elect.StateFeed{C: e.sess.Watch(c.runCtx), On: c.sessionEvent}
-	c.eng = elect.New(e.sess, &e.lay, c.node, elect.Config{Recheck: e.opts.recheck, States: states, Hooks: &e.hooks})
+	c.eng = elect.New(e.sess, &e.lay, c.node, elect.Config{Recheck: e.opts.recheck, States: states, Hooks: &e.hooks, Delay: c.delay})
 	cause := c.loop(states)
 	c.finish(cause)
 }

@@ -44,5 +44,7 @@
 // end of its session from acting. The fencing function can (kill it, cut
 // its access), and so can the token: Activation.Token grows with every
 // activation, so a resource that rejects tokens older than the newest it
-// has seen rejects a stale active.
+// has seen rejects a stale active. So can time: with WithLockDelay the
+// next active waits, after an active that did not stop cleanly, before it
+// fences and takes over, long enough for a paused one to wake and stop.
 package failover

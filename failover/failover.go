@@ -71,6 +71,7 @@ type options struct {
 	logger *slog.Logger
 	events func(Event)
 	retry  time.Duration
+	delay  time.Duration // WithLockDelay
 
 	health         HealthFunc
 	healthEvery    time.Duration
@@ -150,6 +151,9 @@ func New(sess *zkcoord.Session, path string, fence FenceFunc, opts ...Option) (*
 	eopts := []election.Option{election.WithLogger(o.logger)}
 	if o.id != "" {
 		eopts = append(eopts, election.WithID(o.id))
+	}
+	if o.delay != 0 {
+		eopts = append(eopts, election.WithLockDelay(o.delay))
 	}
 	el, err := election.New(sess, zkcoord.Join(path, "lock"), eopts...)
 	if err != nil {

@@ -30,6 +30,9 @@ type world struct {
 	activations []activation
 	fenceCalls  []failover.Breadcrumb
 	fenceErrs   int // fail this many fencing calls first
+	// stoppedAtFence records, for each fencing call, whether the fenced
+	// instance had already left its active function on its own.
+	stoppedAtFence []bool
 }
 
 type activation struct {
@@ -76,6 +79,15 @@ func (w *world) active(id string) failover.ActiveFunc {
 func (w *world) fence(ctx context.Context, prev failover.Breadcrumb) error {
 	w.mu.Lock()
 	w.fenceCalls = append(w.fenceCalls, prev)
+	stopped := w.left[prev.ID] != nil
+	if stopped {
+		select {
+		case <-w.left[prev.ID]:
+		default:
+			stopped = false
+		}
+	}
+	w.stoppedAtFence = append(w.stoppedAtFence, stopped)
 	if w.fenceErrs > 0 {
 		w.fenceErrs--
 		w.mu.Unlock()

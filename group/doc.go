@@ -12,6 +12,16 @@
 // its node (such as NoAuth once its ACL denies reading it), since a
 // membership that is no longer watched could end unnoticed.
 //
+// Join makes a member of a Session of the caller's: the membership ends
+// with that Session, which suits a member that must not outlive what else
+// the process owns on it (a lock, a leadership). [JoinConfig] opens its
+// own Sessions from a zkcoord.Config through zkcoord.Supervise, the
+// recovery loop every recipe shares, and joins again on each new one
+// after a Session is Lost or Expired: use it for a member that should be
+// listed for as long as the process runs. Its WithRecoveryEvents reports
+// each step (session started, session ended with its cause, recovering,
+// recovered).
+//
 // [Members] lists a group and [Watch] follows it: a channel of snapshots
 // that always ends up holding the newest one (a reader that falls behind
 // skips intermediate snapshots, never the latest). A member's data is set

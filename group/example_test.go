@@ -111,3 +111,22 @@ func ExampleNewRendezvous() {
 	// Output:
 	// master listens on 10.0.0.9:7077
 }
+
+// Stay a member for as long as the process runs: after a session loss the
+// member joins again, with the same id and data, on a new session.
+func ExampleJoinConfig() {
+	ctx := context.Background()
+	cfg := zkcoord.Config{Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ",")}
+	me, err := group.JoinConfig(ctx, cfg, "/examples/replicas", "replica-1", []byte("10.0.0.2:8080"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(me.ID(), me.Err())
+	if err := me.Leave(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println(me.Err())
+	// Output:
+	// replica-1 <nil>
+	// group: member left
+}

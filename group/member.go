@@ -1,12 +1,14 @@
 package group
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/recipe"
@@ -38,17 +40,21 @@ type Member struct {
 
 // Membership is this process's membership of a group.
 type Membership struct {
-	sess *zkcoord.Session
-	id   string
-	path string
+	id         string
+	supervised bool // JoinConfig: joins again on every new Session
 
-	stop  context.CancelFunc // stops the watch
-	done  chan struct{}      // closed when the watch ended
-	lost  chan struct{}      // closed with err set, when membership ends
-	once  sync.Once
-	mu    sync.Mutex
-	err   error
-	leave sync.Once
+	stop     context.CancelFunc // stops the watch (JoinConfig: the Sessions)
+	done     chan struct{}      // closed when the watch ended (JoinConfig: the Sessions)
+	lost     chan struct{}      // closed with err set, when membership ends
+	joined   chan struct{}      // JoinConfig: closed once the first join is done
+	once     sync.Once
+	mu       sync.Mutex
+	sess     *zkcoord.Session // Join's (JoinConfig's Sessions are Supervise's)
+	path     string           // the member's node; with JoinConfig, the latest
+	err      error
+	leave    sync.Once
+	leaving  atomic.Bool // Leave was called (JoinConfig: delete the node before the Session closes)
+	leaveErr error       // JoinConfig: what deleting the node gave; written before done closes
 
 	own recipe.OwnContext
 }
@@ -56,12 +62,19 @@ type Membership struct {
 // Join adds a member with the given id and data to the group at path
 // (created as a container if missing). Data larger than the Session's
 // limit is refused with an error wrapping zkcoord.ErrTooLarge.
-func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte) (*Membership, error) {
+func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []byte, opts ...Option) (*Membership, error) {
 	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
 	if err := zkcoord.ValidateName(id); err != nil {
 		return nil, fmt.Errorf("group: member id: %w", err)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.events != nil {
+		return nil, fmt.Errorf("group: %w: recovery events need JoinConfig (a Session cannot be renewed)", zkcoord.ErrInvalidConfig)
 	}
 	if data == nil {
 		data = []byte{}
@@ -75,17 +88,135 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []by
 		sess: sess, id: id, path: node,
 		stop: stop, done: make(chan struct{}), lost: make(chan struct{}),
 	}
-	go m.watch(wctx)
+	go func() {
+		defer close(m.done)
+		if err := m.follow(wctx, sess, node); err != nil {
+			m.end(err)
+		}
+	}()
 	return m, nil
+}
+
+// JoinConfig adds a member to the group at path, as Join does, on
+// Sessions it opens itself from cfg, through zkcoord.Supervise: when a
+// Session is Lost or Expired, a new one is opened (with backoff) and the
+// member joins again on it, with the same id and data, as a new node
+// (Path changes); after a partition, the old Session's node, which the
+// server keeps until it expires that Session, is deleted first, so that
+// no stale member of the process stays listed. It returns once the member
+// has joined the first time, or ctx ends. Done closes, and the membership
+// ends for good, on Leave, on an error a new Session cannot fix (rejected
+// credentials, an invalid Config, a join the server refuses) and when the
+// member's node is deleted by someone else (ErrRemoved), as with Join.
+// Between a Session's end and the next join the process is not a member,
+// and Members does not list it.
+func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data []byte, opts ...Option) (*Membership, error) {
+	if err := recipe.ValidatePath(path); err != nil {
+		return nil, fmt.Errorf("group: %w", err)
+	}
+	if err := zkcoord.ValidateName(id); err != nil {
+		return nil, fmt.Errorf("group: member id: %w", err)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	data = bytes.Clone(data)
+	if data == nil {
+		data = []byte{}
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	m := &Membership{
+		id: id, supervised: true, stop: stop,
+		done: make(chan struct{}), lost: make(chan struct{}), joined: make(chan struct{}),
+	}
+	go func() {
+		defer close(m.done)
+		err := m.supervise(sctx, cfg, path, data, o)
+		if err == nil || errors.Is(err, context.Canceled) {
+			err = ErrLeft // only Leave cancels sctx
+		}
+		m.end(err)
+	}()
+	select {
+	case <-m.joined:
+		return m, nil
+	case <-m.lost:
+		<-m.done
+		return nil, fmt.Errorf("group: join %s: %w", path, m.Err())
+	case <-ctx.Done():
+		m.Leave(context.Background())
+		return nil, fmt.Errorf("group: join %s: %w", path, ctx.Err())
+	}
+}
+
+// supervise joins on every Session that zkcoord.Supervise opens and
+// follows the member's node until that Session ends.
+func (m *Membership) supervise(ctx context.Context, cfg zkcoord.Config, path string, data []byte, o options) error {
+	var opts []zkcoord.SuperviseOption
+	if o.events != nil {
+		opts = append(opts, zkcoord.WithRecoveryEvents(o.events))
+	}
+	var (
+		prev     int64  // the Session of the last join
+		prevNode string // the node of the last join
+	)
+	return zkcoord.Supervise(ctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
+		if len(data) > sess.Config().MaxDataSize {
+			return fmt.Errorf("group: %w: %d bytes", zkcoord.ErrTooLarge, len(data))
+		}
+		if prev != 0 {
+			dropStale(ctx, sess, prevNode, prev)
+		}
+		node, err := sess.CreateProtected(ctx, path, m.id, data, zkcoord.FlagEphemeral)
+		if err != nil {
+			return fmt.Errorf("group: join %s: %w", path, err)
+		}
+		m.mu.Lock()
+		m.path = node
+		m.mu.Unlock()
+		if prev == 0 {
+			close(m.joined)
+		}
+		prev, prevNode = sess.ID(), node
+		err = m.follow(ctx, sess, node)
+		if m.leaving.Load() && sess.Err() == nil {
+			// Supervise closes the Session when work returns: delete the
+			// node first, so that the others see the member go at once.
+			dctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
+			m.leaveErr = recipe.EnsureDeleted(dctx, sess, node)
+			cancel()
+		}
+		return err
+	}, opts...)
 }
 
 // ID returns the member's id.
 func (m *Membership) ID() string { return m.id }
 
-// Path returns the member's node.
-func (m *Membership) Path() string { return m.path }
+// dropStale deletes the member node of the Session prev if the server
+// still holds it: a Session declared Lost lives on at the server until it
+// expires, and its node with it, though this process is no longer that
+// member. Deleted now, the group does not list the process twice. It is
+// best effort: a node left behind goes when the old Session expires.
+func dropStale(ctx context.Context, sess *zkcoord.Session, node string, prev int64) {
+	ok, st, err := sess.Exists(ctx, node)
+	if err == nil && ok && st.EphemeralOwner == prev {
+		_ = sess.Delete(ctx, node, st.Version)
+	}
+}
 
-// Done is closed when this process is no longer a member.
+// Path returns the member's node (with JoinConfig, the node of the
+// latest join).
+func (m *Membership) Path() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.path
+}
+
+// Done is closed when this process is no longer a member. With
+// JoinConfig it is closed only when the membership ends for good, not
+// while the member waits for a new Session to join again on.
 func (m *Membership) Done() <-chan struct{} { return m.lost }
 
 // Err returns nil while a member, then why it no longer is: ErrLeft,
@@ -106,39 +237,35 @@ func (m *Membership) end(err error) {
 	})
 }
 
-// watch follows the member's own node until it goes, the Session ends or
-// Leave stops it.
-func (m *Membership) watch(ctx context.Context) {
-	defer close(m.done)
+// follow watches the member's own node on sess until it goes, the
+// Session ends or ctx ends (Leave). It returns why the membership ended:
+// nil when stopped, ErrRemoved, the Session's error, or the error that
+// stopped the watch.
+func (m *Membership) follow(ctx context.Context, sess *zkcoord.Session, node string) error {
 	for {
-		_, _, w, err := m.sess.GetW(ctx, m.path)
+		_, _, w, err := sess.GetW(ctx, node)
 		switch {
 		case errors.Is(err, zkcoord.ErrNoNode):
-			if serr := m.sess.Err(); serr != nil {
-				m.end(serr)
-			} else {
-				m.end(fmt.Errorf("%w: %s", ErrRemoved, m.path))
+			if serr := sess.Err(); serr != nil {
+				return serr
 			}
-			return
+			return fmt.Errorf("%w: %s", ErrRemoved, node)
 		case err != nil && ctx.Err() != nil:
-			return // stopped by Leave
+			return nil // stopped by Leave
 		case err != nil:
 			// Without a watch a removal would go unnoticed: whatever the
 			// error, the membership has ended.
-			if serr := m.sess.Err(); serr != nil {
-				m.end(serr)
-			} else {
-				m.end(fmt.Errorf("group: watch %s: %w", m.path, err))
+			if serr := sess.Err(); serr != nil {
+				return serr
 			}
-			return
+			return fmt.Errorf("group: watch %s: %w", node, err)
 		}
 		select {
 		case <-w:
-		case <-m.sess.Done():
-			m.end(m.sess.Err())
-			return
+		case <-sess.Done():
+			return sess.Err()
 		case <-ctx.Done():
-			return
+			return nil
 		}
 	}
 }
@@ -149,7 +276,17 @@ func (m *Membership) Leave(ctx context.Context) error {
 	var err error
 	m.leave.Do(func() {
 		m.end(ErrLeft)
+		m.leaving.Store(true)
 		m.stop()
+		if m.supervised {
+			select {
+			case <-m.done:
+				err = m.leaveErr
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+			return
+		}
 		<-m.done
 		err = recipe.EnsureDeleted(ctx, m.sess, m.path)
 		if err != nil && m.sess.Err() != nil {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -21,6 +23,8 @@ type contention struct {
 	// holding another kind's contenders; "" for a Semaphore's acquirers'
 	// mutex, whose Semaphore checks its own path.
 	kind string
+	// delay is the lock-delay (WithLockDelay): 0 for none.
+	delay time.Duration
 }
 
 // acquire creates a contender node and waits until it holds the lock. With
@@ -30,6 +34,10 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	t, err := c.arrive(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
+	}
 	node, children, err := c.sess.CreateProtectedAndList(ctx, c.dir, c.name, c.data, zkcoord.FlagEphemeralSequential)
 	if err != nil {
 		if node != "" {
@@ -37,18 +45,18 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 		}
 		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
-	return c.contend(ctx, node, children, try)
+	return c.contend(ctx, node, children, try, t)
 }
 
 // contend waits until node, the contender's node just created, holds the
 // lock; children is the directory's listing taken right after the create.
 // On any failure node is deleted (in the background if need be).
-func (c contention) contend(ctx context.Context, node string, children []string, try bool) (*Lease, error) {
+func (c contention) contend(ctx context.Context, node string, children []string, try bool, t *lockdelay.Tracker) (*Lease, error) {
 	if err := c.refuseOtherKind(ctx, children); err != nil {
 		deleteNow(ctx, c.sess, node)
 		return nil, err
 	}
-	l, err := c.wait(ctx, node, try, children)
+	l, err := c.wait(ctx, node, try, children, t)
 	switch {
 	case errors.Is(err, zkcoord.ErrSequenceWrapped):
 		// Gone before the refusal is reported, so that the directory
@@ -167,13 +175,13 @@ func (s *self) watch() <-chan zkcoord.Event {
 
 // lease hands the node and its watch (or the watch still being set, or
 // none yet) to a new Lease.
-func (s *self) lease(sess *zkcoord.Session) *Lease {
+func (s *self) lease(sess *zkcoord.Session, mark bool) *Lease {
 	if s.own != nil {
 		done := make(chan ownWatch, 1)
 		done <- *s.own
-		return newLease(sess, s.node, done)
+		return newLease(sess, s.node, done, mark)
 	}
-	return newLease(sess, s.node, s.pending)
+	return newLease(sess, s.node, s.pending, mark)
 }
 
 // wait lists the contenders until node holds the lock, watching only the
@@ -187,7 +195,11 @@ func (s *self) lease(sess *zkcoord.Session) *Lease {
 // sends it right behind the create, so ZooKeeper processes it after); later
 // ones are taken after each notification. A contender that has to wait
 // also watches its own node, from the first wait on.
-func (c contention) wait(ctx context.Context, node string, try bool, first []string) (*Lease, error) {
+//
+// With a lock-delay, t follows the contenders it waited for, and a
+// contender found first waits the delay (see hold) unless its predecessor
+// released cleanly.
+func (c contention) wait(ctx context.Context, node string, try bool, first []string, t *lockdelay.Tracker) (*Lease, error) {
 	me := zkcoord.Base(node)
 	s := &self{node: node}
 	look := func() (string, error) {
@@ -216,6 +228,7 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 			return "", ErrLocked
 		}
 		s.watchFrom(ctx, c.sess)
+		t.Behind(zkcoord.Join(c.dir, pred))
 		return zkcoord.Join(c.dir, pred), nil
 	}
 	for {
@@ -226,7 +239,10 @@ func (c contention) wait(ctx context.Context, node string, try bool, first []str
 		case err != nil:
 			return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 		case pred == "":
-			return s.lease(c.sess), nil
+			if err := c.hold(ctx, s, try, t); err != nil {
+				return nil, err
+			}
+			return s.lease(c.sess, c.delay > 0), nil
 		}
 		if err := c.block(ctx, pw, nil, s, nil); err != nil {
 			return nil, err

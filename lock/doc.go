@@ -12,7 +12,9 @@
 // can expire it, so a holder that stops on Done has stopped before the next
 // holder starts; a session ended on purpose by the server, or a process
 // paused past the session timeout, can still overlap, which the fencing
-// token guards against.
+// token guards against; where the resource cannot check it, [WithLockDelay]
+// makes the next holder wait after a holder that left without a clean
+// release (docs/protocol.md#lock-delay).
 //
 // A waiter watches only the contender before it: a release wakes one
 // waiter. Locks are not re-entrant ([ErrAlreadyHeld]), except a [ReentrantMutex],

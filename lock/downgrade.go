@@ -145,7 +145,7 @@ func (l *Lease) replace(node string, data []byte) (*Lease, error) {
 	for {
 		_, err := l.sess.Multi(ctx, zkcoord.CreateOp(node, data, zkcoord.FlagEphemeral), zkcoord.DeleteOp(l.path, -1))
 		if err == nil {
-			return newLease(l.sess, node, nil), nil
+			return newLease(l.sess, node, nil, false), nil
 		}
 		if !zkcoord.IsRetryable(err) {
 			return nil, err
@@ -155,7 +155,7 @@ func (l *Lease) replace(node string, data []byte) (*Lease, error) {
 		case serr != nil:
 			return nil, serr
 		case found.Done:
-			return newLease(l.sess, node, nil), nil
+			return newLease(l.sess, node, nil, false), nil
 		}
 		// Not applied: send it again.
 	}

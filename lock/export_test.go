@@ -34,6 +34,6 @@ func AdoptForTest(ctx context.Context, l any, node string) (*Lease, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.contend(ctx, node, children, false)
+		return c.contend(ctx, node, children, false, nil)
 	})
 }

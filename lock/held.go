@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -68,6 +69,7 @@ var (
 type Lease struct {
 	sess *zkcoord.Session
 	path string
+	mark bool // release with the lock-delay's mark
 
 	statReady chan struct{} // closed once token and version are set, or cannot be
 	token     int64
@@ -96,10 +98,14 @@ type Lease struct {
 // and the watch that reports its deletion. It may still be on the way, so
 // that acquiring need not wait for it, or nil: then the watch is set when
 // first wanted.
-func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch) *Lease {
+//
+// mark makes its release record that it was clean (a lock with a
+// lock-delay, see WithLockDelay).
+func newLease(sess *zkcoord.Session, path string, own <-chan ownWatch, mark bool) *Lease {
 	l := &Lease{
 		sess:      sess,
 		path:      path,
+		mark:      mark,
 		version:   -1,
 		statReady: make(chan struct{}),
 		done:      make(chan struct{}),
@@ -308,7 +314,11 @@ func (l *Lease) rewatch() ([]byte, <-chan zkcoord.Event, error) {
 func (l *Lease) releaseNode() {
 	// A ctx without Done runs the request on this goroutine; it still ends
 	// with the Session.
-	if err := recipe.EnsureDeleted(context.Background(), l.sess, l.path); err != nil {
+	release := recipe.EnsureDeleted
+	if l.mark {
+		release = lockdelay.Release
+	}
+	if err := release(context.Background(), l.sess, l.path); err != nil {
 		l.end(lost(l.sessErr(err)))
 		return
 	}

@@ -40,7 +40,7 @@ func NewMutex(sess *zkcoord.Session, path string, opts ...Option) (*Mutex, error
 	}
 	return &Mutex{
 		path: path,
-		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind},
+		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind, delay: o.delay},
 	}, nil
 }
 

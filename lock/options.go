@@ -2,6 +2,7 @@ package lock
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/recipe"
@@ -12,8 +13,9 @@ type Option func(*options)
 
 type options struct {
 	data      []byte
-	limitFrom string // Semaphore: the node holding the limit (WithLimitFrom)
-	kazoo     bool   // Semaphore: Kazoo's layout (WithKazooLayout)
+	delay     time.Duration // Mutex: the lock-delay (WithLockDelay)
+	limitFrom string        // Semaphore: the node holding the limit (WithLimitFrom)
+	kazoo     bool          // Semaphore: Kazoo's layout (WithKazooLayout)
 }
 
 // WithData sets the data stored in every node the lock creates, for example
@@ -36,6 +38,9 @@ func newOptions(opts []Option) options {
 func checkArgs(sess *zkcoord.Session, path string, o options) error {
 	if err := recipe.Validate(sess, path); err != nil {
 		return fmt.Errorf("lock: %w", err)
+	}
+	if o.delay < 0 {
+		return fmt.Errorf("lock: %w: negative lock-delay %v", zkcoord.ErrInvalidConfig, o.delay)
 	}
 	if o.limitFrom != "" {
 		if err := zkcoord.ValidatePath(o.limitFrom); err != nil {

@@ -55,7 +55,7 @@ func NewReentrantMutex(sess *zkcoord.Session, path string, opts ...Option) (*Ree
 	}
 	return &ReentrantMutex{
 		path:  path,
-		c:     contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind},
+		c:     contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind, delay: o.delay},
 		holds: map[string]*hold{},
 	}, nil
 }

@@ -39,6 +39,9 @@ func NewRWMutex(sess *zkcoord.Session, path string, opts ...Option) (*RWMutex, e
 	if err := checkArgs(sess, path, o); err != nil {
 		return nil, err
 	}
+	if err := o.onlyForMutex(rwKind); err != nil {
+		return nil, err
+	}
 	if err := o.onlyForSemaphore(rwKind); err != nil {
 		return nil, err
 	}

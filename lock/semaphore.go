@@ -56,6 +56,9 @@ func NewSemaphore(sess *zkcoord.Session, path string, maxLeases int, opts ...Opt
 	if err := checkArgs(sess, path, o); err != nil {
 		return nil, err
 	}
+	if err := o.onlyForMutex(semaphoreKind); err != nil {
+		return nil, err
+	}
 	if maxLeases < 1 {
 		return nil, fmt.Errorf("lock: semaphore %s: maxLeases %d must be at least 1", path, maxLeases)
 	}
@@ -320,9 +323,9 @@ func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try 
 			if err := guard.Err(); err != nil {
 				return nil, fmt.Errorf("lock: semaphore %s: mutex: %w", s.path, err)
 			}
-			out := []*Lease{own.lease(s.sess)}
+			out := []*Lease{own.lease(s.sess, false)}
 			for _, node := range nodes[1:] {
-				out = append(out, newLease(s.sess, node, nil))
+				out = append(out, newLease(s.sess, node, nil, false))
 			}
 			return out, nil
 		}

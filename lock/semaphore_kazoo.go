@@ -164,7 +164,7 @@ func (s *Semaphore) createKazooLeases(ctx context.Context, n int) ([]*Lease, err
 	}
 	leases := make([]*Lease, n)
 	for i, node := range nodes {
-		leases[i] = newLease(s.sess, node, nil)
+		leases[i] = newLease(s.sess, node, nil, false)
 	}
 	return leases, nil
 }

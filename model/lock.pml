@@ -14,6 +14,21 @@
  *   -DNO_RELIST      a waiter whose predecessor goes takes the lock without
  *                   listing the contenders again
  *
+ * Lock-delay (lock/delay.go, internal/lockdelay), with -DTIMED: time passes
+ * in ticks (the Clock process); a pause lasts at most PAUSE ticks; a
+ * contender that finds itself first after an unmarked disappearance waits
+ * DELAY ticks (0: no lock-delay). The holder's release writes the mark
+ * (the released node's token) in the transaction that deletes its node.
+ * A process that runs again while its session is gone at the server sees
+ * its loss before the next tick (its silence timer is overdue on resume).
+ * The invariant then counts a stale holder too: no overlap even without
+ * fencing. Broken variants under -DTIMED:
+ *   -DDELAY=n with n <= PAUSE, or no DELAY: a paused holder resumes while
+ *                   the next holder acts
+ *   -DNO_ARRIVAL_CHECK a contender that finds the lock free and clean on
+ *                   arrival does not check that no child vanished between
+ *                   its read and its listing
+ *
  * Each step is one d_step: one ZooKeeper request or one local decision,
  * named in the comment above it as file.go function. Watches are flags set
  * by the write that fires them and consumed by a later step, so
@@ -41,6 +56,26 @@
 #define WAIT 2 /* acquire.go block: watching the predecessor */
 #define HOLD 3 /* a Lease: Done open */
 #define GIVE 4 /* acquire.go deleteLater / held.go releaseNode: delete own node */
+#define PRE  5 /* delay.go arrive: the directory is to be read first */
+#define DLY  6 /* delay.go hold: waiting the lock-delay out */
+
+#ifdef TIMED
+#ifndef DELAY
+#define DELAY 0
+#endif
+#ifndef PAUSE
+#define PAUSE 2
+#endif
+/* ---- the lock-delay ---- */
+byte mark;         /* lock directory's data: token of the last marked release */
+bit  clean = 1;    /* the last change of children was a marked release (pzxid == mzxid) */
+bit  rel[NC];      /* GIVE is a holder's release (marked), not a give-up */
+byte lp[NC];       /* token of the last predecessor a listing showed */
+bit  arr[NC];      /* free and clean on arrival (Arrive) */
+bit  vanished[NC]; /* a child vanished since the arrival read (cversion) */
+byte dl[NC];       /* ticks of lock-delay left */
+byte pz[NC];       /* ticks of pause left */
+#endif
 
 /* ---- ZooKeeper ---- */
 bit  node[NC];
@@ -79,7 +114,12 @@ inline check() {
 	hk = 0;
 	for (hi : 0 .. NC - 1) {
 		if
+#ifndef TIMED
 		:: st[hi] == HOLD && !paused[hi] && !stale[hi] && !revoked[hi] -> hk++
+#else
+		/* stale holders count: no fencing to refuse them */
+		:: st[hi] == HOLD && !paused[hi] && !revoked[hi] -> hk++
+#endif
 		:: else -> skip
 		fi
 	}
@@ -97,6 +137,10 @@ inline update() {
 
 inline node_gone(n) {
 	node[n] = 0;
+#ifdef TIMED
+	clean = 0;
+	for (hj : 0 .. NC - 1) { vanished[hj] = 1 }
+#endif
 	for (hj : 0 .. NC - 1) {
 		if :: pred[hj] == n + 1 -> notify[hj] = 1; pred[hj] = 0 :: else -> skip fi
 	}
@@ -105,6 +149,17 @@ inline node_gone(n) {
 
 inline done(c) {
 	st[c] = IDLE; used[c] = 0; pred[c] = 0; notify[c] = 0; ownfired[c] = 0
+#ifdef TIMED
+	; rel[c] = 0; lp[c] = 0; arr[c] = 0; vanished[c] = 0; dl[c] = 0
+#endif
+}
+
+/* the contender c, found first, takes the lock (held.go newLease) */
+inline grant(c) {
+	/* property: fencing tokens never go backwards */
+	assert(seq[c] > lasttok);
+	lasttok = seq[c];
+	st[c] = HOLD; used[c] = 0
 }
 
 inline reset(c) {
@@ -128,10 +183,24 @@ end:
 
 	/* mutex.go Lock, acquire.go acquire: CreateProtectedAndList; the
 	 * first Lock is free, later ones count against the budget */
+#ifndef TIMED
 	:: d_step { REACH(c) && st[c] == IDLE && !node[c] && (!locked[c] || budget > 0) ->
 		if :: locked[c] -> budget-- :: else -> skip fi;
 		locked[c] = 1;
 		zxid++; node[c] = 1; seq[c] = zxid; st[c] = DET; END_STEP }
+#else
+	/* internal/lockdelay Arrive: read the directory before the create */
+	:: d_step { REACH(c) && st[c] == IDLE && !node[c] && (!locked[c] || budget > 0) ->
+		if :: locked[c] -> budget-- :: else -> skip fi;
+		locked[c] = 1;
+		arr[c] = clean; vanished[c] = 0;
+		for (hi : 0 .. NC - 1) {
+			if :: node[hi] -> arr[c] = 0 :: else -> skip fi
+		}
+		st[c] = PRE; END_STEP }
+	:: d_step { REACH(c) && st[c] == PRE ->
+		zxid++; node[c] = 1; seq[c] = zxid; clean = 0; st[c] = DET; END_STEP }
+#endif
 	/* acquire.go wait: list the contenders (contenders.go blocker): not
 	 * found: ErrNodeDeleted; first: a Lease; otherwise dataWatch the
 	 * predecessor (gone already: list again, in the same step) */
@@ -147,12 +216,30 @@ end:
 				fi
 			}
 			if
-			:: hk == 0 ->
-				/* property: fencing tokens never go backwards */
-				assert(seq[c] > lasttok);
-				lasttok = seq[c];
-				st[c] = HOLD; used[c] = 0
+#ifndef TIMED
+			:: hk == 0 -> grant(c)
+#else
+			/* internal/lockdelay Tracker.Wait: clean after the predecessor's
+			 * marked release, or on a free and clean arrival with no
+			 * child vanished since; otherwise wait the delay */
+			:: hk == 0 && lp[c] != 0 && mark == lp[c] -> grant(c)
+#ifndef NO_ARRIVAL_CHECK
+			:: hk == 0 && lp[c] == 0 && arr[c] && !vanished[c] -> grant(c)
+#else
+			:: hk == 0 && lp[c] == 0 && arr[c] -> grant(c)
+#endif
+			:: else ->
+				if
+				:: hk == 0 && DELAY == 0 -> grant(c)
+				:: hk == 0 && DELAY > 0 -> dl[c] = DELAY; st[c] = DLY
+				:: else -> skip
+				fi
+#endif
+#ifndef TIMED
 			:: else -> pred[c] = hk; st[c] = WAIT
+#else
+			:: hk != 0 -> pred[c] = hk; lp[c] = seq[hk - 1]; st[c] = WAIT
+#endif
 			fi
 		fi;
 		END_STEP }
@@ -169,8 +256,16 @@ end:
 		END_STEP }
 	/* acquire.go block: the watch on its own node fires: ErrNodeDeleted */
 	:: d_step { RUNS(c) && st[c] == WAIT && ownfired[c] -> done(c); END_STEP }
+#ifdef TIMED
+	/* delay.go hold: the delay has passed: the own node is read
+	 * again; there, the lock is held; gone, ErrNodeDeleted */
+	:: d_step { REACH(c) && st[c] == DLY && dl[c] == 0 ->
+		if :: node[c] -> grant(c) :: else -> done(c) fi; END_STEP }
+	/* delay.go hold: the own node is deleted meanwhile */
+	:: d_step { RUNS(c) && st[c] == DLY && ownfired[c] -> done(c); END_STEP }
+#endif
 	/* acquire.go block: ctx ends: the waiter gives up, deleteLater */
-	:: d_step { RUNS(c) && budget > 0 && (st[c] == WAIT || st[c] == DET) ->
+	:: d_step { RUNS(c) && budget > 0 && (st[c] == WAIT || st[c] == DET || st[c] == DLY) ->
 		budget--; st[c] = GIVE; pred[c] = 0; notify[c] = 0; END_STEP }
 	/* the holder works: it passes its token to a fenced service that
 	 * refuses tokens older than the newest it accepted */
@@ -184,10 +279,20 @@ end:
 	/* held.go run: the own-node watch fires: lost (ErrNodeDeleted) */
 	:: d_step { RUNS(c) && st[c] == HOLD && ownfired[c] -> done(c); END_STEP }
 	/* held.go Release: releaseNode */
-	:: d_step { RUNS(c) && st[c] == HOLD && used[c] -> st[c] = GIVE; used[c] = 0; END_STEP }
-	/* held.go deleteNode / acquire.go deleteLater: delete the own node */
+	:: d_step { RUNS(c) && st[c] == HOLD && used[c] -> st[c] = GIVE; used[c] = 0;
+#ifdef TIMED
+		rel[c] = 1;
+#endif
+		END_STEP }
+	/* held.go deleteNode / acquire.go deleteLater: delete the own node;
+	 * a release (internal/lockdelay Release) writes the mark in the same
+	 * transaction */
 	:: d_step { REACH(c) && st[c] == GIVE ->
-		if :: node[c] -> node_gone(c) :: else -> skip fi;
+		if :: node[c] -> node_gone(c);
+#ifdef TIMED
+			if :: rel[c] -> mark = seq[c]; clean = 1 :: else -> skip fi
+#endif
+		:: else -> skip fi;
 		done(c); END_STEP }
 	od
 }
@@ -215,6 +320,18 @@ end:
 	od
 }
 
+#ifdef TIMED
+#define PAUSE_START(c) pz[c] = PAUSE
+/* A process that runs with its session gone at the server, not yet told,
+ * handles that before time passes, and before it can be paused again
+ * (two pauses with no step between are one longer pause). */
+#define URGENT(c) (!paused[c] && lsess[c] == LIVE && !srv[c])
+#define PAUSABLE(c) !URGENT(c)
+#else
+#define PAUSE_START(c) skip
+#define PAUSABLE(c) 1
+#endif
+
 #define ENV_CLIENT(c) \
 	/* the process (re)starts with a new Session */ \
 	:: d_step { budget > 0 && lsess[c] == OFF && !srv[c] -> budget--; \
@@ -225,7 +342,7 @@ end:
 	/* a network partition */ \
 	:: d_step { budget > 0 && lsess[c] == LIVE && !cut[c] -> budget--; cut[c] = 1; END_STEP } \
 	/* a pause of any length */ \
-	:: d_step { budget > 0 && lsess[c] != OFF && !paused[c] -> budget--; paused[c] = 1; END_STEP } \
+	:: d_step { budget > 0 && lsess[c] != OFF && !paused[c] && PAUSABLE(c) -> budget--; paused[c] = 1; PAUSE_START(c); END_STEP } \
 	:: d_step { paused[c] -> paused[c] = 0; END_STEP } \
 	/* an operator deletes the contender's node */ \
 	:: d_step { budget > 0 && node[c] -> budget--; \
@@ -242,6 +359,31 @@ active proctype Env() {
 	:: !paused[0] && !paused[1] && (NC < 3 || !paused[NC - 1]) -> break
 	od
 }
+
+#ifdef TIMED
+/* Time passes while something counts it: a pause (which must end within
+ * PAUSE ticks) or a lock-delay. */
+#define COUNTING(c) (paused[c] || dl[c] > 0)
+#define BLOCKS(c) (URGENT(c) || (paused[c] && pz[c] == 0))
+
+inline tick1(c) {
+	if :: paused[c] -> pz[c]-- :: else -> skip fi;
+	if :: dl[c] > 0 -> dl[c]-- :: else -> skip fi
+}
+
+active proctype Clock() {
+end:
+	do
+	:: d_step { (COUNTING(0) || COUNTING(1) || (NC > 2 && COUNTING(NC - 1))) &&
+		!BLOCKS(0) && !BLOCKS(1) && !(NC > 2 && BLOCKS(NC - 1)) ->
+		tick1(0); tick1(1);
+#if NC > 2
+		tick1(2);
+#endif
+		END_STEP }
+	od
+}
+#endif
 
 /* nothing can move any more: nobody is left waiting or holding */
 active proctype Quiet() {

@@ -76,6 +76,14 @@ var checks = []check{
 	broken("lock/broken/no-self-expiry", "lock.pml", "-DNO_SELF_EXPIRY", "-DFAULTS=2"),
 	broken("lock/broken/no-relist", "lock.pml", "-DNO_RELIST", "-DFAULTS=2"),
 
+	// The mutex's lock-delay, timed: 2 clients, pauses of at most PAUSE
+	// ticks, stale holders counted (no fencing). The delay must be longer
+	// than the pause.
+	safety("lock/delay", "lock.pml", "-DTIMED", "-DNC=2", "-DDELAY=2", "-DPAUSE=1", "-DFAULTS=2"),
+	broken("lock/broken/delay-not-longer-than-pause", "lock.pml", "-DTIMED", "-DNC=2", "-DDELAY=1", "-DPAUSE=1", "-DFAULTS=2"),
+	broken("lock/broken/no-lock-delay", "lock.pml", "-DTIMED", "-DNC=2", "-DPAUSE=1", "-DFAULTS=2"),
+	broken("lock/broken/no-arrival-check", "lock.pml", "-DTIMED", "-DNC=2", "-DDELAY=2", "-DPAUSE=1", "-DNO_ARRIVAL_CHECK", "-DFAULTS=2"),
+
 	// The work queue's claims: 2 items, 2 takers sharing a session (3
 	// takers: a second session), faults: lost requests and replies, a
 	// Take's context ending mid-claim, crashes, pauses.
@@ -99,6 +107,7 @@ var checks = []check{
 	large(ltl("large/election/leader", "election.pml", "eventually_leader", "-DFAULTS=2")),
 	large(safety("large/lock", "lock.pml", "-DFAULTS=3")),
 	large(ltl("large/lock/served", "lock.pml", "all_served", "-DFAULTS=2")),
+	large(safety("large/lock/delay", "lock.pml", "-DTIMED", "-DDELAY=3", "-DPAUSE=2", "-DFAULTS=2")),
 	large(safety("large/queue", "queue.pml", "-DNT=3", "-DFAULTS=4")),
 	large(safety("large/queue/3items", "queue.pml", "-DNT=3", "-DNI=3", "-DFAULTS=3")),
 	large(ltl("large/queue/acked", "queue.pml", "all_acked", "-DNT=3", "-DFAULTS=2")),

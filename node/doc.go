@@ -3,9 +3,22 @@
 // creates it again whenever it is deleted, for as long as its Session
 // lives; its data can be changed while it is kept.
 //
+// # Which form
+//
+// Keep keeps the node on a Session of the caller's and ends with it: use
+// it when the node must not outlive what else the process owns on that
+// Session (a lock, a leadership). [KeepConfig] opens its own Sessions from
+// a zkcoord.Config through zkcoord.Supervise, the recovery loop every
+// recipe shares, and keeps the node across them: use it for a node that
+// should be there for as long as the process runs (a registration, a
+// liveness mark). After a Session is Lost or Expired it keeps the node on
+// a new one with the data last given to it, creating an ephemeral node
+// again (once the old Session's node is gone) and keeping on a TTL node
+// that outlived the Session; WithRecoveryEvents reports each step
+// (session started, session ended with its cause, recovering, recovered).
+//
 // An ephemeral node (the default) belongs to the Session and vanishes with
-// it; to keep it across Sessions, run Keep inside zkcoord.Supervise, which
-// starts it again on every new Session. A persistent node with
+// it. A persistent node with
 // WithTTL is what Curator's PersistentTtlNode is for: it outlives the
 // Session, and the server deletes it once nobody has touched it for the
 // TTL, so a crashed keeper's node goes away on its own. Keep touches it

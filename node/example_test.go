@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"strings"
 
@@ -33,4 +34,26 @@ func ExampleKeep() {
 	}
 	// Output:
 	// 10.0.0.7:8080 <nil>
+}
+
+// Announce this instance for as long as it runs, across sessions: after a
+// session loss the node is created again, on a new session, with the data
+// last set.
+func ExampleKeepConfig() {
+	ctx := context.Background()
+	cfg := zkcoord.Config{Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ",")}
+	k, err := node.KeepConfig(ctx, cfg, "/examples/instances/web-2", []byte("starting"),
+		node.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { log.Println(ev.Kind, ev.Err) }))
+	if err != nil {
+		panic(err)
+	}
+	if err := k.Set(ctx, []byte("10.0.0.8:8080")); err != nil {
+		panic(err)
+	}
+	fmt.Println(string(k.Data()))
+	if err := k.Close(ctx); err != nil {
+		panic(err)
+	}
+	// Output:
+	// 10.0.0.8:8080
 }

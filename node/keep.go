@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkcoord/zkcoord"
@@ -16,21 +17,47 @@ import (
 type Option func(*options)
 
 type options struct {
-	ttl time.Duration
+	ttl    time.Duration
+	events func(zkcoord.RecoveryEvent)
 }
 
 // WithTTL keeps a persistent TTL node instead of an ephemeral one (see the
 // package documentation). The server must allow TTL nodes.
 func WithTTL(ttl time.Duration) Option { return func(o *options) { o.ttl = ttl } }
 
+// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a node
+// kept with KeepConfig (session started, session ended with its cause,
+// recovering, recovered), in order, on a goroutine of its own, so that a
+// slow f never delays a recovery. Keep rejects it: one Session is one
+// ZooKeeper session.
+func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
+	return func(o *options) { o.events = f }
+}
+
+func newOptions(path string, opts []Option) (options, error) {
+	if err := recipe.ValidatePath(path); err != nil {
+		return options{}, fmt.Errorf("node: %w", err)
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.ttl < 0 || (o.ttl > 0 && o.ttl < 10*time.Millisecond) {
+		return options{}, fmt.Errorf("node: %w: TTL %v", zkcoord.ErrInvalidConfig, o.ttl)
+	}
+	return o, nil
+}
+
 // Kept is a node Keep keeps. It is safe for concurrent use.
 type Kept struct {
-	sess *zkcoord.Session
-	path string
-	opts options
-	own  recipe.OwnContext
+	path       string
+	opts       options
+	maxData    int
+	supervised bool // KeepConfig: a new Session follows a lost one
+	own        recipe.OwnContext
 
 	mu       sync.Mutex
+	sess     *zkcoord.Session // the node is kept on; with KeepConfig, the latest
 	data     []byte
 	created  int           // times the node was created
 	conflict bool          // another Session's node is in the way
@@ -39,47 +66,139 @@ type Kept struct {
 
 	present bool // run's goroutine only: our node was there at the last look
 
-	setReq chan struct{}
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error
+	setReq   chan struct{}
+	cancel   context.CancelFunc
+	closing  atomic.Bool // Close was called (KeepConfig: delete the node before the Session closes)
+	closeErr error       // KeepConfig: what deleting the node gave; written before done closes
+	done     chan struct{}
+	err      error
 }
 
 // Keep creates the node at path with data (creating missing parents as
 // containers) and keeps it present until Close, ctx ends or the Session
 // ends. It returns once the node exists.
 func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, opts ...Option) (*Kept, error) {
-	if err := recipe.Validate(sess, path); err != nil {
-		return nil, fmt.Errorf("node: %w", err)
+	if sess == nil {
+		return nil, fmt.Errorf("node: %w", zkcoord.ErrNilSession)
 	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	o, err := newOptions(path, opts)
+	if err != nil {
+		return nil, err
 	}
-	if o.ttl < 0 || (o.ttl > 0 && o.ttl < 10*time.Millisecond) {
-		return nil, fmt.Errorf("node: %w: TTL %v", zkcoord.ErrInvalidConfig, o.ttl)
+	if o.events != nil {
+		return nil, fmt.Errorf("node: %w: recovery events need KeepConfig (a Session cannot be renewed)", zkcoord.ErrInvalidConfig)
 	}
+	k, kctx, err := newKept(path, data, o, sess.Config().MaxDataSize)
+	if err != nil {
+		return nil, err
+	}
+	k.sess = sess
+	stop := context.AfterFunc(ctx, k.cancel)
+	go func() {
+		defer stop()
+		k.finish(k.run(kctx, sess, false))
+	}()
+	return k.started(ctx)
+}
+
+// KeepConfig keeps the node at path, as Keep does, across Sessions it
+// opens itself from cfg, through zkcoord.Supervise: when a Session is
+// Lost or Expired, a new one is opened (with backoff) and the node kept on
+// it, with the data last given (to KeepConfig or Set). An ephemeral node
+// is created again by the new Session; after a partition, the old
+// Session's node, which the server keeps until it expires that Session,
+// is deleted first, so that no stale copy stays in the way. A TTL node
+// that outlived the Session is kept on, and written with the latest data.
+// It returns once the node exists; it is kept until Close, ctx ends, or an
+// error a new Session cannot fix (rejected credentials, an invalid Config,
+// a create the server refuses).
+func KeepConfig(ctx context.Context, cfg zkcoord.Config, path string, data []byte, opts ...Option) (*Kept, error) {
+	o, err := newOptions(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	maxData := cfg.MaxDataSize
+	if maxData == 0 {
+		maxData = zkcoord.DefaultMaxDataSize
+	}
+	k, kctx, err := newKept(path, data, o, maxData)
+	if err != nil {
+		return nil, err
+	}
+	k.supervised = true
+	stop := context.AfterFunc(ctx, k.cancel)
+	go func() {
+		defer stop()
+		k.finish(k.supervise(kctx, cfg))
+	}()
+	return k.started(ctx)
+}
+
+func newKept(path string, data []byte, o options, maxData int) (*Kept, context.Context, error) {
 	if data == nil {
 		data = []byte{}
 	}
-	if len(data) > sess.Config().MaxDataSize {
-		return nil, fmt.Errorf("node: %w: %d bytes", zkcoord.ErrTooLarge, len(data))
+	if len(data) > maxData {
+		return nil, nil, fmt.Errorf("node: %w: %d bytes", zkcoord.ErrTooLarge, len(data))
 	}
 	kctx, cancel := context.WithCancel(context.Background())
 	k := &Kept{
-		sess: sess, path: path, opts: o, data: bytes.Clone(data),
+		path: path, opts: o, maxData: maxData, data: bytes.Clone(data),
 		cond: make(chan struct{}), setReq: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}),
 	}
-	stop := context.AfterFunc(ctx, cancel)
-	go func() {
-		defer stop()
-		k.finish(k.run(kctx))
-	}()
+	return k, kctx, nil
+}
+
+// started waits until the node was created once.
+func (k *Kept) started(ctx context.Context) (*Kept, error) {
 	if err := k.waitCreated(ctx); err != nil {
 		k.Close(context.Background())
 		return nil, err
 	}
 	return k, nil
+}
+
+// supervise keeps the node for KeepConfig, one Session after another.
+func (k *Kept) supervise(ctx context.Context, cfg zkcoord.Config) error {
+	var opts []zkcoord.SuperviseOption
+	if k.opts.events != nil {
+		opts = append(opts, zkcoord.WithRecoveryEvents(k.opts.events))
+	}
+	var prev int64 // the id of the Session before
+	return zkcoord.Supervise(ctx, cfg, func(wctx context.Context, sess *zkcoord.Session) error {
+		k.mu.Lock()
+		k.sess = sess
+		k.mu.Unlock()
+		if k.opts.ttl == 0 && prev != 0 {
+			k.present = false
+			dropStale(wctx, sess, k.path, prev)
+		}
+		err := k.run(wctx, sess, prev != 0)
+		prev = sess.ID()
+		if k.closing.Load() && sess.Err() == nil {
+			// Supervise closes the Session when work returns: delete the
+			// node first, as Close does with Keep's (a TTL node would
+			// otherwise stay until it expires).
+			dctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
+			k.closeErr = k.remove(dctx, sess)
+			cancel()
+		}
+		return err
+	}, opts...)
+}
+
+// dropStale deletes the ephemeral node at path if the Session prev still
+// owns it: a Session declared Lost lives on at the server until it
+// expires, and its node with it, though nobody keeps it any more. Deleted
+// now, the node is created again at once, with the latest data, instead of
+// after the old Session's expiry. It is best effort.
+func dropStale(ctx context.Context, sess *zkcoord.Session, path string, prev int64) {
+	ok, st, err := sess.Exists(ctx, path)
+	if err == nil && ok && st.EphemeralOwner == prev {
+		// Whatever the outcome, the keeper looks again: an error leaves
+		// it waiting for the old Session's expiry.
+		_ = sess.Delete(ctx, path, st.Version)
+	}
 }
 
 // Path returns the node's path.
@@ -112,18 +231,25 @@ func (k *Kept) Conflict() bool {
 // node is in the way), Set writes nothing and returns an error wrapping
 // zkcoord.ErrNotOwner; the new data is written once the keeper creates its
 // own node. If the node is missing, the keeper creates it with the new
-// data and Set returns nil.
+// data and Set returns nil. With KeepConfig, a Set that the end of a
+// Session interrupts returns nil too: the next Session writes the data.
 func (k *Kept) Set(ctx context.Context, data []byte) error {
-	if len(data) > k.sess.Config().MaxDataSize {
+	if len(data) > k.maxData {
 		return fmt.Errorf("node: %w: %d bytes", zkcoord.ErrTooLarge, len(data))
 	}
 	k.mu.Lock()
 	k.data = bytes.Clone(data)
+	sess := k.sess
 	k.mu.Unlock()
-	err := k.write(ctx, data)
+	err := k.write(ctx, sess, data)
 	select {
 	case k.setReq <- struct{}{}:
 	default:
+	}
+	if err != nil && k.supervised && sess.Err() != nil {
+		// The next Session writes the data: it creates the ephemeral node
+		// with it, or writes the TTL node with it.
+		err = nil
 	}
 	if err != nil {
 		return fmt.Errorf("node: set %s: %w", k.path, err)
@@ -135,9 +261,9 @@ func (k *Kept) Set(ctx context.Context, data []byte) error {
 // created: for an ephemeral node, it belongs to this Session; for a TTL
 // node (which belongs to no session), it has the creation zxid of the node
 // this keeper created.
-func (k *Kept) ours(st *zkcoord.Stat) bool {
+func (k *Kept) ours(sess *zkcoord.Session, st *zkcoord.Stat) bool {
 	if k.opts.ttl == 0 {
-		return st.EphemeralOwner == k.sess.ID()
+		return st.EphemeralOwner == sess.ID()
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -150,25 +276,25 @@ func (k *Kept) ours(st *zkcoord.Stat) bool {
 // with the new data). As with zkcoord.GuardedMulti, one case is not
 // caught: our node deleted and another created at the same version in the
 // round trip between the read and the write.
-func (k *Kept) write(ctx context.Context, data []byte) error {
-	return k.guarded(ctx, func(version int32) error {
-		_, err := k.sess.Set(ctx, k.path, data, version)
+func (k *Kept) write(ctx context.Context, sess *zkcoord.Session, data []byte) error {
+	return k.guarded(ctx, sess, func(version int32) error {
+		_, err := sess.Set(ctx, k.path, data, version)
 		return err
 	})
 }
 
 // guarded reads the node and, if it is ours, runs op with the version it
 // read, again if the version changed in between (ErrBadVersion).
-func (k *Kept) guarded(ctx context.Context, op func(version int32) error) error {
+func (k *Kept) guarded(ctx context.Context, sess *zkcoord.Session, op func(version int32) error) error {
 	for {
-		ok, st, err := k.sess.Exists(ctx, k.path)
+		ok, st, err := sess.Exists(ctx, k.path)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return nil
 		}
-		if !k.ours(st) {
+		if !k.ours(sess, st) {
 			if k.opts.ttl == 0 {
 				return fmt.Errorf("%w: %s belongs to session 0x%x", zkcoord.ErrNotOwner, k.path, st.EphemeralOwner)
 			}
@@ -186,7 +312,8 @@ func (k *Kept) guarded(ctx context.Context, op func(version int32) error) error 
 }
 
 // Done is closed when Keep stops keeping the node: Close, ctx or the
-// Session ended. Err says why.
+// Session ended (KeepConfig: Close, ctx, or an error a new Session cannot
+// fix). Err says why.
 func (k *Kept) Done() <-chan struct{} { return k.done }
 
 // Err returns nil while the node is kept, then why it is not.
@@ -199,25 +326,38 @@ func (k *Kept) Err() error {
 	}
 }
 
-// Close stops keeping the node and deletes it if this Session created it.
+// Close stops keeping the node and deletes it if this keeper created it.
+// With KeepConfig it then closes the keeper's Session.
 func (k *Kept) Close(ctx context.Context) error {
+	k.closing.Store(true)
 	k.cancel()
 	select {
 	case <-k.done:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if k.sess.Err() != nil {
-		return nil // an ephemeral node went with the Session; a TTL node expires
-	}
-	err := k.guarded(ctx, func(version int32) error { return k.sess.Delete(ctx, k.path, version) })
-	if errors.Is(err, zkcoord.ErrNotOwner) {
-		return nil // not ours: another keeper's node stays
+	var err error
+	if k.supervised {
+		err = k.closeErr
+	} else {
+		err = k.remove(ctx, k.sess)
 	}
 	if err != nil {
 		return fmt.Errorf("node: close %s: %w", k.path, err)
 	}
 	return nil
+}
+
+// remove deletes the node if it is this keeper's.
+func (k *Kept) remove(ctx context.Context, sess *zkcoord.Session) error {
+	if sess.Err() != nil {
+		return nil // an ephemeral node went with the Session; a TTL node expires
+	}
+	err := k.guarded(ctx, sess, func(version int32) error { return sess.Delete(ctx, k.path, version) })
+	if errors.Is(err, zkcoord.ErrNotOwner) {
+		return nil // not ours: another keeper's node stays
+	}
+	return err
 }
 
 func (k *Kept) finish(err error) {
@@ -253,8 +393,10 @@ func (k *Kept) waitCreated(ctx context.Context) error {
 	}
 }
 
-// run is the one goroutine that keeps the node.
-func (k *Kept) run(ctx context.Context) error {
+// run is the one goroutine that keeps the node on sess. With rewrite (a
+// Session after the first, under KeepConfig), it writes the latest data
+// once the node is there, for a TTL node kept on from an earlier Session.
+func (k *Kept) run(ctx context.Context, sess *zkcoord.Session, rewrite bool) error {
 	var touch <-chan time.Time
 	if k.opts.ttl > 0 {
 		t := time.NewTicker(k.opts.ttl / 3)
@@ -262,28 +404,34 @@ func (k *Kept) run(ctx context.Context) error {
 		touch = t.C
 	}
 	for {
-		w, err := k.ensure(ctx)
+		w, err := k.ensure(ctx, sess)
 		if err != nil {
 			return err
+		}
+		if rewrite {
+			rewrite = false
+			if err := k.write(ctx, sess, k.Data()); err != nil && !errors.Is(err, zkcoord.ErrNotOwner) && ctx.Err() == nil {
+				return fmt.Errorf("node: write %s: %w", k.path, err)
+			}
 		}
 		select {
 		case <-w:
 		case <-k.setReq:
 		case <-touch:
 			// Only our own node: another keeper's expires if untouched.
-			if err := k.write(ctx, k.Data()); err != nil && !errors.Is(err, zkcoord.ErrNotOwner) && ctx.Err() == nil {
+			if err := k.write(ctx, sess, k.Data()); err != nil && !errors.Is(err, zkcoord.ErrNotOwner) && ctx.Err() == nil {
 				return fmt.Errorf("node: touch %s: %w", k.path, err)
 			}
 		case <-ctx.Done():
 			return context.Cause(ctx)
-		case <-k.sess.Done():
-			return k.sess.Err()
+		case <-sess.Done():
+			return sess.Err()
 		}
 	}
 }
 
 // ensure creates the node if it is missing and returns a watch on it.
-func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
+func (k *Kept) ensure(ctx context.Context, sess *zkcoord.Session) (<-chan zkcoord.Event, error) {
 	var (
 		created bool   // by the create just before this look
 		wrote   []byte // what that create wrote
@@ -298,10 +446,10 @@ func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
 		)
 		if created && k.opts.ttl > 0 {
 			// The data too, in the same round trip, to tell our node.
-			data, st, w, err = k.sess.DataW(ctx, k.path)
+			data, st, w, err = sess.DataW(ctx, k.path)
 			ok = st != nil
 		} else {
-			ok, st, w, err = k.sess.ExistsW(ctx, k.path)
+			ok, st, w, err = sess.ExistsW(ctx, k.path)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("node: watch %s: %w", k.path, err)
@@ -319,7 +467,7 @@ func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
 				k.czxid = st.Czxid
 				k.mu.Unlock()
 			}
-			mine := k.ours(st)
+			mine := k.ours(sess, st)
 			if mine && !k.present {
 				k.changed(func() { k.created++ })
 			}
@@ -330,7 +478,7 @@ func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
 			return w, nil
 		}
 		k.present = false
-		if created, wrote, err = k.create(ctx); err != nil {
+		if created, wrote, err = k.create(ctx, sess); err != nil {
 			return nil, err
 		}
 	}
@@ -338,15 +486,15 @@ func (k *Kept) ensure(ctx context.Context) (<-chan zkcoord.Event, error) {
 
 // create creates the node once, and reports whether it did and with what
 // data; a node that appeared meanwhile is fine.
-func (k *Kept) create(ctx context.Context) (bool, []byte, error) {
+func (k *Kept) create(ctx context.Context, sess *zkcoord.Session) (bool, []byte, error) {
 	data := k.Data()
 	var flags int32 = zkcoord.FlagEphemeral
 	var err error
 	if k.opts.ttl > 0 {
 		flags = zkcoord.FlagPersistent
-		_, err = k.sess.CreateTTL(ctx, k.path, data, flags, k.opts.ttl)
+		_, err = sess.CreateTTL(ctx, k.path, data, flags, k.opts.ttl)
 	} else {
-		_, err = k.sess.Create(ctx, k.path, data, flags)
+		_, err = sess.Create(ctx, k.path, data, flags)
 	}
 	switch {
 	case err == nil:
@@ -369,10 +517,10 @@ func (k *Kept) create(ctx context.Context) (bool, []byte, error) {
 		// that returned), and is waited out until it expires, as another
 		// keeper's would be. Either way ensure looks again, and an error
 		// of Settle's own reads ends that look too.
-		_, _ = k.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
+		_, _ = sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
 		return false, nil, nil
 	case errors.Is(err, zkcoord.ErrNoNode):
-		if err := k.sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {
+		if err := sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {
 			return false, nil, fmt.Errorf("node: %w", err)
 		}
 		return false, nil, nil

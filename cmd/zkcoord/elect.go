@@ -73,13 +73,22 @@ a row it steps down - stops CMD as on the loss of leadership, then resigns -
 or, standing by, leaves the election; it stands again after the first check
 that passes. With --fence, this is failover's health check.
 
+With --lock-delay D, zkcoord waits D before it leads (or, with --fence,
+before it fences and becomes active) when the last leader did not leave
+cleanly (its session expired, or its node was deleted): a leader paused past
+its session timeout (GC, a stopped VM) has that time to wake and stop its CMD.
+Leaders with --lock-delay mark their resignations; after a resignation by
+Curator, Kazoo or a zkcoord without the flag, the delay is waited too. Take
+it longer than the longest pause a leader may suffer.
+
 With --revocable, a request to step down ('zkcoord election revoke PATH';
 Election.Revoke in Go, on PATH/lock for a group run with --fence) stops CMD as
 SIGTERM does, resigns and exits with CMD's status (without CMD, 0), and the
 next in line leads. Without it, requests are ignored.
 
-Without CMD, zkcoord prints a line each time it becomes leader and leads until
-it is interrupted or loses leadership.
+Without CMD, zkcoord prints a line each time it becomes leader ("leader PATH
+id ID term T token N"; with --json one line of JSON: path, id, term, token)
+and leads until it is interrupted or loses leadership.
 
 CMD runs with:
   ZKCOORD_TOKEN  fencing token: larger for every later leader
@@ -105,12 +114,14 @@ Examples:
 	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
 	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.BoolVar(&o.asJSON, "json", false, "without CMD: print each leadership as one line of JSON (path, id, term, token)")
 	fs.BoolVar(&o.rejoin, "rejoin", false, "also after a loss of leadership with the session alive (deposed, node deleted), stand by again instead of exiting with status 3")
 	fs.BoolVar(&o.noRecover, "no-recover", false, "when the session is lost, exit (status 3 if leading) instead of standing by again with a new session")
 	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
 	fs.StringVar(&o.health, "health", "", "run `HEALTH` every --health-interval; while it fails, step down or do not stand")
 	fs.DurationVar(&o.healthInterval, "health-interval", 5*time.Second, "run HEALTH this often, giving it this long (a `duration`)")
 	fs.IntVar(&o.healthFailures, "health-failures", 3, "step down after `n` failed health checks in a row")
+	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "wait this `duration` before leading when the last leader's session expired")
 	return cmd
 }
 
@@ -125,6 +136,8 @@ type electOptions struct {
 	rejoin       bool
 	noRecover    bool
 	revocable    bool
+	lockDelay    time.Duration
+	asJSON       bool
 	cmd          []string
 
 	health         string
@@ -150,6 +163,9 @@ type electResult struct {
 func runElect(a *app, o *electOptions) error {
 	if o.noRecover && o.rejoin {
 		return cli.Usagef("elect: --no-recover and --rejoin contradict each other: give one")
+	}
+	if o.lockDelay < 0 {
+		return cli.Usagef("elect: --lock-delay must not be negative")
 	}
 	if o.id == "" {
 		h, _ := os.Hostname()
@@ -258,7 +274,7 @@ type activeData struct {
 // electPlain campaigns once on the election at o.path and runs the command
 // while leading.
 func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
-	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log))
+	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log), election.WithLockDelay(o.lockDelay))
 	if err != nil {
 		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
@@ -324,7 +340,16 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, own zkcoord.Owners
 	revoked <-chan struct{}, term int64, extraEnv []string, resign func()) electResult {
 	done, cause, token := own.Done(), own.Err, own.Fence().Token
 	if len(o.cmd) == 0 {
-		a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
+		if o.asJSON {
+			a.printLine(struct {
+				Path  string `json:"path"`
+				ID    string `json:"id"`
+				Term  int64  `json:"term"`
+				Token int64  `json:"token"`
+			}{o.path, o.id, term, token})
+		} else {
+			a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
+		}
 		select {
 		case <-a.ctx.Done():
 			resign()
@@ -401,7 +426,7 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 	fence := func(ctx context.Context, prev failover.Breadcrumb) error {
 		return runFence(ctx, a, o, fenceCmd, prev)
 	}
-	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)),
+	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)), failover.WithLockDelay(o.lockDelay),
 		failover.WithLogger(a.log), failover.WithEvents(func(ev failover.Event) {
 			a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
 		})}, opts...)

@@ -24,8 +24,10 @@ type lockOptions struct {
 	grace       time.Duration
 	data        string
 	revocable   bool
+	lockDelay   time.Duration
 	limitFrom   string // a Curator SharedCount holding the semaphore's limit
 	kazoo       bool   // Kazoo's semaphore layout
+	asJSON      bool
 }
 
 func newLockCommand(a *app) *cobra.Command {
@@ -65,8 +67,16 @@ on other Unix systems those of its process group only. Whatever CMD leaves
 running when it exits is killed. The lock is released only once they are all
 gone, and if zkcoord dies, even by SIGKILL, they are killed at once.
 
-Without CMD, zkcoord prints the fencing token and holds the lock until it is
+Without CMD, zkcoord prints the fencing token ("locked PATH token N"; with
+--json one line of JSON: path, node, token) and holds the lock until it is
 interrupted (exit 0) or loses the lock (exit 3).
+
+With --lock-delay D, zkcoord waits D before it takes a lock whose last holder
+did not release it cleanly (its session expired, or its node was deleted):
+a holder paused past its session timeout (GC, a stopped VM) has that time to
+wake and stop its CMD. Holders with --lock-delay mark their releases; after a
+release by Curator, Kazoo or a zkcoord without the flag, the delay is waited
+too. Take it longer than the longest pause a holder may suffer.
 
 With --revocable, a request to release the lock ('zkcoord lock revoke', or
 Curator's Revoker) stops CMD as SIGTERM does and releases the lock; zkcoord
@@ -97,7 +107,9 @@ Example:
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
 	fs.StringVar(&o.data, "data", "", "`data` stored in the lock node to identify this holder (default host:pid)")
 	fs.BoolVar(&o.revocable, "revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
+	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "wait this `duration` before taking a lock whose last holder's session expired (a plain lock only)")
 	fs.StringVar(&o.limitFrom, "limit-from", "", "with --limit: read the limit from the Curator SharedCount at `path` (N while it does not exist)")
+	fs.BoolVar(&o.asJSON, "json", false, "without CMD: print the lock taken as one line of JSON (path, node, token)")
 	fs.BoolVar(&o.kazoo, "kazoo", false, "with --limit: the semaphore in Kazoo's layout, shared with Kazoo's Semaphore")
 	cmd.AddCommand(newLockBreakCommand(a), newLockRevokeCommand(a))
 	return cmd
@@ -112,6 +124,12 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	}
 	if o.limit < 0 {
 		return cli.Usagef("lock: --limit must be positive")
+	}
+	if o.lockDelay < 0 {
+		return cli.Usagef("lock: --lock-delay must not be negative")
+	}
+	if o.lockDelay > 0 && (o.read || o.write || o.limit > 0) {
+		return cli.Usagef("lock: --lock-delay applies to a plain lock, not to --read, --write or --limit")
 	}
 	var semOpts []lock.Option
 	switch {
@@ -154,7 +172,7 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	case o.write:
 		side = kindWrite
 	}
-	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data), semOpts...)
+	lease, err := acquire(a, sess, path, side, o.limit, o.wait, o.try, []byte(data), o.lockDelay, semOpts...)
 	if err != nil {
 		return err
 	}
@@ -175,7 +193,15 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 		revoked = lease.Revoked()
 	}
 	if len(cmdArgs) == 0 {
-		a.printf("locked %s token %d\n", path, token)
+		if o.asJSON {
+			a.printLine(struct {
+				Path  string `json:"path"`
+				Node  string `json:"node"`
+				Token int64  `json:"token"`
+			}{path, lease.Path(), token})
+		} else {
+			a.printf("locked %s token %d\n", path, token)
+		}
 		select {
 		case <-a.ctx.Done():
 			release()
@@ -236,14 +262,14 @@ const (
 // acquire takes the lock as the flags say; semOpts are the options of a
 // semaphore only.
 func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit int, wait time.Duration, try bool,
-	data []byte, semOpts ...lock.Option) (*lock.Lease, error) {
+	data []byte, lockDelay time.Duration, semOpts ...lock.Option) (*lock.Lease, error) {
 	ctx := a.ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	opts := []lock.Option{lock.WithData(data)}
+	opts := []lock.Option{lock.WithData(data), lock.WithLockDelay(lockDelay)}
 	var (
 		lease *lock.Lease
 		err   error
@@ -288,6 +314,8 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 	switch {
 	case err == nil:
 		return lease, nil
+	case errors.Is(err, lock.ErrLocked) && lockDelay > 0:
+		return nil, fmt.Errorf("lock %s is held by another client, or its last holder left without a clean release less than --lock-delay %v ago", path, lockDelay)
 	case errors.Is(err, lock.ErrLocked), errors.Is(err, lock.ErrNoLease):
 		return nil, fmt.Errorf("lock %s is held by another client", path)
 	case errors.Is(err, lock.ErrOtherKind):

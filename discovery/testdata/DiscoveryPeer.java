@@ -1,10 +1,13 @@
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.x.discovery.ServiceCache;
 import org.apache.curator.x.discovery.ServiceDiscovery;
 import org.apache.curator.x.discovery.ServiceDiscoveryBuilder;
 import org.apache.curator.x.discovery.ServiceInstance;
 import org.apache.curator.x.discovery.ServiceProvider;
 import org.apache.curator.x.discovery.UriSpec;
 import org.apache.curator.x.discovery.details.JsonInstanceSerializer;
+import org.apache.curator.x.discovery.details.ServiceCacheListener;
+import org.apache.curator.framework.state.ConnectionState;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,6 +25,9 @@ import java.util.TreeMap;
 //   "query NAME" -> one "instance ..." line per instance (sorted by id),
 //     then "end"
 //   "provider NAME" -> "provider ID" (round robin)
+//   "cache NAME" -> starts a ServiceCache and prints "cache NAME LIST",
+//     then again on every change it reports; LIST is the cached
+//     instances as ID:PORT, sorted and comma-separated, or "-"
 // Events: "ready", "error <message>" (see Peer).
 public class DiscoveryPeer {
     static Map<String, ServiceInstance<Map>> mine = new HashMap<>();
@@ -32,6 +38,7 @@ public class DiscoveryPeer {
                 .serializer(new JsonInstanceSerializer<Map>(Map.class)).build();
         sd.start();
         Map<String, ServiceProvider<Map>> providers = new HashMap<>();
+        java.util.List<ServiceCache<Map>> caches = new java.util.ArrayList<>();
         Peer.serve(f -> {
             switch (f[0]) {
                 case "register": {
@@ -98,11 +105,33 @@ public class DiscoveryPeer {
                     System.out.println("provider " + (si == null ? "-" : si.getId()));
                     return true;
                 }
+                case "cache": {
+                    ServiceCache<Map> sc = sd.serviceCacheBuilder().name(f[1]).build();
+                    Runnable print = () -> {
+                        TreeMap<String, Integer> byId = new TreeMap<>();
+                        for (ServiceInstance<Map> si : sc.getInstances()) byId.put(si.getId(), si.getPort());
+                        StringBuilder b = new StringBuilder();
+                        for (Map.Entry<String, Integer> e : byId.entrySet()) {
+                            if (b.length() > 0) b.append(',');
+                            b.append(e.getKey()).append(':').append(e.getValue());
+                        }
+                        System.out.println("cache " + f[1] + " " + (b.length() == 0 ? "-" : b));
+                    };
+                    sc.addListener(new ServiceCacheListener() {
+                        public void cacheChanged() { print.run(); }
+                        public void stateChanged(CuratorFramework client, ConnectionState s) {}
+                    });
+                    sc.start();
+                    caches.add(sc);
+                    print.run();
+                    return true;
+                }
                 default:
                     return false;
             }
         });
         for (ServiceProvider<Map> p : providers.values()) p.close();
+        for (ServiceCache<Map> sc : caches) sc.close();
         sd.close();
         c.close();
     }

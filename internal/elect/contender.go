@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -36,6 +37,10 @@ type Config struct {
 	States *StateFeed
 	// Hooks, if set, lets tests interfere.
 	Hooks *Hooks
+	// Delay, if set, is the contender's lock-delay: a contender found
+	// first waits it out in TakeOffice unless its predecessor released
+	// cleanly, and Leave marks the release (see internal/lockdelay).
+	Delay *lockdelay.Tracker
 	// WatchOwn makes a follower watch its own node too, so that Wait
 	// notices its deletion at once. Without it a follower's node is
 	// watched only by its successor (one watch per node, as Curator's
@@ -104,6 +109,7 @@ type Contender struct {
 	states  *StateFeed
 	hooks   *Hooks
 	watch   bool // WatchOwn
+	delay   *lockdelay.Tracker
 
 	own  *zkcoord.Stat        // the node's stat, read once
 	ownW <-chan zkcoord.Event // watch on the node
@@ -112,7 +118,7 @@ type Contender struct {
 // New returns a contender for the existing participant node node.
 func New(sess *zkcoord.Session, lay *Layout, node string, cfg Config) *Contender {
 	c := &Contender{sess: sess, lay: lay, node: node, name: zkcoord.Base(node),
-		recheck: cfg.Recheck, states: cfg.States, hooks: cfg.Hooks, watch: cfg.WatchOwn}
+		recheck: cfg.Recheck, states: cfg.States, hooks: cfg.Hooks, watch: cfg.WatchOwn, delay: cfg.Delay}
 	if c.recheck <= 0 {
 		c.recheck = DefaultRecheck(sess)
 	}
@@ -211,6 +217,7 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 			return "", nil
 		}
 		p = Place{Index: i}
+		c.delay.Behind(zkcoord.Join(c.lay.Dir, sorted[i-1]))
 		return zkcoord.Join(c.lay.Dir, sorted[i-1]), nil
 	})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
-	"github.com/zkcoord/zkcoord/internal/recipe"
+	"github.com/zkcoord/zkcoord/internal/lockdelay"
 )
 
 // ErrTermGone: the term node was deleted under a leader.
@@ -117,6 +117,11 @@ func (c *Contender) TakeOffice(ctx context.Context, p Place) (Office, error) {
 	}
 	termData := c.lay.TermData(c.node, c.own.Czxid)
 	rd := p.office
+	if waited, err := c.hold(ctx); err != nil {
+		return Office{}, err
+	} else if waited {
+		rd = nil // read again: the term may have moved meanwhile
+	}
 	withLeader := false
 	for {
 		if cause := context.Cause(ctx); cause != nil {
@@ -324,7 +329,7 @@ func (c *Contender) CheckOffice(ctx context.Context, off Office) ([]byte, error)
 // contender's.
 func (c *Contender) Leave(ctx context.Context, off Office) error {
 	if c.lay.LeaderPath == "" {
-		return recipe.EnsureDeleted(ctx, c.sess, c.node)
+		return c.deleteOwn(ctx)
 	}
 	leave := func(ops ...zkcoord.Op) error {
 		return c.sess.Retry(ctx, func(ctx context.Context) error {
@@ -333,7 +338,11 @@ func (c *Contender) Leave(ctx context.Context, off Office) error {
 		})
 	}
 	check, delAck := Guard(c.lay.TermPath, off.Term), zkcoord.DeleteOp(c.lay.LeaderPath, -1)
-	if leave(check, delAck, zkcoord.DeleteOp(c.node, -1)) == nil {
+	ops := []zkcoord.Op{check, delAck, zkcoord.DeleteOp(c.node, -1)}
+	if c.delay != nil {
+		ops = append(ops, lockdelay.Mark(c.node))
+	}
+	if leave(ops...) == nil {
 		return nil
 	}
 	// A later term, or the leader node or the contender's node already
@@ -342,5 +351,5 @@ func (c *Contender) Leave(ctx context.Context, off Office) error {
 	if err := leave(check, delAck); err != nil && c.sess.Err() == nil {
 		c.sess.Logger().Debug("elect: leader node not deleted", "path", c.lay.LeaderPath, "err", err)
 	}
-	return recipe.EnsureDeleted(ctx, c.sess, c.node)
+	return c.deleteOwn(ctx)
 }

@@ -17,14 +17,25 @@ import (
 // zkcoord.ErrNilSession or zkcoord.ErrInvalidPath; recipes prefix it with
 // their name.
 func Validate(sess *zkcoord.Session, path string) error {
+	if err := ValidatePath(path); err != nil {
+		return err
+	}
+	if sess == nil {
+		return zkcoord.ErrNilSession
+	}
+	return nil
+}
+
+// ValidatePath checks the path a recipe's constructor takes: a valid path
+// of the recipe's own below the root. The recipes' forms that open their
+// own Sessions (the ...Config constructors) check it before the first
+// Session opens. The error wraps zkcoord.ErrInvalidPath.
+func ValidatePath(path string) error {
 	if err := zkcoord.ValidatePath(path); err != nil {
 		return err
 	}
 	if path == "/" {
 		return fmt.Errorf("%w: a recipe needs a node of its own, not /", zkcoord.ErrInvalidPath)
-	}
-	if sess == nil {
-		return zkcoord.ErrNilSession
 	}
 	return nil
 }

@@ -54,6 +54,8 @@ func run() int {
 		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them) or "+
 		chaos.BugClaimCallerCtx+" (c1's takes leave behind claims whose deadline expired in flight)"+
 		"; for -workload counter: "+chaos.BugValueSettle+" (every writer settles lost writes by equal data, as zkcoord once did)")
+	lockDelay := flag.Duration("lock-delay", 0, "lock-delay of the clients' locks and elections (lock, election and recovery workloads)")
+	unfenced := flag.Bool("unfenced", false, "judge as if resources ignored fencing tokens: every overlap of two holders is a violation, also after a pause")
 	plan := flag.Int("plan", 0, "print the first N faults of the schedule for -seed and exit")
 	quiet := flag.Bool("q", false, "print only the verdicts")
 	summarize := flag.Bool("summarize", false, "print the figures of the JSON reports named as arguments and exit")
@@ -76,7 +78,7 @@ func run() int {
 	clientsSet := false
 	flag.Visit(func(f *flag.Flag) { clientsSet = clientsSet || f.Name == "clients" })
 	base := chaos.Options{Seed: *seed, Duration: *duration, Clients: *clients, Resources: *resources,
-		SessionTimeout: *timeout, Bug: *bug, Spawn: spawn}
+		SessionTimeout: *timeout, Bug: *bug, LockDelay: *lockDelay, Unfenced: *unfenced, Spawn: spawn}
 	if *plan > 0 {
 		return printPlan(workloads, base, *plan)
 	}
@@ -121,7 +123,7 @@ func run() int {
 			failed = true
 			continue
 		}
-		rep.Command = command(w, *duration, *seed, *clients, *resources, *timeout, *bug)
+		rep.Command = command(w, *duration, *seed, *clients, *resources, *timeout, *bug, *lockDelay, *unfenced)
 		if err := write(filepath.Join(*out, name+".json"), rep.WriteJSON); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
@@ -163,7 +165,8 @@ func spawn(name, role string, args []string) launch.Spec {
 // raceFlag is " -race" in a binary built with the race detector.
 var raceFlag string
 
-func command(w chaos.Workload, d time.Duration, seed uint64, clients, resources int, timeout time.Duration, bug string) string {
+func command(w chaos.Workload, d time.Duration, seed uint64, clients, resources int, timeout time.Duration, bug string,
+	lockDelay time.Duration, unfenced bool) string {
 	c := fmt.Sprintf("go run%s ./chaos/cmd/chaos -workload %s -duration %v -seed %d", raceFlag, w, d, seed)
 	if clients != 4 {
 		c += fmt.Sprintf(" -clients %d", clients)
@@ -176,6 +179,12 @@ func command(w chaos.Workload, d time.Duration, seed uint64, clients, resources 
 	}
 	if bug != "" {
 		c += " -bug " + bug
+	}
+	if lockDelay > 0 {
+		c += fmt.Sprintf(" -lock-delay %v", lockDelay)
+	}
+	if unfenced {
+		c += " -unfenced"
 	}
 	return c
 }

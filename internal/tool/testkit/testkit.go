@@ -25,15 +25,7 @@ const SessionTimeout = 20 * time.Second
 // closes it when the test ends. mod may adjust the Config.
 func Connect(t testing.TB, servers []string, mod ...func(*zkcoord.Config)) *zkcoord.Session {
 	t.Helper()
-	cfg := zkcoord.Config{
-		Servers:        servers,
-		SessionTimeout: SessionTimeout,
-		Chroot:         Chroot(t),
-	}
-	for _, f := range mod {
-		f(&cfg)
-	}
-	return Open(t, cfg)
+	return Open(t, Config(t, servers, mod...))
 }
 
 // Open opens a Session with cfg as it is and closes it when the test ends.
@@ -51,6 +43,20 @@ func Open(t testing.TB, cfg zkcoord.Config) *zkcoord.Session {
 		sess.Close(ctx)
 	})
 	return sess
+}
+
+// Config is the Config Connect opens a Session with, for the recipes'
+// forms that open their own Sessions (the ...Config constructors).
+func Config(t testing.TB, servers []string, mod ...func(*zkcoord.Config)) zkcoord.Config {
+	cfg := zkcoord.Config{
+		Servers:        servers,
+		SessionTimeout: SessionTimeout,
+		Chroot:         Chroot(t),
+	}
+	for _, f := range mod {
+		f(&cfg)
+	}
+	return cfg
 }
 
 var (
