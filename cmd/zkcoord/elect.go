@@ -297,8 +297,8 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 			a.log.Warn("health check failing: not standing", "path", o.path)
 			return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
 		}
-		if errors.Is(err, zkcoord.ErrSequenceWrapped) {
-			return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err)} // standing again cannot help
+		if errors.Is(err, zkcoord.ErrSequenceWrapped) || errors.Is(err, election.ErrOtherElection) {
+			return electResult{err: fmt.Errorf("campaigning in %s: %w%s", o.path, err, otherWay(err, true))} // standing again cannot help
 		}
 		return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
 	}
@@ -483,13 +483,25 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		return res
 	case a.ctx.Err() != nil:
 		return electResult{}
-	case errors.Is(err, zkcoord.ErrSequenceWrapped):
-		return electResult{err: fmt.Errorf("failover %s: %w", o.path, err)} // standing again cannot help
+	case errors.Is(err, zkcoord.ErrSequenceWrapped) || errors.Is(err, election.ErrOtherElection):
+		return electResult{err: fmt.Errorf("failover %s: %w%s", o.path, err, otherWay(err, false))} // standing again cannot help
 	case err != nil:
 		// The session ended (standing by or active).
 		return electResult{err: fmt.Errorf("failover %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
 	}
 	return res
+}
+
+// otherWay explains ErrOtherElection to the user of elect: every member
+// of a group must run with --fence, or every one without.
+func otherWay(err error, plain bool) string {
+	if !errors.Is(err, election.ErrOtherElection) {
+		return ""
+	}
+	if plain {
+		return " (the path is led by a group run with --fence: run every member with --fence, or use another path)"
+	}
+	return " (the path is led by a group run without --fence: run every member without it, or use another path)"
 }
 
 // runFence runs the fencing command against the previous active.
