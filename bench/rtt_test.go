@@ -41,10 +41,6 @@ func opsInRTT() []opRTT {
 	}
 }
 
-// zkcoordMinimum is the round trips zkcoord's own design needs at the
-// least, where that is more than the protocol's minimum.
-var zkcoordMinimum = map[string]float64{failoverMetric(10): 3}
-
 // rttOf returns the injected round-trip time of a metric's setting, 0 on
 // loopback.
 func rttOf(metric string) time.Duration {

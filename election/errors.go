@@ -24,6 +24,11 @@ var (
 	ErrDeposed = errors.New("election: deposed by a newer term")
 	// ErrNodeDeleted: the candidate's node was deleted by someone else.
 	ErrNodeDeleted = errors.New("election: candidate node deleted")
+	// ErrOtherElection: another election shares this one's path the other
+	// way and leads: a plain election at P and a failover group at P
+	// (whose election is at P/lock) would otherwise lead at once. See the
+	// package failover.
+	ErrOtherElection = errors.New("election: another election leads on the same path")
 	// ErrNoLeader: the election has no participant at the moment.
 	ErrNoLeader = errors.New("election: no leader")
 )

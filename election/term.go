@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
@@ -110,5 +111,23 @@ func (e *Election) layout() elect.Layout {
 			}
 			return nil
 		},
+		Exclude: e.excluded(),
+		Excluded: func(leader string) error {
+			return fmt.Errorf("%w: the election whose leader node is %s leads", ErrOtherElection, leader)
+		},
 	}
+}
+
+// excluded returns the leader nodes of the elections that share this
+// one's path the other way: a failover group at a path P runs its
+// election at P/lock (leader node P/lock-leader), beside which a plain
+// election at P (leader node P-leader) would lead at the same time. An
+// election at P excludes P/lock-leader; one at P/lock excludes P-leader.
+// (Two plain elections at P and P/lock exclude each other too.)
+func (e *Election) excluded() []string {
+	out := []string{zkcoord.Join(e.path, "lock") + "-leader"}
+	if zkcoord.Base(e.path) == "lock" && zkcoord.Parent(e.path) != "/" {
+		out = append(out, zkcoord.Parent(e.path)+"-leader")
+	}
+	return slices.DeleteFunc(out, func(p string) bool { return p == e.opts.ackPath })
 }

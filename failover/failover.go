@@ -212,9 +212,12 @@ func (f *Failover) Run(ctx context.Context, active ActiveFunc) error {
 			case ctx.Err() != nil:
 				f.emit(Event{Type: EventStopped})
 				return nil
-			case f.sess.Err() != nil, errors.Is(err, election.ErrEnded), errors.Is(err, zkcoord.ErrSequenceWrapped):
+			case f.sess.Err() != nil, errors.Is(err, election.ErrEnded), errors.Is(err, zkcoord.ErrSequenceWrapped),
+				errors.Is(err, election.ErrOtherElection):
 				// After a wrap no candidate may lead until the election's
-				// directory is made anew: say so rather than try again.
+				// directory is made anew, and beside a plain election on
+				// the same path none may lead: say so rather than try
+				// again.
 				f.emit(Event{Type: EventStopped, Err: err})
 				return fmt.Errorf("failover: %w", err)
 			}

@@ -21,9 +21,9 @@ func TestHelp(t *testing.T) {
 	// The flags of each command, as its help shows them.
 	own := map[string][]string{
 		"lock": {"--read", "--write", "--limit N", "--wait DURATION", "--try", "--grace DURATION", "--data DATA", "--revocable",
-			"--limit-from PATH", "--kazoo"},
+			"--limit-from PATH", "--kazoo", "--lock-delay DURATION", "--json"},
 		"elect": {"--id ID", "--fence FENCE", "--fence-timeout DURATION", "--data DATA", "--grace DURATION", "--rejoin", "--no-recover",
-			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N"},
+			"--revocable", "--health HEALTH", "--health-interval DURATION", "--health-failures N", "--lock-delay DURATION", "--json"},
 		"leader": {"--json", "--watch"},
 		"rebalance": {"--exec COMMAND", "--mode MODE", "--root PATH", "--name NAME", "--grace DURATION",
 			"--restart POLICY", "--restart-delay DURATION", "--max-restarts N", "--min-interval DURATION",

@@ -81,13 +81,14 @@ Leaders with --lock-delay mark their resignations; after a resignation by
 Curator, Kazoo or a zkcoord without the flag, the delay is waited too. Take
 it longer than the longest pause a leader may suffer.
 
-With --revocable, a request to step down ('zkcoord election revoke PATH', or
-PATH/lock for a group run with --fence; Election.Revoke in Go) stops CMD as
+With --revocable, a request to step down ('zkcoord election revoke PATH';
+Election.Revoke in Go, on PATH/lock for a group run with --fence) stops CMD as
 SIGTERM does, resigns and exits with CMD's status (without CMD, 0), and the
 next in line leads. Without it, requests are ignored.
 
-Without CMD, zkcoord prints a line each time it becomes leader and leads until
-it is interrupted or loses leadership.
+Without CMD, zkcoord prints a line each time it becomes leader ("leader PATH
+id ID term T token N"; with --json one line of JSON: path, id, term, token)
+and leads until it is interrupted or loses leadership.
 
 CMD runs with:
   ZKCOORD_TOKEN  fencing token: larger for every later leader
@@ -113,6 +114,7 @@ Examples:
 	fs.DurationVar(&o.fenceTimeout, "fence-timeout", time.Minute, "give FENCE at most this `duration`")
 	fs.StringVar(&o.data, "data", "", "`data` the active publishes for FENCE (default: host and pid as JSON)")
 	fs.DurationVar(&o.grace, "grace", 10*time.Second, "after SIGTERM, wait this long for CMD to exit before SIGKILL")
+	fs.BoolVar(&o.asJSON, "json", false, "without CMD: print each leadership as one line of JSON (path, id, term, token)")
 	fs.BoolVar(&o.rejoin, "rejoin", false, "also after a loss of leadership with the session alive (deposed, node deleted), stand by again instead of exiting with status 3")
 	fs.BoolVar(&o.noRecover, "no-recover", false, "when the session is lost, exit (status 3 if leading) instead of standing by again with a new session")
 	fs.BoolVar(&o.revocable, "revocable", false, "step down when asked ('zkcoord election revoke'): stop CMD, resign and exit with its status")
@@ -135,6 +137,7 @@ type electOptions struct {
 	noRecover    bool
 	revocable    bool
 	lockDelay    time.Duration
+	asJSON       bool
 	cmd          []string
 
 	health         string
@@ -294,8 +297,8 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 			a.log.Warn("health check failing: not standing", "path", o.path)
 			return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
 		}
-		if errors.Is(err, zkcoord.ErrSequenceWrapped) {
-			return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err)} // standing again cannot help
+		if errors.Is(err, zkcoord.ErrSequenceWrapped) || errors.Is(err, election.ErrOtherElection) {
+			return electResult{err: fmt.Errorf("campaigning in %s: %w%s", o.path, err, otherWay(err, true))} // standing again cannot help
 		}
 		return electResult{err: fmt.Errorf("campaigning in %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
 	}
@@ -337,7 +340,16 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, own zkcoord.Owners
 	revoked <-chan struct{}, term int64, extraEnv []string, resign func()) electResult {
 	done, cause, token := own.Done(), own.Err, own.Fence().Token
 	if len(o.cmd) == 0 {
-		a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
+		if o.asJSON {
+			a.printLine(struct {
+				Path  string `json:"path"`
+				ID    string `json:"id"`
+				Term  int64  `json:"term"`
+				Token int64  `json:"token"`
+			}{o.path, o.id, term, token})
+		} else {
+			a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
+		}
 		select {
 		case <-a.ctx.Done():
 			resign()
@@ -471,13 +483,25 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		return res
 	case a.ctx.Err() != nil:
 		return electResult{}
-	case errors.Is(err, zkcoord.ErrSequenceWrapped):
-		return electResult{err: fmt.Errorf("failover %s: %w", o.path, err)} // standing again cannot help
+	case errors.Is(err, zkcoord.ErrSequenceWrapped) || errors.Is(err, election.ErrOtherElection):
+		return electResult{err: fmt.Errorf("failover %s: %w%s", o.path, err, otherWay(err, false))} // standing again cannot help
 	case err != nil:
 		// The session ended (standing by or active).
 		return electResult{err: fmt.Errorf("failover %s: %w", o.path, err), lost: true, sessOK: sess.Err() == nil}
 	}
 	return res
+}
+
+// otherWay explains ErrOtherElection to the user of elect: every member
+// of a group must run with --fence, or every one without.
+func otherWay(err error, plain bool) string {
+	if !errors.Is(err, election.ErrOtherElection) {
+		return ""
+	}
+	if plain {
+		return " (the path is led by a group run with --fence: run every member with --fence, or use another path)"
+	}
+	return " (the path is led by a group run without --fence: run every member without it, or use another path)"
 }
 
 // runFence runs the fencing command against the previous active.

@@ -30,6 +30,9 @@ func newElectionCommand(a *app) *cobra.Command {
   election revoke PATH   ask the acting leader of the election at PATH to step
                          down, and wait until it has
 
+For a group run with 'zkcoord elect --fence', whose election is PATH/lock,
+PATH is enough: both commands look there, as 'zkcoord leader' does.
+
 ls shows on each line the participant id, its node, fencing token, session
 and when it joined; "leader" marks the first, "acting" a leader that took
 office.
@@ -90,7 +93,11 @@ func runElection(a *app, sub, path string, o *electionOptions) error {
 		return err
 	}
 	defer done()
-	e, err := election.New(sess, path)
+	electionPath, _, err := electionAt(ctx, sess, path)
+	if err != nil {
+		return err
+	}
+	e, err := election.New(sess, electionPath)
 	if err != nil {
 		return cli.Usagef("election: %v", err)
 	}

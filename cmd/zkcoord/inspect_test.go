@@ -199,3 +199,52 @@ func TestRevocableHolders(t *testing.T) {
 	}
 	testkit.Eventually(t, 30*time.Second, "b to lead", func() bool { return len(b.stdout()) > 0 })
 }
+
+// TestElectionCommandsFindFailoverGroup: 'election ls' and 'election revoke'
+// take the PATH a group was run with 'elect --fence', whose election lives
+// in PATH/lock, as 'leader' does.
+func TestElectionCommandsFindFailoverGroup(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	participants := func() []participantJSON {
+		var ps []participantJSON
+		if r := zkc(t, "election", "ls", path, "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &ps) != nil {
+			t.Fatalf("election ls: %s", r)
+		}
+		return ps
+	}
+	a := start(t, nil, "elect", path, "--fence", "true", "--id", "a", "--revocable")
+	testkit.Eventually(t, 30*time.Second, "a to lead", func() bool { return len(a.stdout()) > 0 })
+	start(t, nil, "elect", path, "--fence", "true", "--id", "b")
+	testkit.Eventually(t, 30*time.Second, "a and b in the election", func() bool { return len(participants()) == 2 })
+	if ps := participants(); ps[0].ID != "a" || !ps[0].Acting {
+		t.Errorf("election ls: %+v, want a acting first", ps)
+	}
+	if out := mustZkc(t, "election", "revoke", path); !strings.Contains(out, "stepped down") || !strings.Contains(out, "leader a ") {
+		t.Errorf("election revoke: %q", out)
+	}
+	if code := a.exitCode(t, 30*time.Second); code != 0 {
+		t.Errorf("the revoked leader exited %d, want 0", code)
+	}
+}
+
+// TestLocksLsHintsAtOtherKinds: 'locks ls' of a read/write lock without
+// --kind lists no mutex contender and says on stderr where to look, so
+// that an empty table does not read as a free lock.
+func TestLocksLsHintsAtOtherKinds(t *testing.T) {
+	t.Parallel()
+	path := unique(t)
+	start(t, nil, "lock", path, "--write", "--", "sleep", "600")
+	testkit.Eventually(t, 30*time.Second, "the writer to hold", func() bool {
+		var cs []contenderJSON
+		r := zkc(t, "locks", "ls", path, "--kind", "rwlock", "--json")
+		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &cs) == nil && len(cs) == 1 && cs[0].Holds
+	})
+	r := zkc(t, "locks", "ls", path, "--json")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "[]" || !strings.Contains(r.stderr, "--kind rwlock") {
+		t.Errorf("locks ls without --kind: %s", r)
+	}
+	if r := zkc(t, "locks", "ls", path, "--kind", "mutex", "--json"); r.code != 0 || r.stderr != "" {
+		t.Errorf("locks ls --kind mutex: %s, want no hint when the kind is given", r)
+	}
+}

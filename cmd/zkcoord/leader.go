@@ -73,10 +73,12 @@ func runLeader(a *app, path string, asJSON, watch bool) error {
 	}
 	defer done()
 
-	// A failover group keeps its election in PATH/lock.
-	electionPath, fo := path, (*failover.Failover)(nil)
-	if ok, _, err := sess.Exists(ctx, zkcoord.Join(path, "lock-term")); err == nil && ok {
-		electionPath = zkcoord.Join(path, "lock")
+	electionPath, isFailover, err := electionAt(ctx, sess, path)
+	if err != nil {
+		return err
+	}
+	var fo *failover.Failover
+	if isFailover {
 		fo, err = failover.New(sess, path, func(context.Context, failover.Breadcrumb) error { return nil })
 		if err != nil {
 			return err
@@ -184,4 +186,18 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// electionAt returns the path of the election of PATH: PATH itself, or
+// PATH/lock for a failover group ('zkcoord elect --fence'), which keeps its
+// election there and says so with PATH/lock-term.
+func electionAt(ctx context.Context, sess *zkcoord.Session, path string) (string, bool, error) {
+	ok, _, err := sess.Exists(ctx, zkcoord.Join(path, "lock-term"))
+	if err != nil && !errors.Is(err, zkcoord.ErrNoNode) {
+		return "", false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !ok {
+		return path, false, nil
+	}
+	return zkcoord.Join(path, "lock"), true, nil
 }

@@ -27,6 +27,7 @@ type lockOptions struct {
 	lockDelay   time.Duration
 	limitFrom   string // a Curator SharedCount holding the semaphore's limit
 	kazoo       bool   // Kazoo's semaphore layout
+	asJSON      bool
 }
 
 func newLockCommand(a *app) *cobra.Command {
@@ -66,7 +67,8 @@ on other Unix systems those of its process group only. Whatever CMD leaves
 running when it exits is killed. The lock is released only once they are all
 gone, and if zkcoord dies, even by SIGKILL, they are killed at once.
 
-Without CMD, zkcoord prints the fencing token and holds the lock until it is
+Without CMD, zkcoord prints the fencing token ("locked PATH token N"; with
+--json one line of JSON: path, node, token) and holds the lock until it is
 interrupted (exit 0) or loses the lock (exit 3).
 
 With --lock-delay D, zkcoord waits D before it takes a lock whose last holder
@@ -107,6 +109,7 @@ Example:
 	fs.BoolVar(&o.revocable, "revocable", false, "release the lock when asked ('zkcoord lock revoke', Curator's Revoker): stop CMD, release, exit with its status")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "wait this `duration` before taking a lock whose last holder's session expired (a plain lock only)")
 	fs.StringVar(&o.limitFrom, "limit-from", "", "with --limit: read the limit from the Curator SharedCount at `path` (N while it does not exist)")
+	fs.BoolVar(&o.asJSON, "json", false, "without CMD: print the lock taken as one line of JSON (path, node, token)")
 	fs.BoolVar(&o.kazoo, "kazoo", false, "with --limit: the semaphore in Kazoo's layout, shared with Kazoo's Semaphore")
 	cmd.AddCommand(newLockBreakCommand(a), newLockRevokeCommand(a))
 	return cmd
@@ -190,7 +193,15 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 		revoked = lease.Revoked()
 	}
 	if len(cmdArgs) == 0 {
-		a.printf("locked %s token %d\n", path, token)
+		if o.asJSON {
+			a.printLine(struct {
+				Path  string `json:"path"`
+				Node  string `json:"node"`
+				Token int64  `json:"token"`
+			}{path, lease.Path(), token})
+		} else {
+			a.printf("locked %s token %d\n", path, token)
+		}
 		select {
 		case <-a.ctx.Done():
 			release()

@@ -30,7 +30,8 @@ the data it wrote (zkcoord writes host:pid or --data; Curator its IP address).
 Curator's and Kazoo's contenders are listed too. --kind says which recipe the
 lock is: a mutex (lock PATH), the read-write lock (lock --read or --write
 PATH) or a semaphore (lock --limit N PATH); for a semaphore the waiters are
-the acquirers in line for a lease.
+the acquirers in line for a lease. Without --kind, an empty list of a path
+that has children says so on stderr.
 
 Example:
   zkcoord locks ls /locks/nightly-report --json
@@ -46,7 +47,7 @@ Example:
 		Short: "list who holds the lock and who waits for it",
 		Args:  pathArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLocks(a, args[0], kind, asJSON)
+			return runLocks(a, args[0], kind, cmd.Flags().Changed("kind"), asJSON)
 		},
 	})
 	return cmd
@@ -68,7 +69,7 @@ func toContenderJSON(c lock.Contender) contenderJSON {
 		Session: fmt.Sprintf("0x%x", c.Session), Since: c.Since, Data: string(c.Data)}
 }
 
-func runLocks(a *app, path, kind string, asJSON bool) error {
+func runLocks(a *app, path, kind string, kindGiven, asJSON bool) error {
 	switch kind {
 	case "mutex", "rwlock", "semaphore":
 	default:
@@ -82,6 +83,9 @@ func runLocks(a *app, path, kind string, asJSON bool) error {
 	cs, err := contenders(ctx, sess, path, kind)
 	if err != nil {
 		return fmt.Errorf("listing the contenders of %s: %w", path, err)
+	}
+	if len(cs) == 0 && !kindGiven {
+		hintOtherKind(ctx, a, sess, path)
 	}
 	if asJSON {
 		out := make([]contenderJSON, 0, len(cs))
@@ -137,4 +141,16 @@ func contenders(ctx context.Context, sess *zkcoord.Session, path, kind string) (
 		return nil, cli.Usagef("locks: %v", err)
 	}
 	return m.Contenders(ctx)
+}
+
+// hintOtherKind says on stderr, when no mutex contender was found at path
+// but path has children, that they may be another kind of lock's: an empty
+// list would otherwise read as "nobody holds it".
+func hintOtherKind(ctx context.Context, a *app, sess *zkcoord.Session, path string) {
+	children, _, err := sess.Children(ctx, path)
+	if err != nil || len(children) == 0 {
+		return
+	}
+	fmt.Fprintf(a.stderr, "zkcoord: no mutex contender at %s, but it has children (%d): "+
+		"a read/write lock or a semaphore is listed with --kind rwlock or --kind semaphore\n", path, len(children))
 }

@@ -71,6 +71,16 @@ func (a *app) printf(format string, args ...any) {
 	fmt.Fprintf(a.stdout, format, args...)
 }
 
+// printLine prints v as JSON on one line of standard output, for a
+// long-running command whose reader waits for each line.
+func (a *app) printLine(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain structs are printed
+	}
+	a.printf("%s\n", b)
+}
+
 // printJSON prints v as indented JSON on standard output.
 func (a *app) printJSON(v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

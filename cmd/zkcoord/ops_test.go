@@ -51,10 +51,11 @@ func TestOperatorCommands(t *testing.T) {
 	if r := zkc(t, "queue", "take", q, "--no-wait"); r.code != exitFailure || !strings.Contains(r.stderr, "is empty") {
 		t.Errorf("take from an empty queue: %s", r)
 	}
-	// -n takes what there is, then reports the queue empty.
+	// -n takes what there is, then reports the queue empty, saying how
+	// many it took.
 	mustZkc(t, "queue", "put", q, "x", "y")
 	if r := zkc(t, "queue", "take", q, "-n", "3", "--no-wait"); r.code != exitFailure || r.stdout != "x\ny\n" ||
-		!strings.Contains(r.stderr, "is empty") {
+		!strings.Contains(r.stderr, "is empty after taking 2 items (printed above)") {
 		t.Errorf("take -n 3 from a queue of two: %s", r)
 	}
 	// A waiting taker gets the next item put.

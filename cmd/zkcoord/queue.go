@@ -181,7 +181,7 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 				got, err = pq.TakeN(tctx, min(left, queue.MaxBatch))
 			}
 			if err != nil {
-				return takeError(a, path, o.timeout, err)
+				return takeError(a, path, o.timeout, err, o.count-left)
 			}
 			for _, data := range got {
 				a.printf("%s\n", itemLine(data, o.asJSON))
@@ -200,17 +200,22 @@ func takeContext(a *app, timeout time.Duration) (context.Context, context.Cancel
 	return context.WithCancel(a.ctx)
 }
 
-// takeError says why a take ended without items.
-func takeError(a *app, path string, timeout time.Duration, err error) error {
+// takeError says why a take ended before it had all the items it was
+// asked for, and how many it took (and printed) before that.
+func takeError(a *app, path string, timeout time.Duration, err error, taken int) error {
+	done := ""
+	if taken > 0 {
+		done = fmt.Sprintf(" after taking %s (printed above)", plural(taken, "item"))
+	}
 	switch {
 	case errors.Is(err, queue.ErrEmpty):
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("queue %s is empty", path)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("queue %s is empty%s", path, done)}
 	case a.ctx.Err() != nil:
-		return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New("interrupted")}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("interrupted%s", done)}
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("no item in %s within %v", path, timeout)
+		return fmt.Errorf("no item in %s within %v%s", path, timeout, done)
 	}
-	return fmt.Errorf("queue take %s: %w", path, err)
+	return fmt.Errorf("queue take %s%s: %w", path, done, err)
 }
 
 // workQueue runs put, take or len on a work queue. Its take claims a batch,
@@ -248,7 +253,7 @@ func workQueue(a *app, sess *zkcoord.Session, ctx context.Context, sub, path str
 				cs, err = wq.TakeN(tctx, min(left, queue.MaxBatch))
 			}
 			if err != nil {
-				return takeError(a, path, timeout, err)
+				return takeError(a, path, timeout, err, count-left)
 			}
 			if err := printAndAck(a, sess, path, cs, asJSON); err != nil {
 				return err

@@ -128,11 +128,12 @@ Commands:
 		if cc.Hidden || cc.Name() == "help" {
 			continue
 		}
-		brief := cc.Annotations[annotBrief]
+		brief, short := cc.Annotations[annotBrief], cc.Short
 		if cc.Name() == "completion" {
-			brief = "bash|zsh|fish|powershell"
+			// cobra's own command, whose Short is capitalized unlike the others.
+			brief, short = "bash|zsh|fish|powershell", "print the completion script of a shell"
 		}
-		lines = append(lines, fmt.Sprintf("  %s %s\t%s", cc.Name(), brief, cc.Short))
+		lines = append(lines, fmt.Sprintf("  %s %s\t%s", cc.Name(), brief, short))
 	}
 	cli.PrintLines(w, lines)
 	cli.PrintCommonFlags(w, root.PersistentFlags(), "Connection (accepted by every command; flags override the environment):", true)

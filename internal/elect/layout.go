@@ -29,6 +29,14 @@ type Layout struct {
 	// directory's sequence counter wrapped), so that a newer participant
 	// may sort before the leader: then no one may take office, or follow.
 	RefuseOrder func(sorted []string) error
+	// Exclude lists the leader nodes of other elections that must not
+	// lead while this one does: the transaction that takes office also
+	// creates and deletes each of them, so it fails while one exists, and
+	// the contender gets Excluded's error. Each one's parent must be Dir
+	// or an ancestor of Dir, which exist while the contender does.
+	Exclude []string
+	// Excluded returns the error of a contender refused by Exclude.
+	Excluded func(leaderPath string) error
 }
 
 // refuse applies Refuse to data.

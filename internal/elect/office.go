@@ -194,8 +194,19 @@ func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (
 		ack := c.lay.LeaderData(c.node, token, int64(rd.term.Version)+1)
 		ops = append(ops, zkcoord.CreateOp(c.lay.LeaderPath, ack, zkcoord.FlagEphemeral))
 	}
+	// Another election's leader node, created and deleted at once: the
+	// transaction fails while that election has a leader in office.
+	excl := len(ops)
+	for _, p := range c.lay.Exclude {
+		ops = append(ops, zkcoord.CreateOp(p, nil, zkcoord.FlagEphemeral), zkcoord.DeleteOp(p, -1))
+	}
 	w := &behind{own: c.ownW == nil}
 	res, err := c.sess.MultiThen(ctx, ops, w.reads(c))
+	for i, p := range c.lay.Exclude {
+		if k := excl + 2*i; err != nil && k < len(res) && errors.Is(res[k].Error, zkcoord.ErrNodeExists) {
+			return Office{}, c.lay.Excluded(p)
+		}
+	}
 	switch {
 	case err == nil:
 		v := res[1].Stat.Version

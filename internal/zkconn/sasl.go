@@ -79,7 +79,7 @@ func (c *Client) authenticate(ctx context.Context, fw *wire.FrameWriter, fr *wir
 			return fmt.Errorf("zkconn: reply with xid %d to the SASL request %d", rh.Xid, xid)
 		}
 		if rh.Err != wire.OK {
-			return authFailed(fmt.Errorf("the server refused the credentials (%w)", rh.Err))
+			return authFailed(refusedError{rh.Err})
 		}
 		var resp wire.SetSASLResponse
 		resp.Decode(d)
@@ -108,8 +108,17 @@ type saslError struct {
 	err        error
 }
 
+// Error says what failed without a package name of its own: the Session
+// reports it wrapped in zkcoord.ErrAuthFailed ("authentication failed").
 func (e *saslError) Error() string {
-	return "zkconn: SASL " + e.mech + " with " + e.addr + " failed: " + e.err.Error()
+	return "SASL " + e.mech + " with " + e.addr + ": " + e.err.Error()
 }
+
+// refusedError is the server's refusal of a SASL step; its ZooKeeper
+// error stays in the chain.
+type refusedError struct{ code error }
+
+func (e refusedError) Error() string { return "the server refused the credentials" }
+func (e refusedError) Unwrap() error { return e.code }
 
 func (e *saslError) Unwrap() []error { return []error{wire.ErrAuthFailed, e.err} }
