@@ -124,7 +124,9 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, 
 // and, in the same round trip, the read of the barrier that learns its
 // token and sets its watch (ZooKeeper runs it after the transaction). The
 // read counts only if the transaction succeeded; if it failed the caller
-// looks at the barrier again.
+// looks at the barrier again. (A read retries over a lost connection, so
+// a transaction whose reply was lost returns once the Session is back in
+// contact, or has ended.)
 func createBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, owner string, gen int64, mk mark) (barrierLook, error) {
 	data := mustJSON(barrierInfo{Client: owner, Generation: gen, Clean: mk.released()})
 	var (

@@ -3,6 +3,7 @@ package rebalance_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -206,6 +207,77 @@ func TestLockDelayAfterRemovalAndExpiry(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("b did not start r0")
 	}
+}
+
+// TestLockDelayTakeoverWithLostReply: the reply to the transaction that
+// creates a barrier and marks its resource held is lost. The taker finds
+// its barrier once connected again, and judges the handover by the mark
+// that transaction checked (released), not by the mark as it is now
+// (held, its own write).
+func TestLockDelayTakeoverWithLostReply(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	root := newRoot(t)
+	p := cluster.NewProxy(t)
+	// The test kit's session timeout outlasts the cut; no chroot, as observer.
+	taker := testkit.Connect(t, p.Servers(), func(c *zkcoord.Config) { c.Chroot = "" })
+	observer := connect(t)
+	if err := observer.EnsurePath(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	// The transaction's reply is read together with the barrier's, which
+	// waits for the connection to come back: the taker learns of the loss
+	// only then, so the fault is driven by the Session's suspension.
+	suspended := make(chan struct{}, 1)
+	go func() {
+		for sc := range taker.Watch(ctx) {
+			if sc.State == zkcoord.Suspended {
+				select {
+				case suspended <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	n := 0
+	testkit.UntilLost(t, func(delay time.Duration) bool {
+		n++
+		path, mark := fmt.Sprintf("%s/barrier%d", root, n), fmt.Sprintf("%s/mark%d", root, n)
+		if _, err := observer.Create(ctx, mark, []byte("released"), zkcoord.FlagPersistent); err != nil {
+			t.Fatal(err)
+		}
+		if err := taker.Sync(ctx, mark); err != nil { // the taker's server has the mark
+			t.Fatal(err)
+		}
+		select {
+		case <-suspended: // an earlier suspension
+		default:
+		}
+		var (
+			token int64
+			clean bool
+		)
+		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, suspended, func() error {
+			var err error
+			token, clean, err = rebalance.TakeOverForTest(ctx, taker, path, mark, "c_0000000001")
+			return err
+		})
+		if err != nil {
+			t.Fatalf("takeover: %v", err)
+		}
+		if !lost {
+			return false
+		}
+		if _, st, err := observer.Get(ctx, path); err != nil || st.Czxid != token || st.EphemeralOwner != taker.ID() {
+			t.Fatalf("barrier after the takeover: %+v, %v; token %d", st, err, token)
+		}
+		if data, _, err := observer.Get(ctx, mark); err != nil || string(data) != "held" {
+			t.Fatalf("mark after the takeover: %q, %v; want held", data, err)
+		}
+		if !clean {
+			t.Fatal("the takeover after a clean release, whose reply was lost, was judged not clean")
+		}
+		return true
+	})
 }
 
 // TestLockDelayBadInput: a negative lock-delay is refused before anything

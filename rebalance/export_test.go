@@ -68,6 +68,15 @@ func AcquireBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, own
 	return t.token, err
 }
 
+// TakeOverForTest takes the barrier at path for client owner with the
+// handover mark at mark, as a member taking a resource over does, and
+// returns its fencing token and whether the previous barrier was released
+// cleanly.
+func TakeOverForTest(ctx context.Context, sess *zkcoord.Session, path, mark, owner string) (int64, bool, error) {
+	t, err := acquireBarrier(ctx, sess, path, mark, owner, 1)
+	return t.token, t.clean, err
+}
+
 // ReadGroupForTest reads what a coordinator reads before a rebalancing.
 func ReadGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group string) error {
 	lay, err := newLayout(zkcoord.Join(root, group))
