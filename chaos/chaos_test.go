@@ -342,6 +342,8 @@ func TestCLIRefusesMixedKinds(t *testing.T) {
 		dump(t, rep)
 		t.Fatalf("verdict: %s\nviolations: %v\nproblems: %v", rep.Verdict, rep.Violations, rep.Problems)
 	}
+	// The CLI prints the library's message without its package name.
+	want := strings.TrimPrefix(lock.ErrOtherKind.Error(), "lock: ")
 	refused := map[string]int{}
 	for _, name := range []string{"c1", "c4"} {
 		log, err := os.ReadFile(filepath.Join(o.Dir, "logs", name+".log"))
@@ -350,14 +352,14 @@ func TestCLIRefusesMixedKinds(t *testing.T) {
 		}
 		for _, run := range strings.Split(string(log), "=== zkcoord lock ")[1:] {
 			header, _, _ := strings.Cut(run, "\n")
-			if strings.HasSuffix(header, ": exit status 1") && strings.Contains(run, lock.ErrOtherKind.Error()) {
+			if strings.HasSuffix(header, ": exit status 1") && strings.Contains(run, want) {
 				refused[name]++
 			}
 		}
 	}
 	t.Logf("runs refused for another kind of lock: %v", refused)
 	if len(refused) == 0 {
-		t.Fatalf("no zkcoord lock exited 1 with %q: see the logs in %s", lock.ErrOtherKind, o.Dir)
+		t.Fatalf("no zkcoord lock exited 1 with %q: see the logs in %s", want, o.Dir)
 	}
 }
 
