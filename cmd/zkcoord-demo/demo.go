@@ -272,6 +272,20 @@ func (d *demo) problem(format string, args ...any) {
 	d.logf("PROBLEM: %s", d.problems.Addf(format, args...))
 }
 
+// workerTails logs the last lines each worker wrote to its standard
+// error, for a person to see why a step did not complete.
+func (d *demo) workerTails() {
+	d.mu.Lock()
+	var tails []string
+	for _, w := range d.workers {
+		tails = append(tails, fmt.Sprintf("  %s (%s), last lines:\n%s", w.name, w.state, lastLines(w.proc.Stderr(), 15)))
+	}
+	d.mu.Unlock()
+	for _, t := range tails {
+		d.logf("%s", t)
+	}
+}
+
 func (d *demo) logRebalancing(e groupwatch.Episode, desc *rebalance.Description) {
 	d.logf("rebalancing #%d took %s (%s; %d resources started or moved; coordinator %s, term %d, generation %d)",
 		e.N, fmtDur(e.Duration()), e.Trigger, e.Moved, e.Coord, e.Term, e.Generation)

@@ -65,6 +65,7 @@ func (d *demo) script() error {
 				return errors.New("interrupted")
 			}
 			d.problem("step %d (%s) failed: %v", r.n, r.title, err)
+			d.workerTails()
 			return nil
 		}
 		d.logf("step %d done in %s", r.n, fmtDur(r.end.Sub(r.start)))
