@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +91,32 @@ var shortRuns = map[chaos.Workload][]chaos.Fault{
 	},
 }
 
+// parallel lets the test t run in parallel with the other tests that
+// call it, unless faults hit the ZooKeeper servers: every run on the
+// shared ensemble would feel those, so such a test runs by itself, and
+// before the parallel ones start. Runs whose faults hit their own clients
+// alone share nothing else: each has its root, its service, its clients
+// and their proxies.
+func parallel(t *testing.T, faults []chaos.Fault) {
+	if !hitsServers(faults) {
+		t.Parallel()
+	}
+}
+
+func hitsServers(faults []chaos.Fault) bool {
+	for _, f := range faults {
+		switch f.Kind {
+		case chaos.KillLeader, chaos.KillFollower, chaos.PauseLeader, chaos.PauseFollower:
+			return true
+		case chaos.Storm:
+			if hitsServers(f.Sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func shortOptions(t *testing.T, w chaos.Workload, faults []chaos.Fault) chaos.Options {
 	o := chaos.Options{Workload: w, Seed: 1, Faults: faults, Clients: 3, MinClients: 2, MaxClients: 4,
 		SessionTimeout: T, Settle: 2 * time.Second, Spawn: spawn, Log: logWriter{t}, Dir: t.TempDir()}
@@ -106,6 +133,7 @@ func TestShortRuns(t *testing.T) {
 	zk := cluster(t)
 	for _, w := range chaos.Workloads() {
 		t.Run(string(w), func(t *testing.T) {
+			parallel(t, shortRuns[w])
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			rep, err := chaos.Run(ctx, zk, shortOptions(t, w, shortRuns[w]))
@@ -143,14 +171,17 @@ func TestShortRuns(t *testing.T) {
 // once, but goes on using it for a while) and checks that the verdict
 // fails with double accesses: the checker is not blind.
 func TestCheckerCatchesBrokenClient(t *testing.T) {
+	faults := []chaos.Fault{{Kind: chaos.AddClient}}
+	parallel(t, faults)
 	zk := cluster(t)
 	for _, w := range []chaos.Workload{chaos.RebalanceIncremental, chaos.Election} {
 		t.Run(string(w), func(t *testing.T) {
+			parallel(t, faults)
 			// Rebalancer: c1 starts alone with every resource, then c2
 			// joins and takes its share. Election: c1 and c2 campaign for
 			// one election and every leader resigns after at most 4s, so
 			// within 10s c1 has handed leadership to c2 at least once.
-			o := shortOptions(t, w, []chaos.Fault{{Kind: chaos.AddClient}})
+			o := shortOptions(t, w, slices.Clone(faults))
 			o.Clients, o.MinClients, o.MaxClients = 1, 1, 2
 			o.Resources, o.MinResources, o.MaxResources = 4, 2, 4
 			if w == chaos.Election {
@@ -187,8 +218,10 @@ func TestCheckerCatchesBrokenClient(t *testing.T) {
 // acknowledges an item before processing it, so that its death mid-item
 // loses the item) and checks that the queue checker reports it.
 func TestQueueCatchesAckFirst(t *testing.T) {
+	faults := []chaos.Fault{{Kind: chaos.KillClient, Pick: 0, Wait: 2 * time.Second}}
+	parallel(t, faults)
 	zk := cluster(t)
-	o := shortOptions(t, chaos.Queue, []chaos.Fault{{Kind: chaos.KillClient, Pick: 0, Wait: 2 * time.Second}})
+	o := shortOptions(t, chaos.Queue, faults)
 	o.Bug = chaos.BugAckFirst
 	rep := runBroken(t, zk, o, "a broken consumer")
 	early := 0
@@ -210,12 +243,14 @@ func TestQueueCatchesAckFirst(t *testing.T) {
 // round's start, with its create of the round's node in flight; a writer a
 // third of a round later creates the node, with the same bytes, meanwhile.
 func TestCounterCatchesValueSettle(t *testing.T) {
-	zk := cluster(t)
-	o := shortOptions(t, chaos.Counter, []chaos.Fault{
+	faults := []chaos.Fault{
 		{Kind: chaos.PartitionShort, Pick: 0, Dur: T / 6},
 		{Kind: chaos.PartitionShort, Pick: 1, Dur: T / 6},
 		{Kind: chaos.PartitionShort, Pick: 2, Dur: T / 6},
-	})
+	}
+	parallel(t, faults)
+	zk := cluster(t)
+	o := shortOptions(t, chaos.Counter, faults)
 	o.Bug = chaos.BugValueSettle
 	rep := runBroken(t, zk, o, "the value settle")
 	twice := 0
@@ -240,8 +275,7 @@ func TestCounterCatchesValueSettle(t *testing.T) {
 // that a reader holds beside a writer. Two clients run each command, so
 // that someone is always waiting to take over.
 func TestCLICatchesBrokenZkcoord(t *testing.T) {
-	zk := cluster(t)
-	for _, c := range []struct {
+	cases := []struct {
 		bug    string
 		faults []chaos.Fault
 		// between, if set, are the two clients an overlap must be
@@ -283,8 +317,16 @@ func TestCLICatchesBrokenZkcoord(t *testing.T) {
 		{bug: chaos.BugMixedKinds, faults: []chaos.Fault{
 			{Kind: chaos.KillClient, Pick: 0},
 		}, between: [2]string{"c1", "c4"}},
-	} {
+	}
+	var all []chaos.Fault
+	for _, c := range cases {
+		all = append(all, c.faults...)
+	}
+	parallel(t, all)
+	zk := cluster(t)
+	for _, c := range cases {
 		t.Run(c.bug, func(t *testing.T) {
+			parallel(t, c.faults)
 			o := shortOptions(t, chaos.CLI, c.faults)
 			o.Clients, o.MaxClients, o.Resources, o.Bug = 6, 6, 6, c.bug
 			rep := runBroken(t, zk, o, "a broken zkcoord")
@@ -323,13 +365,15 @@ func between(a, b string, pair [2]string) bool {
 // the run passes, no reader holds beside a writer, and the zkcoord that
 // comes second to a held lock exits 1 naming the other kind.
 func TestCLIRefusesMixedKinds(t *testing.T) {
+	faults := []chaos.Fault{{Kind: chaos.KillClient, Pick: 0}}
+	parallel(t, faults)
 	zk := cluster(t)
 	exe := filepath.Join(t.TempDir(), "zkcoord")
 	build := exec.Command("go", "build", "-o", exe, "github.com/zkcoord/zkcoord/cmd/zkcoord")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building zkcoord: %v\n%s", err, out)
 	}
-	o := shortOptions(t, chaos.CLI, []chaos.Fault{{Kind: chaos.KillClient, Pick: 0}})
+	o := shortOptions(t, chaos.CLI, faults)
 	o.Clients, o.MaxClients, o.Resources, o.Bug, o.Zkcoord = 6, 6, 6, chaos.BugMixedKinds, exe
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -388,8 +432,10 @@ func dump(t *testing.T, rep *chaos.Report) {
 // the claim behind, held by nobody) and checks that the run fails: items
 // stay unacknowledged while their consumers' Sessions live.
 func TestQueueCatchesClaimCallerCtx(t *testing.T) {
+	faults := []chaos.Fault{{Kind: chaos.PauseShort, Pick: 0, Dur: T / 4, Wait: 5 * time.Second}}
+	parallel(t, faults)
 	zk := cluster(t)
-	o := shortOptions(t, chaos.Queue, []chaos.Fault{{Kind: chaos.PauseShort, Pick: 0, Dur: T / 4, Wait: 5 * time.Second}})
+	o := shortOptions(t, chaos.Queue, faults)
 	o.Bug, o.BugClients = chaos.BugClaimCallerCtx, []string{"c1", "c2", "c3"}
 	// The broken claim is compiled in only with its build tag: the clients
 	// are a chaos command built with it.
