@@ -70,8 +70,17 @@ func TestRandomized(t *testing.T) {
 		}
 		seed = v
 	}
+	// The small runs share nothing but the server, which none of them
+	// faults: they run side by side. A full run's clients load the
+	// machine on their own: those go one at a time.
+	parallel := func(t *testing.T) {
+		if size == smallSim {
+			t.Parallel()
+		}
+	}
 	for i, mode := range []rebalance.Mode{rebalance.Incremental, rebalance.ResourceBarrier, rebalance.GlobalBarrier} {
 		t.Run(mode.String(), func(t *testing.T) {
+			parallel(t)
 			s := seed + uint64(i)
 			t.Logf("seed %d (replay with %s=%d)", s, seedEnv, seed)
 			newSim(t, mode, size, s).run()
@@ -80,6 +89,7 @@ func TestRandomized(t *testing.T) {
 	// Clients of weights 1 to 3, one in three giving none: at quiet
 	// points each holds its share of the resources rounded down or up.
 	t.Run("incremental-weighted", func(t *testing.T) {
+		parallel(t)
 		s := seed + 3
 		t.Logf("seed %d (replay with %s=%d)", s, seedEnv, seed)
 		sim := newSim(t, rebalance.Incremental, size, s)
