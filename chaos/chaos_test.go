@@ -126,12 +126,30 @@ func shortOptions(t *testing.T, w chaos.Workload, faults []chaos.Fault) chaos.Op
 	return o
 }
 
-// TestShortRuns runs every workload through a short fixed schedule and
-// expects a passing verdict: no double access accepted, convergence after
-// every fault, the right final state, no client giving up.
-func TestShortRuns(t *testing.T) {
-	zk := cluster(t)
+// TestShortRuns runs every workload whose short schedule faults its own
+// clients alone, in parallel with the other such tests, and
+// TestShortRunsServerFaults every other workload, one at a time, before
+// the parallel tests start: each through its short fixed schedule,
+// expecting a passing verdict: no double access accepted, convergence
+// after every fault, the right final state, no client giving up.
+func TestShortRuns(t *testing.T) { shortRunsOf(t, false) }
+
+func TestShortRunsServerFaults(t *testing.T) { shortRunsOf(t, true) }
+
+// shortRunsOf runs the short runs whose schedules fault the servers, if
+// servers, or those whose schedules do not.
+func shortRunsOf(t *testing.T, servers bool) {
+	var ws []chaos.Workload
+	var all []chaos.Fault
 	for _, w := range chaos.Workloads() {
+		if hitsServers(shortRuns[w]) == servers {
+			ws = append(ws, w)
+			all = append(all, shortRuns[w]...)
+		}
+	}
+	parallel(t, all)
+	zk := cluster(t)
+	for _, w := range ws {
 		t.Run(string(w), func(t *testing.T) {
 			parallel(t, shortRuns[w])
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
