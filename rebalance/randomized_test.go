@@ -71,13 +71,15 @@ func TestRandomized(t *testing.T) {
 		seed = v
 	}
 	// The small runs share nothing but the server, which none of them
-	// faults: they run side by side. A full run's clients load the
-	// machine on their own: those go one at a time.
+	// faults: they run side by side, and beside the package's other
+	// parallel tests. A full run's clients load the machine on their own:
+	// those go one at a time.
 	parallel := func(t *testing.T) {
 		if size == smallSim {
 			t.Parallel()
 		}
 	}
+	parallel(t)
 	for i, mode := range []rebalance.Mode{rebalance.Incremental, rebalance.ResourceBarrier, rebalance.GlobalBarrier} {
 		t.Run(mode.String(), func(t *testing.T) {
 			parallel(t)

@@ -132,8 +132,10 @@ func TestAutoRecoveryEventsAfterExpiry(t *testing.T) {
 
 // TestAutoRecoveryEventsAfterServerKill: the only server is killed; while
 // it is down the client's attempts to connect fail and are reported as
-// recovering; once it is back the client recovers on a new session.
+// recovering; once it is back the client recovers on a new session. The
+// server is the test's own: it runs in parallel.
 func TestAutoRecoveryEventsAfterServerKill(t *testing.T) {
+	t.Parallel()
 	c := zktest.Start(t)
 	root, group := newRoot(t), "g"
 	op := connect(t, c.Servers()...)
