@@ -50,9 +50,9 @@ func TestEnsureDeletedLater(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/ensure-deleted-later"})
 	ctx := testCtx(t, 30*time.Second)
 	w := watchedNode(t, ctx, s, "/n")
-	s.EnsureDeletedLater("/n")
-	s.EnsureDeletedLater("/missing") // nothing to delete: no harm
-	ev, err := s.WaitEvent(ctx, w)
+	recipe.EnsureDeletedLater(s, "/n")
+	recipe.EnsureDeletedLater(s, "/missing") // nothing to delete: no harm
+	ev, err := recipe.WaitEvent(ctx, s, w)
 	if err != nil || ev.Type != zkcoord.EventNodeDeleted {
 		t.Fatalf("WaitEvent = %+v, %v; want the deletion of /n", ev, err)
 	}
@@ -64,7 +64,7 @@ func TestEnsureDeletedLater(t *testing.T) {
 func TestWatchPredecessor(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/watch-predecessor"})
 	ctx := testCtx(t, 30*time.Second)
-	if err := s.EnsureNode(ctx, "/there", []byte("id-1"), zkcoord.FlagPersistent); err != nil {
+	if err := recipe.EnsureNode(ctx, s, "/there", []byte("id-1"), zkcoord.FlagPersistent); err != nil {
 		t.Fatal(err)
 	}
 	names := []string{"/gone", "/there"}
@@ -79,7 +79,7 @@ func TestWatchPredecessor(t *testing.T) {
 	if err := recipe.EnsureDeleted(ctx, s, "/there"); err != nil {
 		t.Fatal(err)
 	}
-	if ev, err := s.WaitEvent(ctx, w); err != nil || ev.Type != zkcoord.EventNodeDeleted {
+	if ev, err := recipe.WaitEvent(ctx, s, w); err != nil || ev.Type != zkcoord.EventNodeDeleted {
 		t.Fatalf("watch = %+v, %v; want the deletion of /there", ev, err)
 	}
 
@@ -99,13 +99,13 @@ func TestWaitEvent(t *testing.T) {
 	w := watchedNode(t, ctx, s, "/n")
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, err := s.WaitEvent(short, w); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := recipe.WaitEvent(short, s, w); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("WaitEvent with nothing happening = %v, want DeadlineExceeded", err)
 	}
 	if err := recipe.EnsureDeleted(ctx, s, "/n"); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := s.WaitEvent(ctx, w)
+	ev, err := recipe.WaitEvent(ctx, s, w)
 	if err != nil || ev.Type != zkcoord.EventNodeDeleted || ev.Path != "/n" {
 		t.Fatalf("WaitEvent = %+v, %v; want the deletion of /n", ev, err)
 	}
@@ -118,30 +118,8 @@ func TestWaitEvent(t *testing.T) {
 	if err := other.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.WaitEvent(ctx, w); !errors.Is(err, zkcoord.ErrSessionClosed) {
+	if _, err := recipe.WaitEvent(ctx, other, w); !errors.Is(err, zkcoord.ErrSessionClosed) {
 		t.Fatalf("WaitEvent on a closed Session = %v, want ErrSessionClosed", err)
-	}
-}
-
-// Sleep returns nil once the time has passed, or ctx's error, or the
-// Session's error if it ends first.
-func TestSleep(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers()})
-	ctx := testCtx(t, 30*time.Second)
-	start := time.Now()
-	if err := s.Sleep(ctx, 50*time.Millisecond); err != nil || time.Since(start) < 50*time.Millisecond {
-		t.Fatalf("Sleep = %v after %v, want nil after 50ms", err, time.Since(start))
-	}
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if err := s.Sleep(short, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Sleep past ctx's deadline = %v, want DeadlineExceeded", err)
-	}
-	if err := s.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Sleep(ctx, time.Hour); !errors.Is(err, zkcoord.ErrSessionClosed) {
-		t.Fatalf("Sleep on a closed Session = %v, want ErrSessionClosed", err)
 	}
 }
 
@@ -221,14 +199,14 @@ func TestEnsureNode(t *testing.T) {
 	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/ensure-node"})
 	ctx := testCtx(t, 30*time.Second)
 	for _, data := range []string{"first", "second"} {
-		if err := s.EnsureNode(ctx, "/a/b/c", []byte(data), zkcoord.FlagPersistent); err != nil {
+		if err := recipe.EnsureNode(ctx, s, "/a/b/c", []byte(data), zkcoord.FlagPersistent); err != nil {
 			t.Fatalf("EnsureNode: %v", err)
 		}
 	}
 	if data, _, err := s.Get(ctx, "/a/b/c"); err != nil || string(data) != "first" {
 		t.Fatalf("node holds %q, %v; want the first data, untouched", data, err)
 	}
-	if err := s.EnsureNode(ctx, "/a/seq-", nil, zkcoord.FlagSequence); err == nil {
+	if err := recipe.EnsureNode(ctx, s, "/a/seq-", nil, zkcoord.FlagSequence); err == nil {
 		t.Fatal("EnsureNode accepted a sequential create")
 	}
 }

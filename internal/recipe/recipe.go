@@ -1,7 +1,9 @@
 // Package recipe holds the steps the recipe packages share on top of the
-// Session: validating a recipe's arguments, deleting a node whose absence
-// is all that matters, and the herd-free wait for a predecessor. They are
-// not the Session's business and not the user's, so they live here.
+// Session: validating a recipe's arguments, creating a node whose
+// existence is all that matters, deleting one whose absence is (now or in
+// the background), waiting for a watch, and the herd-free wait for a
+// predecessor. They are not the Session's business and not the user's, so
+// they live here.
 package recipe
 
 import (
@@ -52,6 +54,27 @@ func EnsureDeleted(ctx context.Context, sess *zkcoord.Session, path string) erro
 		}
 		return err
 	})
+}
+
+// EnsureDeletedLater deletes the node at path in the background, as
+// EnsureDeleted does, for as long as the Session lives. It is for a node
+// whose creator gave up on it and must not wait. Its goroutine is bound
+// to the Session: every call it makes takes the Session's Context, which
+// the Session cancels as it ends, before Close returns, so the goroutine
+// then returns without sending anything more (an ended Session starts
+// none). A failure while the Session lives is logged on the Session's
+// logger; an ephemeral node that could not be deleted goes with the
+// Session.
+func EnsureDeletedLater(sess *zkcoord.Session, path string) {
+	ctx := sess.Context()
+	if ctx.Err() != nil {
+		return
+	}
+	go func() {
+		if err := EnsureDeleted(ctx, sess, path); err != nil && sess.Err() == nil {
+			sess.Logger().Warn("could not delete abandoned node", "path", path, "err", err)
+		}
+	}()
 }
 
 // WatchPredecessor is the step of the herd-free wait that locks and
