@@ -1,8 +1,8 @@
 // Package recipe holds the steps the recipe packages share on top of the
 // Session: validating a recipe's arguments, creating a node whose
 // existence is all that matters, deleting one whose absence is (now or in
-// the background), waiting for a watch, and the herd-free wait for a
-// predecessor. They are not the Session's business and not the user's, so
+// the background), waiting for a watch, watching a node's children, and
+// the herd-free wait for a predecessor. They are not the Session's business and not the user's, so
 // they live here.
 package recipe
 
