@@ -2,8 +2,8 @@
 // Session: validating a recipe's arguments, creating a node whose
 // existence is all that matters, deleting one whose absence is (now or in
 // the background), waiting for a watch, watching a node's children, and
-// the herd-free wait for a predecessor. They are not the Session's business and not the user's, so
-// they live here.
+// the herd-free wait for a predecessor. They are not the Session's
+// business and not the user's, so they live here.
 package recipe
 
 import (
