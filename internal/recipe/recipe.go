@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/lifetime"
 )
 
 // Validate checks what every recipe's constructor takes: a Session, and a
@@ -58,23 +59,18 @@ func EnsureDeleted(ctx context.Context, sess *zkcoord.Session, path string) erro
 
 // EnsureDeletedLater deletes the node at path in the background, as
 // EnsureDeleted does, for as long as the Session lives. It is for a node
-// whose creator gave up on it and must not wait. Its goroutine is bound
-// to the Session: every call it makes takes the Session's Context, which
-// the Session cancels as it ends, before Close returns, so the goroutine
-// then returns without sending anything more (an ended Session starts
-// none). A failure while the Session lives is logged on the Session's
-// logger; an ephemeral node that could not be deleted goes with the
-// Session.
+// whose creator gave up on it and must not wait. It runs on one of the
+// Session's own goroutines (internal/lifetime), which Close waits for; an
+// ended Session starts none. A failure while the Session lives is logged
+// on the Session's logger; an ephemeral node that could not be deleted
+// goes with the Session.
 func EnsureDeletedLater(sess *zkcoord.Session, path string) {
 	ctx := sess.Context()
-	if ctx.Err() != nil {
-		return
-	}
-	go func() {
+	lifetime.Go(sess, func() {
 		if err := EnsureDeleted(ctx, sess, path); err != nil && sess.Err() == nil {
 			sess.Logger().Warn("could not delete abandoned node", "path", path, "err", err)
 		}
-	}()
+	})
 }
 
 // WatchPredecessor is the step of the herd-free wait that locks and
