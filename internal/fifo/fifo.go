@@ -1,6 +1,9 @@
 // Package fifo is an unbounded first-in first-out queue with a wake-up
 // channel, for handing events from a goroutine that must never block (a
-// connection's callback, a state machine) to one that may be slow.
+// connection's callback, a state machine) to one that may be slow; Feed
+// is the one way events reach a channel a caller passed in (an option's
+// WithEvents), and Relay the one way a caller of ours reads such a
+// channel with a function.
 package fifo
 
 import (
@@ -65,5 +68,116 @@ func (q *Queue[T]) Forward(ctx context.Context, out chan<- T, last func(T) bool,
 				return
 			}
 		}
+	}
+}
+
+// Feed sends values to a channel it does not own (a caller's), in order,
+// from a goroutine of its own, through an unbounded Queue: Push never
+// blocks, so whoever pushes is never delayed by the channel's reader.
+// Until End, nothing is dropped. After End, what is still queued is sent
+// only while the channel takes it at once (a reader waiting, or room in
+// its buffer); the first value that would block is dropped with all after
+// it. A Feed never closes its channel. A nil *Feed (see NewFeed) ignores
+// Push and End.
+type Feed[T any] struct {
+	q    *Queue[T]
+	out  chan<- T
+	end  chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+// NewFeed starts a Feed to out; it returns nil when out is nil.
+func NewFeed[T any](out chan<- T) *Feed[T] {
+	if out == nil {
+		return nil
+	}
+	f := &Feed[T]{q: New[T](), out: out, end: make(chan struct{}), done: make(chan struct{})}
+	go f.run()
+	return f
+}
+
+// Push queues v; after End it is dropped.
+func (f *Feed[T]) Push(v T) {
+	if f == nil {
+		return
+	}
+	select {
+	case <-f.end:
+		return
+	default:
+	}
+	f.q.Push(v)
+}
+
+// End tells the Feed that its owner has ended, and returns once the
+// Feed's goroutine has: everything the Feed will ever send is then in
+// the channel or received. It is safe to call more than once.
+func (f *Feed[T]) End() {
+	if f == nil {
+		return
+	}
+	f.once.Do(func() { close(f.end) })
+	<-f.done
+}
+
+func (f *Feed[T]) run() {
+	defer close(f.done)
+	for {
+		select {
+		case <-f.q.Ready():
+		case <-f.end:
+			f.flush(f.q.PopAll())
+			return
+		}
+		items := f.q.PopAll()
+		for i, v := range items {
+			select {
+			case f.out <- v:
+			case <-f.end:
+				f.flush(append(items[i:], f.q.PopAll()...))
+				return
+			}
+		}
+	}
+}
+
+// flush sends items while the channel takes them at once.
+func (f *Feed[T]) flush(items []T) {
+	for _, v := range items {
+		select {
+		case f.out <- v:
+		default:
+			return
+		}
+	}
+}
+
+// Relay is the reading end of an event channel for a caller that wants a
+// function called: it calls f with each value sent to the returned channel
+// (buffered for n values), in order, on a goroutine of its own. stop, to
+// be called once the channel's owner has ended, calls f with what the
+// channel still holds and returns after f's last call.
+func Relay[T any](n int, f func(T)) (ch chan<- T, stop func()) {
+	c := make(chan T, n)
+	end, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case v := <-c:
+				f(v)
+			case <-end:
+				for len(c) > 0 {
+					f(<-c)
+				}
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return c, func() {
+		once.Do(func() { close(end) })
+		<-done
 	}
 }
