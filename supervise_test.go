@@ -327,6 +327,74 @@ func TestSuperviseSlowEvents(t *testing.T) {
 	}
 }
 
+// A failover instance under Supervise: after its session is expired it
+// becomes active again on a new session, with a larger token, after the
+// first activation has stopped, and fences its own earlier activation.
+func TestSuperviseFailover(t *testing.T) {
+	c := zktest.Start(t)
+	type activation struct {
+		token   int64
+		session int64
+		passwd  []byte
+		stopped chan struct{}
+	}
+	acts := make(chan activation, 4)
+	var fenced []failover.Breadcrumb
+	var mu sync.Mutex
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- zkcoord.Supervise(ctx, zkcoord.Config{Servers: c.Servers(), SessionTimeout: 2 * time.Second},
+			func(ctx context.Context, sess *zkcoord.Session) error {
+				f, err := failover.New(sess, "/supervised/failover",
+					func(_ context.Context, prev failover.Breadcrumb) error {
+						mu.Lock()
+						fenced = append(fenced, prev)
+						mu.Unlock()
+						return nil
+					}, failover.WithID("only"))
+				if err != nil {
+					return err
+				}
+				return f.Run(ctx, func(ctx context.Context, a failover.Activation) error {
+					stopped := make(chan struct{})
+					acts <- activation{a.Token, sess.ID(), sess.Password(), stopped}
+					<-ctx.Done()
+					close(stopped)
+					return ctx.Err()
+				})
+			})
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	tctx := testCtx(t, 60*time.Second)
+	first := <-acts
+	if err := c.ExpireSession(tctx, first.session, first.passwd); err != nil {
+		t.Fatal(err)
+	}
+	var second activation
+	select {
+	case second = <-acts:
+	case <-tctx.Done():
+		t.Fatal("no activation on a new session")
+	}
+	select {
+	case <-first.stopped:
+	default:
+		t.Fatal("the second activation started before the first stopped")
+	}
+	if second.session == first.session || second.token <= first.token {
+		t.Fatalf("second activation on session 0x%x token %d after 0x%x token %d", second.session, second.token, first.session, first.token)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(fenced) != 1 || fenced[0].Token != first.token {
+		t.Fatalf("fenced %+v; want the first activation's breadcrumb (token %d)", fenced, first.token)
+	}
+}
+
 // With WithRestartIf, work's error decides: a restartable one closes the
 // Session, even a live one, and the work runs again on a new session; any
 // other ends Supervise, even after the Session was expired.
