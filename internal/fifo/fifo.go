@@ -78,13 +78,19 @@ func (q *Queue[T]) Forward(ctx context.Context, out chan<- T, last func(T) bool,
 // only while the channel takes it at once (a reader waiting, or room in
 // its buffer); the first value that would block is dropped with all after
 // it. A Feed never closes its channel. A nil *Feed (see NewFeed) ignores
-// Push and End.
+// Push and End, and Then runs its function at once.
 type Feed[T any] struct {
-	q    *Queue[T]
+	q    *Queue[step[T]]
 	out  chan<- T
 	end  chan struct{}
 	done chan struct{}
 	once sync.Once
+}
+
+// step is a value to send, or a function to run (then set).
+type step[T any] struct {
+	v    T
+	then func()
 }
 
 // NewFeed starts a Feed to out; it returns nil when out is nil.
@@ -92,27 +98,43 @@ func NewFeed[T any](out chan<- T) *Feed[T] {
 	if out == nil {
 		return nil
 	}
-	f := &Feed[T]{q: New[T](), out: out, end: make(chan struct{}), done: make(chan struct{})}
+	f := &Feed[T]{q: New[step[T]](), out: out, end: make(chan struct{}), done: make(chan struct{})}
 	go f.run()
 	return f
 }
 
 // Push queues v; after End it is dropped.
 func (f *Feed[T]) Push(v T) {
-	if f == nil {
+	if f != nil && !f.ended() {
+		f.q.Push(step[T]{v: v})
+	}
+}
+
+// Then runs fn on the Feed's goroutine once every value pushed before it
+// has been sent (or dropped after End); after End, or on a nil Feed, at
+// once. It orders a signal (a channel closed by fn) after the events
+// that lead to it. fn must not block.
+func (f *Feed[T]) Then(fn func()) {
+	if f == nil || f.ended() {
+		fn()
 		return
 	}
+	f.q.Push(step[T]{then: fn})
+}
+
+func (f *Feed[T]) ended() bool {
 	select {
 	case <-f.end:
-		return
+		return true
 	default:
+		return false
 	}
-	f.q.Push(v)
 }
 
 // End tells the Feed that its owner has ended, and returns once the
 // Feed's goroutine has: everything the Feed will ever send is then in
-// the channel or received. It is safe to call more than once.
+// the channel or received, and every function given to Then has run. It
+// is safe to call more than once.
 func (f *Feed[T]) End() {
 	if f == nil {
 		return
@@ -130,25 +152,36 @@ func (f *Feed[T]) run() {
 			f.flush(f.q.PopAll())
 			return
 		}
-		items := f.q.PopAll()
-		for i, v := range items {
+		steps := f.q.PopAll()
+		for i, s := range steps {
+			if s.then != nil {
+				s.then()
+				continue
+			}
 			select {
-			case f.out <- v:
+			case f.out <- s.v:
 			case <-f.end:
-				f.flush(append(items[i:], f.q.PopAll()...))
+				f.flush(append(steps[i:], f.q.PopAll()...))
 				return
 			}
 		}
 	}
 }
 
-// flush sends items while the channel takes them at once.
-func (f *Feed[T]) flush(items []T) {
-	for _, v := range items {
-		select {
-		case f.out <- v:
-		default:
-			return
+// flush sends values while the channel takes them at once, and runs
+// every function.
+func (f *Feed[T]) flush(steps []step[T]) {
+	blocked := false
+	for _, s := range steps {
+		switch {
+		case s.then != nil:
+			s.then()
+		case !blocked:
+			select {
+			case f.out <- s.v:
+			default:
+				blocked = true
+			}
 		}
 	}
 }

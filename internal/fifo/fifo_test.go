@@ -102,3 +102,36 @@ func TestRelayCallsInOrderUntilStopped(t *testing.T) {
 		}
 	}
 }
+
+func TestFeedThenRunsAfterWhatCameBefore(t *testing.T) {
+	out := make(chan int, 1)
+	f := NewFeed(out)
+	f.Push(1)
+	f.Push(2) // waits for room
+	ran := make(chan struct{})
+	f.Then(func() { close(ran) })
+	select {
+	case <-ran:
+		t.Fatal("Then ran before the values pushed before it were sent")
+	default:
+	}
+	if v := <-out; v != 1 {
+		t.Fatalf("got %d", v)
+	}
+	<-ran // 2 is in the buffer now
+	if v := <-out; v != 2 {
+		t.Fatalf("got %d", v)
+	}
+	f.Push(3)
+	f.Push(4)
+	late := false
+	f.Then(func() { late = true })
+	f.End() // 3 fits, 4 is dropped, and the function runs all the same
+	if !late || len(out) != 1 || <-out != 3 {
+		t.Fatalf("after End: ran %v, %d values left", late, len(out))
+	}
+	f.Then(func() { late = false }) // at once
+	if late {
+		t.Fatal("Then after End did not run at once")
+	}
+}
