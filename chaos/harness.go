@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/delay"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/internal/tool/oracle"
@@ -250,20 +252,16 @@ func (h *harness) setup() error {
 		}
 	}
 	// Start the clients together: each needs a second or two.
-	var wg sync.WaitGroup
-	errs := make([]error, h.o.Clients)
-	for i := range h.o.Clients {
+	clients := make([]*client, h.o.Clients)
+	for i := range clients {
 		c, err := h.newClient()
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = h.startClient(c)
-		}()
+		clients[i] = c
 	}
-	wg.Wait()
+	errs := make([]error, len(clients))
+	fanout.Each(len(clients), len(clients), func(i int) { errs[i] = h.startClient(clients[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -287,13 +285,29 @@ func (h *harness) stable() time.Duration {
 // live returns the names of the live clients, sorted.
 func (h *harness) live() []string {
 	h.mu.Lock()
-	out := make([]string, 0, len(h.clients))
-	for n := range h.clients {
-		out = append(out, n)
+	defer h.mu.Unlock()
+	return slices.SortedFunc(maps.Keys(h.clients), compareNames)
+}
+
+// everyLive reports whether every live client has done its part since
+// since, and when the last of them did: done returns when client c did,
+// or false if it has not yet. why is notYet followed by the clients that
+// have not.
+func (h *harness) everyLive(since int64, notYet string, done func(c string) (int64, bool)) (ok bool, at int64, why string) {
+	at = since
+	var waiting []string
+	for _, c := range h.live() {
+		when, ok := done(c)
+		if !ok {
+			waiting = append(waiting, c)
+			continue
+		}
+		at = max(at, when)
 	}
-	h.mu.Unlock()
-	slices.SortFunc(out, compareNames)
-	return out
+	if len(waiting) > 0 {
+		return false, 0, notYet + strings.Join(waiting, ", ")
+	}
+	return true, at, ""
 }
 
 // compareNames orders c2 before c10.

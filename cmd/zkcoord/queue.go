@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 	"github.com/zkcoord/zkcoord/queue"
 )
 
@@ -293,15 +293,7 @@ func printAndAck(a *app, sess *zkcoord.Session, path string, cs []*queue.Claim, 
 // ackAll acknowledges every claim of cs, concurrently.
 func ackAll(ctx context.Context, cs []*queue.Claim) error {
 	errs := make([]error, len(cs))
-	var wg sync.WaitGroup
-	for i, c := range cs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = c.Ack(ctx)
-		}()
-	}
-	wg.Wait()
+	fanout.Each(len(cs), len(cs), func(i int) { errs[i] = cs[i].Ack(ctx) })
 	return errors.Join(errs...)
 }
 
