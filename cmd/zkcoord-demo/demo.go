@@ -113,7 +113,7 @@ type demo struct {
 // demoWorker is one worker process.
 type demoWorker struct {
 	name  string
-	proxy *faultProxy
+	proxy *zkserver.Proxy
 	proc  *launch.Proc
 	state string // running, killed, partitioned, stopping, stopped, exited
 }
@@ -300,7 +300,7 @@ func (d *demo) logRebalancing(e groupwatch.Episode, desc *rebalance.Description)
 
 // startWorker starts a worker process behind a fault proxy of its own.
 func (d *demo) startWorker(name string) (*demoWorker, error) {
-	p, err := newFaultProxy(d.servers)
+	p, err := zkserver.OpenProxy(d.servers)
 	if err != nil {
 		return nil, fmt.Errorf("starting a proxy for %s: %w", name, err)
 	}
