@@ -85,13 +85,10 @@ func (p *Proxy) ConnectString() string {
 // refused, and every open connection is closed. Heal reopens the listeners
 // on the same ports.
 func (p *Proxy) Cut() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return errClosed
-	}
-	p.closeAll()
-	return nil
+	return p.whileOpen(func() error {
+		p.closeAll()
+		return nil
+	})
 }
 
 // Blackhole keeps connections open but delivers nothing in either direction:
@@ -99,16 +96,13 @@ func (p *Proxy) Cut() error {
 // TCP connections are still accepted). Because bytes were lost, Heal closes
 // the connections that were open during a blackhole; clients reconnect.
 func (p *Proxy) Blackhole() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return errClosed
-	}
-	for l := range p.links {
-		l.blackholed = true
-	}
-	p.setFaults(func(f *faults) { f.blackhole = true })
-	return nil
+	return p.whileOpen(func() error {
+		for l := range p.links {
+			l.blackholed = true
+		}
+		p.setFaults(func(f *faults) { f.blackhole = true })
+		return nil
+	})
 }
 
 // Delay adds d of latency to every chunk of data in each direction, so a
@@ -117,13 +111,10 @@ func (p *Proxy) Blackhole() error {
 // their delays. d counts to the microsecond. A second Delay replaces the
 // first, also for the chunks already waiting.
 func (p *Proxy) Delay(d time.Duration) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return errClosed
-	}
-	p.setFaults(func(f *faults) { f.delay = max(d, 0).Truncate(time.Microsecond) })
-	return nil
+	return p.whileOpen(func() error {
+		p.setFaults(func(f *faults) { f.delay = max(d, 0).Truncate(time.Microsecond) })
+		return nil
+	})
 }
 
 // ResetPeer makes connections fail with a TCP reset: the next data sent in
@@ -132,46 +123,51 @@ func (p *Proxy) Delay(d time.Duration) error {
 // already open and for those opened after ResetPeer, which are aborted as
 // soon as they carry data.
 func (p *Proxy) ResetPeer() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return errClosed
-	}
-	p.setFaults(func(f *faults) { f.reset = true })
-	return nil
+	return p.whileOpen(func() error {
+		p.setFaults(func(f *faults) { f.reset = true })
+		return nil
+	})
 }
 
 // Heal removes every fault: the connections that were open during a
 // blackhole are closed, delays and resets end, and a cut proxy listens
 // again on its ports.
 func (p *Proxy) Heal() error {
+	return p.whileOpen(func() error {
+		// Closed before the blackhole ends, so that nothing more passes on
+		// them.
+		for l := range p.links {
+			if l.blackholed {
+				l.close(false)
+			}
+		}
+		p.setFaults(func(f *faults) { *f = faults{} })
+		var errs []error
+		for i, ln := range p.listeners {
+			if ln != nil {
+				continue
+			}
+			ln, err := net.Listen("tcp", p.addrs[i])
+			if err != nil {
+				errs = append(errs, fmt.Errorf("zkserver: re-enabling proxy %d on %s: %w", i, p.addrs[i], err))
+				continue
+			}
+			p.listeners[i] = ln
+			p.serve(i, ln)
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// whileOpen runs f with p.mu held and returns its error, or errClosed
+// without running it once p is closed.
+func (p *Proxy) whileOpen(f func() error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return errClosed
 	}
-	// Closed before the blackhole ends, so that nothing more passes on
-	// them.
-	for l := range p.links {
-		if l.blackholed {
-			l.close(false)
-		}
-	}
-	p.setFaults(func(f *faults) { *f = faults{} })
-	var errs []error
-	for i, ln := range p.listeners {
-		if ln != nil {
-			continue
-		}
-		ln, err := net.Listen("tcp", p.addrs[i])
-		if err != nil {
-			errs = append(errs, fmt.Errorf("zkserver: re-enabling proxy %d on %s: %w", i, p.addrs[i], err))
-			continue
-		}
-		p.listeners[i] = ln
-		p.serve(i, ln)
-	}
-	return errors.Join(errs...)
+	return f()
 }
 
 // Close stops the proxy, closes all its connections and waits for its
