@@ -216,35 +216,25 @@ func (h *harness) record(e event.Event) {
 	}
 }
 
-// sink parses the output lines of a process (see oracle.History.Sink).
-func (h *harness) sink(name string, next func(string)) func(string) {
-	return func(line string) {
-		e, err := event.ParseLine(line)
-		switch {
-		case err == nil:
-			if e.Client == "" {
-				e.Client = name
-			}
-			h.record(e)
-		case errors.Is(err, event.ErrNotEvent):
-			next(line)
-		default:
-			h.record(event.Event{Client: name, Kind: event.Invalid, Detail: line})
-		}
-	}
-}
-
-// setup starts the service and the initial clients and resources, and
-// waits until the group has converged.
-func (h *harness) setup() error {
+// startService starts the fenced service and waits until it is ready.
+func (h *harness) startService() error {
 	svc, err := h.procs.Start(h.ctx, h.o.Spawn("service", RoleService, []string{"-socket", h.socket}),
-		h.sink("service", h.svcLines.add))
+		event.Sink("service", h.record, h.svcLines.add))
 	if err != nil {
 		return fmt.Errorf("chaos: start the service: %w", err)
 	}
 	h.service = svc
 	if !h.svcLines.wait("ready", svc.Done(), time.Minute) {
 		return fmt.Errorf("chaos: the service did not start: %v\n%s", svc.ExitErr(), svc.Stderr())
+	}
+	return nil
+}
+
+// setup starts the service and the initial clients and resources, and
+// waits until the group has converged.
+func (h *harness) setup() error {
+	if err := h.startService(); err != nil {
+		return err
 	}
 	for range h.o.Resources {
 		if err := h.addResource(); err != nil {
@@ -355,7 +345,7 @@ func (h *harness) startClient(c *client) error {
 		lostAfter: h.o.LostAfter, useInterval: h.o.UseInterval, seed: h.o.Seed, bug: c.bug, lockDelay: h.o.LockDelay}
 	args := clientArgs(f, filepath.Join(h.dir, "logs", c.name+".log"))
 	c.lines = newLineWaiter()
-	p, err := h.procs.Start(h.ctx, h.o.Spawn(c.name, RoleClient, args), h.sink(c.name, c.lines.add))
+	p, err := h.procs.Start(h.ctx, h.o.Spawn(c.name, RoleClient, args), event.Sink(c.name, h.record, c.lines.add))
 	if err != nil {
 		return fmt.Errorf("chaos: start %s: %w", c.name, err)
 	}
