@@ -480,19 +480,8 @@ func (h *harness) operate(what string, f func(ctx context.Context, s *zkcoord.Se
 func (h *harness) addResource() error {
 	h.nextResource++
 	r := resourceName(h.nextResource)
-	if h.o.Workload.rebalance() {
-		err := h.operate("add "+r, func(ctx context.Context, s *zkcoord.Session) error {
-			err := rebalance.AddResource(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
-			if errors.Is(err, rebalance.ErrResourceExists) {
-				return nil
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		h.broadcast("add " + r)
+	if err := h.changeResource("add", r, rebalance.AddResource, rebalance.ErrResourceExists); err != nil {
+		return err
 	}
 	h.resources = append(h.resources, r)
 	h.mark(event.Note, "operator", "added "+r)
@@ -503,23 +492,29 @@ func (h *harness) addResource() error {
 func (h *harness) removeResource(pick int) (string, error) {
 	i := pick % len(h.resources)
 	r := h.resources[i]
-	if h.o.Workload.rebalance() {
-		err := h.operate("remove "+r, func(ctx context.Context, s *zkcoord.Session) error {
-			err := rebalance.RemoveResource(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
-			if errors.Is(err, rebalance.ErrNoResource) {
-				return nil
-			}
-			return err
-		})
-		if err != nil {
-			return r, err
-		}
-	} else {
-		h.broadcast("remove " + r)
+	if err := h.changeResource("remove", r, rebalance.RemoveResource, rebalance.ErrNoResource); err != nil {
+		return r, err
 	}
 	h.resources = slices.Delete(h.resources, i, i+1)
 	h.mark(event.Note, "operator", "removed "+r)
 	return r, nil
+}
+
+// changeResource adds or removes (verb) resource r: in a rebalancing
+// group as the operator, with change, whose error done means that it was
+// done already; in the other workloads by telling every client.
+func (h *harness) changeResource(verb, r string, change func(context.Context, *zkcoord.Session, string, string) error, done error) error {
+	if !h.o.Workload.rebalance() {
+		h.broadcast(verb + " " + r)
+		return nil
+	}
+	return h.operate(verb+" "+r, func(ctx context.Context, s *zkcoord.Session) error {
+		err := change(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
+		if errors.Is(err, done) {
+			return nil
+		}
+		return err
+	})
 }
 
 // broadcast sends a command to every live client (election and lock
