@@ -178,7 +178,7 @@ func (c *Of[T]) get(ctx context.Context) (CountOf[T], int64, error) {
 
 // create creates the node with the seed value; a node that exists is fine.
 func (c *Of[T]) create(ctx context.Context) error {
-	if err := c.sess.EnsureNode(ctx, c.path, encode(c.seed), zkcoord.FlagPersistent); err != nil {
+	if err := recipe.EnsureNode(ctx, c.sess, c.path, encode(c.seed), zkcoord.FlagPersistent); err != nil {
 		return fmt.Errorf("counter: create %s: %w", c.path, err)
 	}
 	return nil
@@ -212,7 +212,7 @@ func (c *Of[T]) SetCount(ctx context.Context, v T) (CountOf[T], error) {
 // version 0 (see Get): it is created so before the write.
 //
 // A write whose reply is lost with the connection is settled by reading
-// the node again (see zkcoord.Session.Settle): if it did not happen it is
+// the node again (see zkcoord.Settle): if it did not happen it is
 // sent again, or reported as not done; if nothing on the server can tell,
 // TrySetCount fails with an error wrapping zkcoord.ErrOutcomeUnknown, and
 // the count may or may not have been set. So does a write whose ctx ends
@@ -265,7 +265,7 @@ func (c *Of[T]) trySet(ctx context.Context, prev CountOf[T], czxid int64, v T) (
 	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
 		testHookOutcomeUnknown()
 	}
-	found, serr := c.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: c.path, Data: data, Version: prev.Version, Czxid: czxid}, err)
+	found, serr := zkcoord.Settle(ctx, c.sess, zkcoord.Write{Kind: zkcoord.WriteSet, Path: c.path, Data: data, Version: prev.Version, Czxid: czxid}, err)
 	if serr != nil {
 		return CountOf[T]{}, 0, false, fmt.Errorf("counter: set %s: %w", c.path, serr)
 	}

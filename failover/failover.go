@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
@@ -264,5 +265,5 @@ func (f *Failover) whileHealthy(ctx context.Context) (context.Context, context.C
 	return f.health.While(ctx, ErrUnhealthy)
 }
 
-// pause waits for the retry delay.
-func (f *Failover) pause(ctx context.Context) error { return f.sess.Sleep(ctx, f.opts.retry) }
+// pause waits for the retry delay, or until ctx or the Session ends.
+func (f *Failover) pause(ctx context.Context) { delay.Sleep(ctx, f.opts.retry, f.sess.Done()) }

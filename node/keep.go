@@ -517,7 +517,7 @@ func (k *Kept) create(ctx context.Context, sess *zkcoord.Session) (bool, []byte,
 		// that returned), and is waited out until it expires, as another
 		// keeper's would be. Either way ensure looks again, and an error
 		// of Settle's own reads ends that look too.
-		_, _ = sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
+		_, _ = zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
 		return false, nil, nil
 	case errors.Is(err, zkcoord.ErrNoNode):
 		if err := sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {
