@@ -35,7 +35,7 @@ type Option func(*options)
 
 type options struct {
 	seed   int64
-	events func(zkcoord.RecoveryEvent)
+	events chan<- zkcoord.RecoveryEvent
 }
 
 // supervise returns the options of zkcoord.Supervise for WatchConfig.
@@ -54,12 +54,14 @@ func WithSeed(v int32) Option { return func(o *options) { o.seed = int64(v) } }
 // not fit in 32 bits.
 func WithSeed64(v int64) Option { return func(o *options) { o.seed = v } }
 
-// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a
-// WatchConfig watcher (session started, session ended with its cause,
-// recovering, recovered), in order, on a goroutine of its own. New and
-// New64 reject it: a Counter lives on one Session.
-func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
-	return func(o *options) { o.events = f }
+// WithRecoveryEvents sends every zkcoord.RecoveryEvent of a WatchConfig
+// watcher (session started, session ended with its cause, recovering,
+// recovered) to ch; its owner is the watcher, until it has ended.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// New and New64 reject it: a Counter lives on one Session.
+func WithRecoveryEvents(ch chan<- zkcoord.RecoveryEvent) Option {
+	return func(o *options) { o.events = ch }
 }
 
 // Of is a shared counter of integer type T stored at one node. It is safe
