@@ -37,13 +37,10 @@ func (c *candidate) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
 	if e.opts.lockDelay <= 0 {
 		return nil, nil
 	}
-	var a lockdelay.Arrival
+	var t *lockdelay.Tracker
 	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
-		a, err = lockdelay.Arrive(ctx, e.sess, e.path, isParticipant)
+		t, err = lockdelay.Arrive(ctx, e.sess, e.path, e.opts.lockDelay, isParticipant)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return lockdelay.NewTracker(e.opts.lockDelay, a), nil
+	return t, err
 }
