@@ -229,17 +229,7 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 
 // readOwn reads the contender's node, with a watch if watch is set.
 func (c *Contender) readOwn(ctx context.Context, watch bool) error {
-	var (
-		ok  bool
-		st  *zkcoord.Stat
-		w   <-chan zkcoord.Event
-		err error
-	)
-	if watch {
-		ok, st, w, err = c.sess.ExistsW(ctx, c.node)
-	} else {
-		ok, st, err = c.sess.Exists(ctx, c.node)
-	}
+	ok, st, w, err := recipe.Read(ctx, c.node, watch, c.sess.Exists, c.sess.ExistsW)
 	if err != nil {
 		return err
 	}
