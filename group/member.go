@@ -66,12 +66,9 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []by
 	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
-	if err := zkcoord.ValidateName(id); err != nil {
-		return nil, fmt.Errorf("group: member id: %w", err)
-	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	o, err := newOptions(id, opts)
+	if err != nil {
+		return nil, err
 	}
 	if o.events != nil {
 		return nil, fmt.Errorf("group: %w: recovery events need JoinConfig (a Session cannot be renewed)", zkcoord.ErrInvalidConfig)
@@ -114,12 +111,9 @@ func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data [
 	if err := recipe.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
-	if err := zkcoord.ValidateName(id); err != nil {
-		return nil, fmt.Errorf("group: member id: %w", err)
-	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	o, err := newOptions(id, opts)
+	if err != nil {
+		return nil, err
 	}
 	data = bytes.Clone(data)
 	if data == nil {
