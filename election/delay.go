@@ -37,10 +37,7 @@ func (c *candidate) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
 	if e.opts.lockDelay <= 0 {
 		return nil, nil
 	}
-	var t *lockdelay.Tracker
-	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
-		t, err = lockdelay.Arrive(ctx, e.sess, e.path, e.opts.lockDelay, isParticipant)
-		return err
+	return elect.DetachValue(ctx, func(ctx context.Context) (*lockdelay.Tracker, error) {
+		return lockdelay.Arrive(ctx, e.sess, e.path, e.opts.lockDelay, isParticipant)
 	})
-	return t, err
 }
