@@ -42,10 +42,7 @@ type WorkQueue struct {
 
 // NewWork returns the work queue at path. It does no I/O.
 func NewWork(sess *zkcoord.Session, path string, opts ...Option) (*WorkQueue, error) {
-	if err := recipe.Validate(sess, path); err != nil {
-		return nil, fmt.Errorf("queue: %w", err)
-	}
-	if err := noLockPath(path, opts); err != nil {
+	if err := checkLockless(sess, path, opts); err != nil {
 		return nil, err
 	}
 	q := &WorkQueue{claimer: claimer{
