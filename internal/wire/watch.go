@@ -126,20 +126,7 @@ func (r *CheckWatchesRequest) Decode(d *Decoder) {
 // RemoveWatchesRequest removes the connection's watches of Type on Path
 // (OpRemoveWatches, no reply record; NoWatcher if there were none). The
 // server sends no event for them: the DataWatchRemoved, ChildWatchRemoved
-// and PersistentWatchRemoved events are the client's to deliver.
-type RemoveWatchesRequest struct {
-	Path string
-	Type WatcherType
-}
-
-// Encode appends the record.
-func (r *RemoveWatchesRequest) Encode(e *Encoder) {
-	e.String(r.Path)
-	e.Int32(int32(r.Type))
-}
-
-// Decode reads the record.
-func (r *RemoveWatchesRequest) Decode(d *Decoder) {
-	r.Path = d.String()
-	r.Type = WatcherType(d.Int32())
-}
+// and PersistentWatchRemoved events are the client's to deliver. Its
+// record is CheckWatchesRequest's, field for field, as in ZooKeeper's
+// jute.
+type RemoveWatchesRequest = CheckWatchesRequest
