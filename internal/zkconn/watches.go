@@ -215,7 +215,7 @@ func (r *registry) materialize(e Event) []*Watch {
 	}
 	out = append(out, r.tables[KindPersistent][e.Path]...)
 	if e.Type != wire.EventNodeChildrenChanged {
-		for p := e.Path; ; p = parent(p) {
+		for p := e.Path; ; p = Parent(p) {
 			out = append(out, r.tables[KindPersistentRecursive][p]...)
 			if p == "/" {
 				break
@@ -225,8 +225,9 @@ func (r *registry) materialize(e Event) []*Watch {
 	return out
 }
 
-// parent returns the parent of a path ("/" for "/" and top-level nodes).
-func parent(p string) string {
+// Parent returns the parent of a path ("/" for "/" and top-level nodes).
+// It is zkcoord.Parent, here for the connection's own use.
+func Parent(p string) string {
 	i := strings.LastIndexByte(p, '/')
 	if i <= 0 {
 		return "/"
