@@ -93,12 +93,7 @@ func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, 
 		return nil, err
 	}
 	k.sess = sess
-	stop := context.AfterFunc(ctx, k.cancel)
-	go func() {
-		defer stop()
-		k.finish(k.run(kctx, sess, false))
-	}()
-	return k.started(ctx)
+	return k.start(ctx, func() error { return k.run(kctx, sess, false) })
 }
 
 // KeepConfig keeps the node at path, as Keep does, across Sessions it
@@ -126,12 +121,7 @@ func KeepConfig(ctx context.Context, cfg zkcoord.Config, path string, data []byt
 		return nil, err
 	}
 	k.supervised = true
-	stop := context.AfterFunc(ctx, k.cancel)
-	go func() {
-		defer stop()
-		k.finish(k.supervise(kctx, cfg))
-	}()
-	return k.started(ctx)
+	return k.start(ctx, func() error { return k.supervise(kctx, cfg) })
 }
 
 func newKept(path string, data []byte, o options, maxData int) (*Kept, context.Context, error) {
@@ -149,8 +139,15 @@ func newKept(path string, data []byte, o options, maxData int) (*Kept, context.C
 	return k, kctx, nil
 }
 
-// started waits until the node was created once.
-func (k *Kept) started(ctx context.Context) (*Kept, error) {
+// start runs keep, which keeps the node until it returns, on a goroutine
+// of its own that ends the Kept with keep's error, and waits until the
+// node was created once. ctx's end cancels keep.
+func (k *Kept) start(ctx context.Context, keep func() error) (*Kept, error) {
+	stop := context.AfterFunc(ctx, k.cancel)
+	go func() {
+		defer stop()
+		k.finish(keep())
+	}()
 	if err := k.waitCreated(ctx); err != nil {
 		k.Close(context.Background())
 		return nil, err
