@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/end"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -45,13 +46,11 @@ type Membership struct {
 
 	stop     context.CancelFunc // stops the watch (JoinConfig: the Sessions)
 	done     chan struct{}      // closed when the watch ended (JoinConfig: the Sessions)
-	lost     chan struct{}      // closed with err set, when membership ends
+	lost     *end.End           // ends, with the cause, when membership ends
 	joined   chan struct{}      // JoinConfig: closed once the first join is done
-	once     sync.Once
 	mu       sync.Mutex
 	sess     *zkcoord.Session // Join's (JoinConfig's Sessions are Supervise's)
 	path     string           // the member's node; with JoinConfig, the latest
-	err      error
 	leave    sync.Once
 	leaving  atomic.Bool // Leave was called (JoinConfig: delete the node before the Session closes)
 	leaveErr error       // JoinConfig: what deleting the node gave; written before done closes
@@ -83,7 +82,7 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []by
 	wctx, stop := context.WithCancel(context.Background())
 	m := &Membership{
 		sess: sess, id: id, path: node,
-		stop: stop, done: make(chan struct{}), lost: make(chan struct{}),
+		stop: stop, done: make(chan struct{}), lost: end.New(),
 	}
 	go func() {
 		defer close(m.done)
@@ -122,7 +121,7 @@ func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data [
 	sctx, stop := context.WithCancel(context.Background())
 	m := &Membership{
 		id: id, supervised: true, stop: stop,
-		done: make(chan struct{}), lost: make(chan struct{}), joined: make(chan struct{}),
+		done: make(chan struct{}), lost: end.New(), joined: make(chan struct{}),
 	}
 	go func() {
 		defer close(m.done)
@@ -135,7 +134,7 @@ func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data [
 	select {
 	case <-m.joined:
 		return m, nil
-	case <-m.lost:
+	case <-m.lost.Done():
 		<-m.done
 		return nil, fmt.Errorf("group: join %s: %w", path, m.Err())
 	case <-ctx.Done():
@@ -211,25 +210,14 @@ func (m *Membership) Path() string {
 // Done is closed when this process is no longer a member. With
 // JoinConfig it is closed only when the membership ends for good, not
 // while the member waits for a new Session to join again on.
-func (m *Membership) Done() <-chan struct{} { return m.lost }
+func (m *Membership) Done() <-chan struct{} { return m.lost.Done() }
 
 // Err returns nil while a member, then why it no longer is: ErrLeft,
 // ErrRemoved, the Session's error, or the error that stopped the watch on
 // the member's node (a membership that cannot be watched is over).
-func (m *Membership) Err() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.err
-}
+func (m *Membership) Err() error { return m.lost.Err() }
 
-func (m *Membership) end(err error) {
-	m.once.Do(func() {
-		m.mu.Lock()
-		m.err = err
-		m.mu.Unlock()
-		close(m.lost)
-	})
-}
+func (m *Membership) end(err error) { m.lost.End(err) }
 
 // follow watches the member's own node on sess until it goes, the
 // Session ends or ctx ends (Leave). It returns why the membership ended:
