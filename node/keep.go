@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/end"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -69,9 +70,8 @@ type Kept struct {
 	setReq   chan struct{}
 	cancel   context.CancelFunc
 	closing  atomic.Bool // Close was called (KeepConfig: delete the node before the Session closes)
-	closeErr error       // KeepConfig: what deleting the node gave; written before done closes
-	done     chan struct{}
-	err      error
+	closeErr error       // KeepConfig: what deleting the node gave; written before ended ends
+	ended    *end.End
 }
 
 // Keep creates the node at path with data (creating missing parents as
@@ -134,7 +134,7 @@ func newKept(path string, data []byte, o options, maxData int) (*Kept, context.C
 	kctx, cancel := context.WithCancel(context.Background())
 	k := &Kept{
 		path: path, opts: o, maxData: maxData, data: bytes.Clone(data),
-		cond: make(chan struct{}), setReq: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}),
+		cond: make(chan struct{}), setReq: make(chan struct{}, 1), cancel: cancel, ended: end.New(),
 	}
 	return k, kctx, nil
 }
@@ -146,7 +146,7 @@ func (k *Kept) start(ctx context.Context, keep func() error) (*Kept, error) {
 	stop := context.AfterFunc(ctx, k.cancel)
 	go func() {
 		defer stop()
-		k.finish(keep())
+		k.ended.End(keep())
 	}()
 	if err := k.waitCreated(ctx); err != nil {
 		k.Close(context.Background())
@@ -311,17 +311,10 @@ func (k *Kept) guarded(ctx context.Context, sess *zkcoord.Session, op func(versi
 // Done is closed when Keep stops keeping the node: Close, ctx or the
 // Session ended (KeepConfig: Close, ctx, or an error a new Session cannot
 // fix). Err says why.
-func (k *Kept) Done() <-chan struct{} { return k.done }
+func (k *Kept) Done() <-chan struct{} { return k.ended.Done() }
 
 // Err returns nil while the node is kept, then why it is not.
-func (k *Kept) Err() error {
-	select {
-	case <-k.done:
-		return k.err
-	default:
-		return nil
-	}
-}
+func (k *Kept) Err() error { return k.ended.Err() }
 
 // Close stops keeping the node and deletes it if this keeper created it.
 // With KeepConfig it then closes the keeper's Session.
@@ -329,7 +322,7 @@ func (k *Kept) Close(ctx context.Context) error {
 	k.closing.Store(true)
 	k.cancel()
 	select {
-	case <-k.done:
+	case <-k.ended.Done():
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -357,11 +350,6 @@ func (k *Kept) remove(ctx context.Context, sess *zkcoord.Session) error {
 	return err
 }
 
-func (k *Kept) finish(err error) {
-	k.err = err
-	close(k.done)
-}
-
 // changed records a new state and wakes waitCreated.
 func (k *Kept) changed(f func()) {
 	k.mu.Lock()
@@ -382,8 +370,8 @@ func (k *Kept) waitCreated(ctx context.Context) error {
 		}
 		select {
 		case <-cond:
-		case <-k.done:
-			return fmt.Errorf("node: keep %s: %w", k.path, k.err)
+		case <-k.ended.Done():
+			return fmt.Errorf("node: keep %s: %w", k.path, k.ended.Err())
 		case <-ctx.Done():
 			return ctx.Err()
 		}
