@@ -54,32 +54,24 @@ func (r *SetWatches) Decode(d *Decoder) {
 }
 
 // SetWatches2 is SetWatches with persistent and persistent recursive
-// watches too (OpSetWatches2, servers from 3.6 on).
+// watches too (OpSetWatches2, servers from 3.6 on): SetWatches' fields,
+// then two more lists.
 type SetWatches2 struct {
-	RelativeZxid               int64
-	DataWatches                []string
-	ExistWatches               []string
-	ChildWatches               []string
+	SetWatches
 	PersistentWatches          []string
 	PersistentRecursiveWatches []string
 }
 
 // Encode appends the record.
 func (r *SetWatches2) Encode(e *Encoder) {
-	e.Int64(r.RelativeZxid)
-	e.Strings(r.DataWatches)
-	e.Strings(r.ExistWatches)
-	e.Strings(r.ChildWatches)
+	r.SetWatches.Encode(e)
 	e.Strings(r.PersistentWatches)
 	e.Strings(r.PersistentRecursiveWatches)
 }
 
 // Decode reads the record.
 func (r *SetWatches2) Decode(d *Decoder) {
-	r.RelativeZxid = d.Int64()
-	r.DataWatches = d.Strings()
-	r.ExistWatches = d.Strings()
-	r.ChildWatches = d.Strings()
+	r.SetWatches.Decode(d)
 	r.PersistentWatches = d.Strings()
 	r.PersistentRecursiveWatches = d.Strings()
 }

@@ -324,14 +324,14 @@ func (r *registry) rearm(lastZxid int64) []*request {
 			return out
 		}
 		req := &request{xid: wire.XidSetWatches, internal: true, done: make(chan result, 1)}
+		sw := wire.SetWatches{RelativeZxid: lastZxid, DataWatches: b[KindData],
+			ExistWatches: b[KindExist], ChildWatches: b[KindChild]}
 		if len(b[KindPersistent]) == 0 && len(b[KindPersistentRecursive]) == 0 {
 			req.op = wire.OpSetWatches
-			req.body = &wire.SetWatches{RelativeZxid: lastZxid, DataWatches: b[KindData],
-				ExistWatches: b[KindExist], ChildWatches: b[KindChild]}
+			req.body = &sw
 		} else {
 			req.op = wire.OpSetWatches2
-			req.body = &wire.SetWatches2{RelativeZxid: lastZxid, DataWatches: b[KindData],
-				ExistWatches: b[KindExist], ChildWatches: b[KindChild],
+			req.body = &wire.SetWatches2{SetWatches: sw,
 				PersistentWatches:          b[KindPersistent],
 				PersistentRecursiveWatches: b[KindPersistentRecursive]}
 		}
