@@ -246,6 +246,15 @@ func (c *Contender) ownRead(ok bool, st *zkcoord.Stat, w <-chan zkcoord.Event) e
 	return nil
 }
 
+// ownGone says why the watch on the contender's own node fired: the
+// Session's end, or else ErrMissing.
+func (c *Contender) ownGone() error {
+	if err := c.sess.Err(); err != nil {
+		return err
+	}
+	return ErrMissing
+}
+
 // Wait blocks a follower until its place may have changed: its
 // predecessor's watch fired (notified), or a periodic re-check found the
 // predecessor gone or another in its place. It fails with ErrMissing when
@@ -267,10 +276,7 @@ func (c *Contender) Wait(ctx context.Context, p Place) (notified bool, err error
 			}
 			return true, nil
 		case <-c.ownW:
-			if err := c.sess.Err(); err != nil {
-				return false, err
-			}
-			return false, ErrMissing
+			return false, c.ownGone()
 		case <-rc.Tick():
 			rc.Start()
 		case err := <-rc.Result():
