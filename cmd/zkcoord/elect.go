@@ -16,6 +16,7 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
@@ -426,10 +427,12 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 	fence := func(ctx context.Context, prev failover.Breadcrumb) error {
 		return runFence(ctx, a, o, fenceCmd, prev)
 	}
+	events, stopEvents := fifo.Relay(16, func(ev failover.Event) {
+		a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
+	})
+	defer stopEvents() // after Run returned: its last events are in the channel
 	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)), failover.WithLockDelay(o.lockDelay),
-		failover.WithLogger(a.log), failover.WithEvents(func(ev failover.Event) {
-			a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
-		})}, opts...)
+		failover.WithLogger(a.log), failover.WithEvents(events)}, opts...)
 	f, err := failover.New(sess, o.path, fence, fopts...)
 	if err != nil {
 		return electResult{err: cli.Usagef("elect: %v", err)}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/internal/tree"
 )
 
 // rmOptions are the flags of rm.
@@ -108,7 +109,7 @@ func runRm(a *app, path string, o *rmOptions) error {
 	}
 	// No time limit: a large tree takes many requests. The Session ends
 	// the delete if it loses the ensemble; an interrupt ends it too.
-	deleted, err := sess.DeleteAll(a.ctx, path)
+	deleted, err := tree.DeleteAll(a.ctx, sess, path)
 	switch {
 	case err != nil && a.ctx.Err() != nil:
 		return fmt.Errorf("rm -r %s: interrupted after deleting %s; the rest is still there", path, plural(deleted, "node"))

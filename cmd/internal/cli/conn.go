@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/kerberos"
 )
 
@@ -328,7 +329,7 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 	defer first.Stop()
 	logEvent := logRecovery(log)
 	begun := false // events come in order, on one goroutine
-	events := func(ev zkcoord.RecoveryEvent) {
+	events, stopEvents := fifo.Relay(16, func(ev zkcoord.RecoveryEvent) {
 		switch {
 		case ev.Kind == zkcoord.SessionStarted:
 			begun = true
@@ -340,7 +341,7 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 			return
 		}
 		logEvent(ev)
-	}
+	})
 	started := false // work runs only on Supervise's goroutine: no lock needed
 	err := zkcoord.Supervise(sctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
 		if !started {
@@ -352,6 +353,7 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 		}
 		return work(ctx, sess)
 	}, append([]zkcoord.SuperviseOption{zkcoord.WithRecoveryEvents(events)}, opts...)...)
+	stopEvents()
 	if started || err == nil {
 		return err
 	}
