@@ -264,15 +264,8 @@ func (a *ownerApp) hold(ctx context.Context, r string, h holding, hold time.Dura
 		return
 	}
 	a.em.Emit(event.Event{Kind: event.Acquire, Resource: r, Token: token})
-	wctx, cancel := context.WithCancel(context.Background())
+	wctx, cancel := whileHeld(h.Done())
 	defer cancel()
-	go func() {
-		select {
-		case <-h.Done():
-			cancel()
-		case <-wctx.Done():
-		}
-	}()
 	w := startWorker(wctx, a.svc, a.f.log, r, token, a.f.useInterval, a.f.bug == BugLateStop)
 	t := time.NewTimer(hold)
 	defer t.Stop()

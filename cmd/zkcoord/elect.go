@@ -533,18 +533,8 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 		env = append(env, "ZKCOORD_PREV_HOST="+ad.Host, "ZKCOORD_PREV_PID="+strconv.Itoa(ad.PID))
 	}
 	a.log.Warn("fencing the previous active", "prev", prev.ID, "token", prev.Token, "cmd", t.text)
-	c, err := supervise.Start(supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.stderr})
-	if err != nil {
+	if err := runToEnd(ctx, supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.stderr}, o.grace, "fence command"); err != nil {
 		return err
-	}
-	select {
-	case <-c.Done():
-	case <-ctx.Done():
-		c.Stop(o.grace, nil, nil)
-		return fmt.Errorf("fence command: %w", context.Cause(ctx))
-	}
-	if c.Status() != 0 {
-		return fmt.Errorf("fence command failed: %s", c.Describe())
 	}
 	a.log.Info("previous active fenced", "prev", prev.ID)
 	return nil

@@ -91,11 +91,7 @@ func runRm(a *app, path string, o *rmOptions) error {
 	defer cli.CloseSession(sess)
 	ctx, cancel := a.opContext(sess)
 	defer cancel()
-	ok, _, err := sess.Exists(ctx, path)
-	if err == nil && !ok {
-		err = zkcoord.ErrNoNode
-	}
-	if err != nil {
+	if _, err := stat(ctx, sess, path); err != nil {
 		return nodeError("rm", path, err)
 	}
 	below, err := sess.CountDescendants(ctx, path)

@@ -131,28 +131,27 @@ func envOr(name, def string) string {
 }
 
 func (o *ConnOptions) envDuration(name string, def time.Duration) time.Duration {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: not a duration (like 10s)", name, v))
-		return def
-	}
-	return d
+	return envValue(o, name, def, time.ParseDuration, "not a duration (like 10s)")
 }
 
 func (o *ConnOptions) envBool(name string) bool {
+	return envValue(o, name, false, strconv.ParseBool, "want true or false")
+}
+
+// envValue reads the environment variable name with parse. Unset, it is
+// def; a value parse refuses is def too, and a usage error for Config to
+// report, saying what is wanted.
+func envValue[T any](o *ConnOptions, name string, def T, parse func(string) (T, error), wanted string) T {
 	v := os.Getenv(name)
 	if v == "" {
-		return false
+		return def
 	}
-	b, err := strconv.ParseBool(v)
+	x, err := parse(v)
 	if err != nil {
-		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: want true or false", name, v))
+		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: %s", name, v, wanted))
+		return def
 	}
-	return b
+	return x
 }
 
 // Config builds the Session configuration. Bad values, given as flags or
