@@ -78,13 +78,25 @@ func (mk mark) take(path string) zkcoord.Op {
 	return zkcoord.CreateOp(path, markHeld, zkcoord.FlagPersistent)
 }
 
+// held returns the version the mark has once take's transaction
+// succeeded: nothing else writes it while the barrier it created exists.
+func (mk mark) held() int32 {
+	if mk.exists {
+		return mk.version + 1
+	}
+	return 0
+}
+
 // releaseOp returns the operation that, in the transaction deleting a
-// barrier after its resource stopped, marks the resource released.
-func releaseOp(path string) zkcoord.Op { return zkcoord.SetOp(path, markReleased, -1) }
+// barrier after its resource stopped, marks the resource released,
+// provided the mark is still at version held, as the barrier's take left
+// it (-1: any version).
+func releaseOp(path string, held int32) zkcoord.Op { return zkcoord.SetOp(path, markReleased, held) }
 
 // forgetOp returns the operation that, in the transaction deleting the
-// barrier of a removed resource after it stopped, deletes its mark.
-func forgetOp(path string) zkcoord.Op { return zkcoord.DeleteOp(path, -1) }
+// barrier of a removed resource after it stopped, deletes its mark,
+// provided it is still at version held.
+func forgetOp(path string, held int32) zkcoord.Op { return zkcoord.DeleteOp(path, held) }
 
 // markNew writes the mark of a resource just registered: "released",
 // unless a mark is there already (it tells how the resource's last
