@@ -14,12 +14,21 @@
  * read (createBarrier). If the mark it read was not "released" it waits
  * DELAY ticks before it acts (takeoverDelay); otherwise it acts at once.
  * A member that loses the resource in the allocation stops it
- * (Unassigned), then deletes the barrier and sets the mark "released" in
- * one transaction (releaseBarrier). An expiry deletes the barrier alone
- * and leaves the mark "held". A release marks the resource released only
- * if the releasing member's own takeover was clean or its delay was
- * waited out: a member whose allocation moved while it waited gives the
- * barrier back unmarked, since the owner before it may still be paused.
+ * (Unassigned), reads the barrier, and if it is still its own deletes it
+ * and sets the mark "released" in one transaction (releaseBarrier). An
+ * expiry deletes the barrier alone and leaves the mark "held", and so
+ * does an operator who deletes it by hand. A release marks the resource
+ * released only if the releasing member's own takeover was clean or its
+ * delay was waited out: a member whose allocation moved while it waited
+ * gives the barrier back unmarked, since the owner before it may still be
+ * paused. Every barrier has version 0, so the release's delete, by the
+ * version read, would delete whichever barrier stands there by then: the
+ * transaction also requires the mark at the version the member's own
+ * take left, which any later take moves.
+ *
+ * Size: NC members, FAULTS faults and actions at most (a crash, a
+ * restart, a partition, a pause, an operator deleting the barrier, a
+ * rebalancing that moves the resource between live members).
  *
  * Time passes in ticks (the Clock process) while something counts it: a
  * pause, which lasts at most PAUSE ticks, or a lock-delay. A process that
@@ -29,7 +38,10 @@
  *
  * Property: with DELAY > PAUSE, at most one member acts on the resource
  * among those whose process runs, counting one whose session expired
- * while it was paused (stale): no overlap even without fencing.
+ * while it was paused (stale): no overlap even without fencing. Not
+ * counted: a member whose own barrier an operator deleted (revoked), which
+ * learns of it from a watch whose delivery has no bound
+ * (docs/protocol.md, Lock-delay).
  *
  * Broken variants (each must yield a counterexample):
  *   -DDELAY=n with n <= PAUSE, or DELAY=0: a paused owner resumes while
@@ -42,6 +54,10 @@
  *                   later owner's "held"
  *   -DMARK_CANCELLED a member whose allocation moved during its delay
  *                   releases the barrier marked "released"
+ *   -DUNGUARDED_RELEASE the release's transaction does not check the
+ *                   mark: a barrier deleted by hand between the release's
+ *                   read and its transaction, and created again by the
+ *                   next owner, is deleted and marked released instead
  *
  * Each step is one d_step: one ZooKeeper request (or one atomic multi) or
  * one local decision, named in the comment above it as file.go function.
@@ -52,8 +68,7 @@
  * session expires it moves the resource to any member whose session lives
  * at the server (free), and it may move it between live members as a
  * rebalancing (from the budget); the resource is neither removed nor
- * added (mark deletion and markNew are left out); an operator does not
- * delete barriers (docs/protocol.md: that is not covered); a process
+ * added (mark deletion and markNew are left out); a process
  * restart reuses its index once its old session has expired; the create
  * of the barrier and the call of Assigned after any delay are one step
  * each.
@@ -83,8 +98,9 @@
 #define CREAT 4 /* barrier.go createBarrier: the transaction to be sent */
 #define DLY   5 /* member.go acquire: waiting the lock-delay out */
 #define RUN   6 /* executor.go do: Assigned called, the resource in use */
-#define REL   7 /* executor.go do: Unassigned returned; releaseBarrier */
-#define MARK  8 /* -DSPLIT_RELEASE: the mark's set still to be sent */
+#define REL   7 /* executor.go do: Unassigned returned; releaseBarrier reads the barrier */
+#define RELTX 8 /* barrier.go releaseBarrier: the transaction to be sent */
+#define MARK  9 /* -DSPLIT_RELEASE: the mark's set still to be sent */
 
 /* ---- ZooKeeper ---- */
 byte barrier;      /* owner + 1; 0: none */
@@ -103,11 +119,14 @@ byte lsess[NC];
 bit  cut[NC];
 bit  paused[NC];
 bit  stale[NC];    /* ghost: session expired while paused, holding */
+bit  revoked[NC];  /* ghost: own barrier deleted by an operator while holding */
 byte st[NC];
 bit  rrel[NC];     /* the mark as read: "released" */
 byte rver[NC];     /* the mark as read: its version */
 byte tok[NC];      /* own barrier's czxid */
 bit  waited[NC];   /* takeover clean, or its delay waited out */
+byte held[NC];     /* the mark's version that the take left */
+bit  ung[NC];      /* the release's mark guard failed: the barrier goes alone */
 byte dl[NC];       /* ticks of lock-delay left */
 byte pz[NC];       /* ticks of pause left */
 
@@ -125,7 +144,7 @@ inline check() {
 	hk = 0;
 	for (hi : 0 .. NC - 1) {
 		if
-		:: st[hi] == RUN && !paused[hi] -> hk++
+		:: st[hi] == RUN && !paused[hi] && !revoked[hi] -> hk++
 		:: else -> skip
 		fi
 	}
@@ -140,7 +159,7 @@ inline barrier_gone() {
 }
 
 inline done(c) {
-	st[c] = IDLE; bfired[c] = 0; dl[c] = 0; waited[c] = 0
+	st[c] = IDLE; bfired[c] = 0; dl[c] = 0; waited[c] = 0; revoked[c] = 0; ung[c] = 0
 }
 
 inline reset(c) {
@@ -188,8 +207,8 @@ end:
 #else
 		:: barrier == 0 ->
 #endif
-			zxid++; barrier = c + 1; btok = zxid; tok[c] = zxid;
-			mrel = 0; mver++;
+			zxid++; barrier = c + 1; btok = zxid; tok[c] = zxid; bfired[c] = 0;
+			mrel = 0; mver++; held[c] = mver;
 			if
 			:: rrel[c] || DELAY == 0 -> waited[c] = 1; st[c] = RUN
 			:: else -> waited[c] = 0; dl[c] = DELAY; st[c] = DLY
@@ -204,24 +223,45 @@ end:
 	/* member.go drop, executor.go do: the allocation moved: Unassigned
 	 * returns (the resource is stopped) */
 	:: d_step { RUNS(c) && st[c] == RUN && alloc != c + 1 -> st[c] = REL; END_STEP }
-	/* barrier.go releaseBarrier: delete the barrier if it is still ours
-	 * (same czxid) and, in the same transaction, set the mark "released"
-	 * if the takeover was clean or its delay waited out */
+	/* barrier.go watchBarrier: the own barrier was deleted (by an
+	 * operator, or by someone else's release): the member stops the
+	 * resource (ErrBarrierLost) and has nothing to delete */
+	:: d_step { RUNS(c) && st[c] == RUN && bfired[c] && !(barrier == c + 1 && btok == tok[c]) ->
+		done(c); END_STEP }
+	/* barrier.go releaseBarrier: read the barrier: gone, or another's:
+	 * nothing to do */
 	:: d_step { REACH(c) && st[c] == REL ->
 		if
-		:: barrier == c + 1 && btok == tok[c] ->
+		:: barrier == c + 1 && btok == tok[c] -> st[c] = RELTX
+		:: else -> done(c)
+		fi;
+		END_STEP }
+	/* barrier.go release.try: delete the barrier at the version read
+	 * (every barrier has version 0: whichever barrier is there now) and,
+	 * in the same transaction, check the mark at the version the take
+	 * left and set it "released" if the takeover was clean or its delay
+	 * waited out. A guard that fails (someone took since) sends the
+	 * member back to read the barrier, and the barrier then goes alone. */
+	:: d_step { REACH(c) && st[c] == RELTX ->
+		if
+		:: barrier == 0 -> done(c)
+#ifndef UNGUARDED_RELEASE
+		:: barrier != 0 && !ung[c] && mver != held[c] -> ung[c] = 1; st[c] = REL
+		:: barrier != 0 && (ung[c] || mver == held[c]) ->
+#else
+		:: barrier != 0 ->
+#endif
 			barrier_gone();
 #ifdef SPLIT_RELEASE
 			st[c] = MARK
 #else
 #ifndef MARK_CANCELLED
-			if :: waited[c] -> mrel = 1; mver++ :: else -> skip fi;
+			if :: waited[c] && !ung[c] -> mrel = 1; mver++ :: else -> skip fi;
 #else
-			mrel = 1; mver++;
+			if :: !ung[c] -> mrel = 1; mver++ :: else -> skip fi;
 #endif
 			done(c)
 #endif
-		:: else -> done(c)
 		fi;
 		END_STEP }
 #ifdef SPLIT_RELEASE
@@ -270,6 +310,11 @@ end:
 		reset(c); lsess[c] = OFF; paused[c] = 0; END_STEP } \
 	/* a network partition */ \
 	:: d_step { budget > 0 && lsess[c] == LIVE && !cut[c] -> budget--; cut[c] = 1; END_STEP } \
+	/* an operator deletes the barrier by hand (zkCli, zkcoord barrier \
+	 * rm): its owner, if it runs the resource, learns it from its watch */ \
+	:: d_step { budget > 0 && barrier == c + 1 -> budget--; \
+		if :: st[c] == RUN || st[c] == DLY -> revoked[c] = 1 :: else -> skip fi; \
+		barrier_gone(); END_STEP } \
 	/* a pause of at most PAUSE ticks */ \
 	:: d_step { budget > 0 && lsess[c] != OFF && !paused[c] && !URGENT(c) -> budget--; \
 		paused[c] = 1; pz[c] = PAUSE; END_STEP } \

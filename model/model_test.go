@@ -88,14 +88,16 @@ var checks = []check{
 	// marks, timed: one resource, pauses of at most PAUSE ticks, stale
 	// owners counted (no fencing). The delay must be longer than the
 	// pause, the take must check the mark's version, the release must
-	// mark in the transaction that deletes the barrier, and only a
-	// takeover that was clean or waited its delay out may mark.
+	// mark in the transaction that deletes the barrier, that
+	// transaction must check the mark, and only a takeover that was clean
+	// or waited its delay out may mark.
 	safety("handover", "handover.pml", "-DNC=3", "-DDELAY=2", "-DPAUSE=1", "-DFAULTS=2"),
 	broken("handover/broken/delay-not-longer-than-pause", "handover.pml", "-DDELAY=1", "-DPAUSE=1", "-DFAULTS=2"),
 	broken("handover/broken/no-lock-delay", "handover.pml", "-DPAUSE=1", "-DFAULTS=2"),
 	broken("handover/broken/no-version-check", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DNO_VERSION_CHECK", "-DFAULTS=2"),
 	broken("handover/broken/split-release", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DSPLIT_RELEASE", "-DFAULTS=2"),
 	broken("handover/broken/mark-cancelled", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DMARK_CANCELLED", "-DFAULTS=2"),
+	broken("handover/broken/unguarded-release", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DUNGUARDED_RELEASE", "-DFAULTS=3"),
 
 	// The work queue's claims: 2 items, 2 takers sharing a session (3
 	// takers: a second session), faults: lost requests and replies, a
