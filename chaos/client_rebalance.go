@@ -56,6 +56,7 @@ func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *
 		rebalance.WithMode(rebalanceMode(f.workload)),
 		rebalance.WithAutoRecovery(true), rebalance.WithName(f.name),
 		rebalance.WithMinInterval(rebalanceMinInterval), rebalance.WithMaxRecoveryBackoff(time.Second),
+		rebalance.WithLockDelay(f.lockDelay),
 		rebalance.WithLogger(f.log), rebalance.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { em.Emit(recoveryNote(rebalanceGroup, ev)) }))
 	if err != nil {
 		return nil, err
