@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Leader describes the current leader as anyone can see it, candidate or
@@ -112,15 +113,7 @@ func (e *Election) lookup(ctx context.Context, watchChildren, watchAck bool) (l 
 		}
 		var children []string
 		if watchChildren && childW == nil {
-			children, _, childW, err = s.ChildrenW(ctx, e.path)
-			if errors.Is(err, zkcoord.ErrNoNode) {
-				var ok bool
-				ok, _, childW, err = s.ExistsW(ctx, e.path)
-				if err == nil && ok {
-					childW = nil // created meanwhile: read again
-					continue
-				}
-			}
+			children, _, childW, err = recipe.WatchChildren(ctx, s, e.path)
 		} else {
 			children, _, err = s.Children(ctx, e.path)
 			if errors.Is(err, zkcoord.ErrNoNode) {

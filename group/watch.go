@@ -2,7 +2,6 @@ package group
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -50,21 +49,13 @@ func pathsOf(ms []Member) []string {
 // read returns the current members and a watch on the group's children (or
 // on the group node's creation, if it does not exist).
 func read(ctx context.Context, sess *zkcoord.Session, path string) ([]Member, <-chan zkcoord.Event, error) {
-	for {
-		children, _, fire, err := sess.ChildrenW(ctx, path)
-		if err == nil {
-			ms, err := members(ctx, sess, path, children)
-			return ms, fire, err
-		}
-		if !errors.Is(err, zkcoord.ErrNoNode) {
-			return nil, nil, fmt.Errorf("group: watch %s: %w", path, err)
-		}
-		ok, _, fire, err := sess.ExistsW(ctx, path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("group: watch %s: %w", path, err)
-		}
-		if !ok {
-			return []Member{}, fire, nil
-		}
+	children, ok, fire, err := recipe.WatchChildren(ctx, sess, path)
+	switch {
+	case err != nil:
+		return nil, nil, fmt.Errorf("group: watch %s: %w", path, err)
+	case !ok:
+		return []Member{}, fire, nil
 	}
+	ms, err := members(ctx, sess, path, children)
+	return ms, fire, err
 }

@@ -198,26 +198,10 @@ func (q *Queue) items(ctx context.Context, watch bool) ([]item, <-chan zkcoord.E
 }
 
 // watchChildren lists the children of path with a watch that fires when
-// they change. If path does not exist (yet, or again: a container that the
-// server removed when it became empty), it returns no children and a watch
-// that fires when path is created.
+// they change, or when path is created (see recipe.WatchChildren).
 func watchChildren(ctx context.Context, sess *zkcoord.Session, path string) ([]string, <-chan zkcoord.Event, error) {
-	for {
-		children, _, w, err := sess.ChildrenW(ctx, path)
-		if err == nil {
-			return children, w, nil
-		}
-		if !errors.Is(err, zkcoord.ErrNoNode) {
-			return nil, nil, err
-		}
-		ok, _, w, err := sess.ExistsW(ctx, path)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !ok {
-			return nil, w, nil
-		}
-	}
+	children, _, w, err := recipe.WatchChildren(ctx, sess, path)
+	return children, w, err
 }
 
 // Peek returns the data of the item at the head of the queue without

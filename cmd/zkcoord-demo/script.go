@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/internal/delay"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
@@ -65,6 +66,7 @@ func (d *demo) script() error {
 				return errors.New("interrupted")
 			}
 			d.problem("step %d (%s) failed: %v", r.n, r.title, err)
+			d.groupNow(ctx)
 			d.workerTails()
 			return nil
 		}
@@ -286,7 +288,7 @@ func (d *demo) converge(ctx context.Context) error {
 			return false, fmt.Sprintf("members are %v, want %v", members, names)
 		}
 		if last.Rebalancing || len(last.Unallocated) > 0 {
-			return false, "rebalancing"
+			return false, "rebalancing: " + unsettled(last)
 		}
 		if err := oracle.CheckBalanced(d.hist.Holdings(), names, resources); err != nil {
 			return false, err.Error()
@@ -374,4 +376,57 @@ func (d *demo) isMember(name string) bool {
 		}
 	}
 	return false
+}
+
+// unsettled says what keeps a group from being settled: the moves under
+// way, the resources nobody is given, or the phase of a global barrier.
+func unsettled(d *rebalance.Description) string {
+	var why []string
+	for _, m := range d.Pending {
+		from := groupwatch.MemberName(d, m.From)
+		if m.From == "" {
+			from = "nobody"
+		}
+		why = append(why, fmt.Sprintf("%s from %s to %s", m.Resource, from, groupwatch.MemberName(d, m.To)))
+	}
+	if len(d.Unallocated) > 0 {
+		why = append(why, "not allocated: "+strings.Join(d.Unallocated, " "))
+	}
+	if d.Status != nil && d.Status.Phase != rebalance.PhaseStartConfirmed {
+		why = append(why, "global barrier in phase "+d.Status.Phase)
+	}
+	if len(why) == 0 {
+		why = append(why, fmt.Sprintf("the allocation of generation %d does not match the members", d.Generation))
+	}
+	return strings.Join(why, "; ")
+}
+
+// groupNow logs the group as a fresh read finds it, beside the last
+// description the watch delivered, so that a step that did not complete
+// shows whether the group or the watch of it was stuck.
+func (d *demo) groupNow(ctx context.Context) {
+	d.mu.Lock()
+	last := d.last
+	d.mu.Unlock()
+	now, err := rebalance.Describe(ctx, d.sess, zkcoord.Join(d.root, d.group))
+	if err != nil {
+		d.logf("  reading the group again: %v", err)
+		return
+	}
+	for _, s := range []struct {
+		what string
+		d    *rebalance.Description
+	}{{"last seen by the watch", last}, {"read now", now}} {
+		if s.d == nil {
+			continue
+		}
+		state := "settled"
+		if s.d.Rebalancing || len(s.d.Unallocated) > 0 {
+			state = "rebalancing: " + unsettled(s.d)
+		}
+		d.logf("  group %s: term %d, generation %d, %s", s.what, s.d.Term, s.d.Generation, state)
+		for _, m := range s.d.Members {
+			d.logf("    %-10s allocated %s, holding %s", groupwatch.MemberName(s.d, m.ID), cli.Words(m.Allocated), cli.Words(m.Holding))
+		}
+	}
 }

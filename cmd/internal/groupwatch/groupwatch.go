@@ -15,6 +15,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/delay"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
 
@@ -55,10 +56,7 @@ func Watch(ctx context.Context, sess *zkcoord.Session, root, group string, f fun
 		var ch <-chan zkcoord.Event
 		var err error
 		if k.children {
-			_, _, ch, err = sess.ChildrenW(ctx, k.path)
-			if errors.Is(err, zkcoord.ErrNoNode) {
-				_, _, ch, err = sess.ExistsW(ctx, k.path) // fires when it is created
-			}
+			_, _, ch, err = recipe.WatchChildren(ctx, sess, k.path)
 		} else {
 			_, _, ch, err = sess.ExistsW(ctx, k.path)
 		}
