@@ -83,6 +83,15 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, 
 						if b.mark.exists {
 							held = b.mark.version
 						}
+					} else if b.info.Clean && mk.exists {
+						// Was the mark the take set the one read before?
+						now, err := readMark(settle, sess, markPath)
+						if err != nil {
+							return takeover{}, err
+						}
+						if !now.exists || now.czxid != mk.czxid {
+							b.info.Clean = false
+						}
 					}
 					return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean, held: held}, nil
 				}
@@ -144,13 +153,16 @@ func createBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, o
 		got     []byte
 		readErr error
 	)
-	_, err := sess.MultiThen(ctx, []zkcoord.Op{mk.take(markPath), zkcoord.CreateOp(path, data, zkcoord.FlagEphemeral)},
+	res, err := sess.MultiThen(ctx, []zkcoord.Op{mk.take(markPath), zkcoord.CreateOp(path, data, zkcoord.FlagEphemeral)},
 		func(ctx context.Context) { got, b.st, b.w, readErr = sess.GetW(ctx, path) })
 	if err != nil || readErr != nil {
 		return barrierLook{}, err
 	}
 	b.ok = true
 	b.info, b.mine = barrierOf(sess, owner, b.st, got)
+	if b.info.Clean && len(res) > 0 && mk.remade(res[0].Stat) {
+		b.info.Clean = false
+	}
 	return b, nil
 }
 

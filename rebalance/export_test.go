@@ -98,6 +98,26 @@ func ReleaseBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, mar
 	return releaseBarrier(ctx, sess, path, mark, token, held, false, true)
 }
 
+// MarkForTest is a handover mark as read before a take.
+type MarkForTest = mark
+
+// ReadMarkForTest reads the handover mark at path as a member does before
+// it creates a barrier.
+func ReadMarkForTest(ctx context.Context, sess *zkcoord.Session, path string) (MarkForTest, error) {
+	return readMark(ctx, sess, path)
+}
+
+// CreateBarrierForTest sends the transaction that creates the barrier at
+// path for owner, provided the mark at markPath is still mk, and returns
+// the barrier's token and whether the takeover counts as clean.
+func CreateBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, markPath, owner string, mk MarkForTest) (int64, bool, error) {
+	b, err := createBarrier(ctx, sess, path, markPath, owner, 1, mk)
+	if err != nil {
+		return 0, false, err
+	}
+	return b.st.Czxid, b.info.Clean, nil
+}
+
 // ReadGroupForTest reads what a coordinator reads before a rebalancing.
 func ReadGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group string) error {
 	lay, err := newLayout(zkcoord.Join(root, group))

@@ -57,3 +57,47 @@ func TestReleaseAfterBarrierDeletedByHand(t *testing.T) {
 	}
 	intact("r's release")
 }
+
+// TestTakeoverAfterMarkMadeAgain: member a reads a new resource's mark,
+// "released" at version 0, and stalls before its create. Meanwhile the
+// mark is deleted (the resource removed), member c takes the resource,
+// finding no mark, and so creates the mark "held", at version 0 again,
+// and c's session ends without a clean release. a's transaction, checking
+// version 0, succeeds; but the mark it set is not the one it read, so the
+// takeover must not count as clean: c may still be paused.
+func TestTakeoverAfterMarkMadeAgain(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	root := newRoot(t)
+	path, mark := zkcoord.Join(root, "barrier"), zkcoord.Join(root, "mark")
+	op, a, c := connect(t), connect(t), connect(t)
+	if err := op.EnsurePath(ctx, root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Create(ctx, mark, []byte("released"), zkcoord.FlagPersistent); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := rebalance.ReadMarkForTest(ctx, a, mark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Delete(ctx, mark, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, clean, err := rebalance.TakeOverForTest(ctx, c, path, mark, "c"); err != nil || clean {
+		t.Fatalf("c's takeover with no mark: clean %v, %v; want not clean", clean, err)
+	}
+	if err := op.Delete(ctx, path, -1); err != nil { // c's barrier vanishes unreleased
+		t.Fatal(err)
+	}
+	_, st, err := op.Get(ctx, mark)
+	if err != nil || st.Version != 0 {
+		t.Fatalf("mark after c's take: %+v, %v; want version 0", st, err)
+	}
+	_, clean, err := rebalance.CreateBarrierForTest(ctx, a, path, mark, "a", stale)
+	if err != nil {
+		t.Fatalf("a's create with the mark read at version 0: %v", err)
+	}
+	if clean {
+		t.Fatal("a's takeover after c's barrier vanished unreleased counts as clean")
+	}
+}
