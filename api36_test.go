@@ -2,7 +2,6 @@ package zkcoord_test
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -70,36 +69,6 @@ func TestFourLetter(t *testing.T) {
 	}
 	if _, err := s.FourLetter(ctx, "", "kill\n"); err == nil {
 		t.Fatal("a word with a newline was sent")
-	}
-}
-
-// DeleteAll deletes a tree bottom-up in transactions, says how many nodes
-// it deleted, and refuses /.
-func TestDeleteAll(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/deleteall"})
-	ctx := testCtx(t, 60*time.Second)
-	want := 1
-	for i := 0; i < 30; i++ {
-		for j := 0; j < 20; j++ {
-			if err := s.EnsurePath(ctx, fmt.Sprintf("/t/n%d/m%d", i, j)); err != nil {
-				t.Fatal(err)
-			}
-			want++
-		}
-		want++
-	}
-	n, err := s.DeleteAll(ctx, "/t")
-	if err != nil || n != want {
-		t.Fatalf("DeleteAll = %d, %v; want %d deleted", n, err, want)
-	}
-	if ok, _, err := s.Exists(ctx, "/t"); err != nil || ok {
-		t.Fatalf("/t after DeleteAll: exists %v, %v", ok, err)
-	}
-	if n, err := s.DeleteAll(ctx, "/t"); err != nil || n != 0 {
-		t.Fatalf("DeleteAll of a missing node = %d, %v", n, err)
-	}
-	if _, err := s.DeleteAll(ctx, "/"); !errors.Is(err, zkcoord.ErrInvalidPath) {
-		t.Fatalf("DeleteAll(/) = %v, want ErrInvalidPath", err)
 	}
 }
 

@@ -11,18 +11,19 @@ import (
 // from this module. A package missing from the table is a tool and may
 // import anything; a library package importing outside its row fails.
 var allowedImports = func() map[string][]string {
-	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/fanout"}
+	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/fanout", "internal/lifetime"}
 	core := append([]string{""}, foundations...)
 	recipe := append(slices.Clone(core), "internal/recipe")
 	return map[string][]string{
-		"internal/fifo":   nil,
-		"internal/seq":    nil,
-		"internal/gate":   nil,
-		"internal/delay":  nil,
-		"internal/fanout": nil,
-		"internal/wire":   nil,
-		"internal/zkconn": {"internal/wire", "internal/fifo"},
-		"internal/recipe": core,
+		"internal/fifo":     nil,
+		"internal/seq":      nil,
+		"internal/gate":     nil,
+		"internal/delay":    nil,
+		"internal/fanout":   nil,
+		"internal/lifetime": nil,
+		"internal/wire":     nil,
+		"internal/zkconn":   {"internal/wire", "internal/fifo"},
+		"internal/recipe":   core,
 		// The lock-delay shared by lock and the election engine.
 		"internal/lockdelay": core,
 		"internal/elect":     append(slices.Clone(recipe), "internal/lockdelay"),

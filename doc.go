@@ -60,6 +60,23 @@
 // a removed server moves to a member. Config.PinServers turns that off.
 // See docs/kubernetes.md.
 //
+// # Event channels
+//
+// Transitions (a candidate elected, a failover instance active, a Session
+// lost and recovered) are reported on a channel the caller passes to a
+// WithEvents or WithRecoveryEvents option; newest values come through a
+// [Watcher] instead. Every such channel follows the same rule. Its owner
+// (the Election's candidate, failover's Run, Supervise, a supervised
+// recipe) sends its events in order, none dropped while it lives, from a
+// goroutine of its own through an unbounded queue, so a slow reader never
+// delays the owner or a loss signal. Once the owner has ended, events still
+// queued are sent only while the channel takes them at once (a reader
+// waiting, or room in its buffer); the rest are dropped, and no goroutine
+// is left behind. When the owner's end has been reported (its Done closed,
+// its Run or Close returned), every event it will ever send is already in
+// the channel. zkcoord never closes the channel: give it a buffer for the
+// events to read after the owner ended.
+//
 // # Concurrency
 //
 // A Session is safe for concurrent use by many goroutines; many recipes may

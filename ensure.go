@@ -3,7 +3,6 @@ package zkcoord
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/zkcoord/zkcoord/internal/wire"
@@ -82,41 +81,5 @@ func (s *Session) ensureDeleted(ctx context.Context, path string) error {
 			return nil
 		}
 		return err
-	})
-}
-
-// EnsureDeletedLater deletes the node at path in the background, if it
-// exists, retrying on connection loss, for as long as the Session lives; Close waits for it.
-// It is for a node whose creator gave up on it and must not wait: a
-// failure while the Session lives is logged, and an ephemeral node that
-// could not be deleted goes with the Session.
-func (s *Session) EnsureDeletedLater(path string) {
-	s.spawn(func() { s.deleteQuietly(s.ctx, path) })
-}
-
-// EnsureNode creates the node at path with data and flags unless a node is
-// already there (whatever its data: then nothing is written), creating
-// missing parents as containers, and retrying on connection loss: a create
-// that finds the node afterwards has succeeded, whoever made it. It is the
-// one create-with-parents of the recipes, for nodes whose existence is what
-// matters (not sequential nodes, whose creates cannot be repeated).
-func (s *Session) EnsureNode(ctx context.Context, path string, data []byte, flags int32) error {
-	if flags&FlagSequence != 0 {
-		return fmt.Errorf("zkcoord: ensure %s: a sequential create cannot be repeated", path)
-	}
-	return s.Retry(ctx, func(ctx context.Context) error {
-		for {
-			_, err := s.Create(ctx, path, data, flags)
-			if errors.Is(err, ErrNoNode) {
-				if err := s.EnsureContainers(ctx, Parent(path)); err != nil {
-					return err
-				}
-				continue
-			}
-			if errors.Is(err, ErrNodeExists) {
-				return nil
-			}
-			return err
-		}
 	})
 }

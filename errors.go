@@ -42,7 +42,7 @@ var (
 	// Session ended while it was in flight, and nothing on the server tells
 	// whether it happened: it may have, or (when its context ended with the
 	// request in flight) may still. It is never retryable. See
-	// Session.Settle.
+	// Settle.
 	ErrOutcomeUnknown = errors.New("zkcoord: outcome unknown")
 	// ErrSequenceWrapped: a lock or election directory holds a contender
 	// whose sequence number is negative, because the directory's

@@ -88,15 +88,18 @@ func ExampleSupervise() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cfg := zkcoord.Config{Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ",")}
-	var events []zkcoord.RecoveryKind // delivered by the time Supervise returns
+	// Once Supervise returned, every event it sent is in the channel.
+	events := make(chan zkcoord.RecoveryEvent, 16)
 	err := zkcoord.Supervise(ctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
 		// Campaign, lock or join here; this example only checks in.
 		fmt.Println("working on a session:", sess.ID() != 0)
 		return nil // done: Supervise returns nil
-	}, zkcoord.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) {
-		events = append(events, ev.Kind)
-	}))
-	fmt.Println("done:", err, events)
+	}, zkcoord.WithRecoveryEvents(events))
+	var kinds []zkcoord.RecoveryKind
+	for len(events) > 0 {
+		kinds = append(kinds, (<-events).Kind)
+	}
+	fmt.Println("done:", err, kinds)
 	// Output:
 	// working on a session: true
 	// done: <nil> [session started]

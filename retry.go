@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/delay"
 )
 
 // Retry runs op until it succeeds or fails with an error that IsRetryable
@@ -34,4 +36,14 @@ func (b *backoff) next() time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-func (b *backoff) wait(ctx context.Context, s *Session) error { return s.Sleep(ctx, b.next()) }
+// wait waits for the next delay, and returns nil after it, or ctx's error,
+// or the Session's if it ends first.
+func (b *backoff) wait(ctx context.Context, s *Session) error {
+	if delay.Sleep(ctx, b.next(), s.done) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.Err()
+}

@@ -59,15 +59,17 @@ type RecoveryEvent struct {
 type SuperviseOption func(*superviseOptions)
 
 type superviseOptions struct {
-	events     func(RecoveryEvent)
+	events     chan<- RecoveryEvent
 	maxBackoff time.Duration
 	restartIf  func(error) bool
 }
 
-// WithRecoveryEvents calls f for every RecoveryEvent, in order, on a
-// goroutine of its own: a slow f delays later events, never the recovery.
-func WithRecoveryEvents(f func(RecoveryEvent)) SuperviseOption {
-	return func(o *superviseOptions) { o.events = f }
+// WithRecoveryEvents sends every RecoveryEvent of Supervise to ch; its
+// owner is Supervise, until it returns.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+func WithRecoveryEvents(ch chan<- RecoveryEvent) SuperviseOption {
+	return func(o *superviseOptions) { o.events = ch }
 }
 
 // WithMaxBackoff caps the wait between connection attempts (default 5s).
@@ -114,8 +116,8 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 	}
 	// One attempt waits this long for a server before it counts as failed.
 	attemptTimeout := max(2*full.SessionTimeout, 2*time.Second)
-	events := newEventSink(o.events)
-	defer events.close()
+	events := fifo.NewFeed(o.events)
+	defer events.End()
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -131,7 +133,7 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 		if recovered {
 			kind = Recovered
 		}
-		events.push(RecoveryEvent{Kind: kind, At: time.Now(), Session: sess.ID()})
+		events.Push(RecoveryEvent{Kind: kind, At: time.Now(), Session: sess.ID()})
 		started := time.Now()
 		err = runOnce(ctx, sess, work)
 		cause := sess.Err()
@@ -154,7 +156,7 @@ func Supervise(ctx context.Context, cfg Config, work func(ctx context.Context, s
 			return cause // closed by work, or credentials rejected
 		}
 		log.Warn("zookeeper session ended; recovering with a new one", "err", cause)
-		events.push(RecoveryEvent{Kind: SessionEnded, At: time.Now(), Session: sess.ID(), Err: cause})
+		events.Push(RecoveryEvent{Kind: SessionEnded, At: time.Now(), Session: sess.ID(), Err: cause})
 		recovered = true
 		if time.Since(started) > o.maxBackoff {
 			restarts = backoff{}
@@ -202,7 +204,7 @@ func runOnce(ctx context.Context, sess *Session, work func(context.Context, *Ses
 
 // reconnect opens a Session, retrying with backoff while the failure is one
 // a later attempt may not see.
-func reconnect(ctx context.Context, cfg Config, timeout, maxBackoff time.Duration, events *eventSink) (*Session, error) {
+func reconnect(ctx context.Context, cfg Config, timeout, maxBackoff time.Duration, events *fifo.Feed[RecoveryEvent]) (*Session, error) {
 	b := backoff{}
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, timeout)
@@ -217,7 +219,7 @@ func reconnect(ctx context.Context, cfg Config, timeout, maxBackoff time.Duratio
 		if errors.Is(err, ErrAuthFailed) || errors.Is(err, ErrInvalidConfig) {
 			return nil, err
 		}
-		events.push(RecoveryEvent{Kind: Recovering, At: time.Now(), Attempt: attempt, Err: err})
+		events.Push(RecoveryEvent{Kind: Recovering, At: time.Now(), Attempt: attempt, Err: err})
 		if err := sleep(ctx, min(b.next()*4, maxBackoff)); err != nil {
 			return nil, err
 		}
@@ -228,49 +230,4 @@ func closeSession(sess *Session) {
 	ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout()+5*time.Second)
 	defer cancel()
 	_ = sess.Close(ctx)
-}
-
-// eventSink hands events to a callback on a goroutine of its own.
-type eventSink struct {
-	q    *fifo.Queue[RecoveryEvent]
-	stop chan struct{}
-	done chan struct{}
-}
-
-func newEventSink(f func(RecoveryEvent)) *eventSink {
-	if f == nil {
-		return nil
-	}
-	s := &eventSink{q: fifo.New[RecoveryEvent](), stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			select {
-			case <-s.q.Ready():
-			case <-s.stop:
-				for _, ev := range s.q.PopAll() {
-					f(ev)
-				}
-				return
-			}
-			for _, ev := range s.q.PopAll() {
-				f(ev)
-			}
-		}
-	}()
-	return s
-}
-
-func (s *eventSink) push(ev RecoveryEvent) {
-	if s != nil {
-		s.q.Push(ev)
-	}
-}
-
-// close delivers what is queued and waits for the callback to return.
-func (s *eventSink) close() {
-	if s != nil {
-		close(s.stop)
-		<-s.done
-	}
 }

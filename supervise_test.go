@@ -31,6 +31,7 @@ type ownership struct {
 type recorder struct {
 	mu     sync.Mutex
 	owned  []ownership
+	ch     chan zkcoord.RecoveryEvent // the events not yet read into events
 	events []zkcoord.RecoveryEvent
 }
 
@@ -40,15 +41,22 @@ func (r *recorder) own(o ownership) {
 	r.mu.Unlock()
 }
 
-func (r *recorder) event(ev zkcoord.RecoveryEvent) {
+// eventsTo returns the channel to pass to WithRecoveryEvents.
+func (r *recorder) eventsTo() chan<- zkcoord.RecoveryEvent {
 	r.mu.Lock()
-	r.events = append(r.events, ev)
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if r.ch == nil {
+		r.ch = make(chan zkcoord.RecoveryEvent, 256)
+	}
+	return r.ch
 }
 
 func (r *recorder) snapshot() ([]ownership, []zkcoord.RecoveryEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for len(r.ch) > 0 {
+		r.events = append(r.events, <-r.ch)
+	}
 	return append([]ownership(nil), r.owned...), append([]zkcoord.RecoveryEvent(nil), r.events...)
 }
 
@@ -106,7 +114,7 @@ func (r *recorder) supervise(t *testing.T, cfg zkcoord.Config) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- zkcoord.Supervise(ctx, cfg, r.work, zkcoord.WithRecoveryEvents(r.event), zkcoord.WithMaxBackoff(time.Second))
+		done <- zkcoord.Supervise(ctx, cfg, r.work, zkcoord.WithRecoveryEvents(r.eventsTo()), zkcoord.WithMaxBackoff(time.Second))
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -262,12 +270,12 @@ func TestSuperviseEnds(t *testing.T) {
 	}
 }
 
-// A slow events callback does not hold recovery back.
+// A reader that does not read the events does not hold recovery back, and
+// the events wait for it, in order, none dropped, while Supervise runs;
+// once Supervise returned, nothing is left sending.
 func TestSuperviseSlowEvents(t *testing.T) {
 	c := zktest.Start(t)
-	release := make(chan struct{})
-	var once sync.Once
-	slow := func(zkcoord.RecoveryEvent) { once.Do(func() { <-release }) }
+	events := make(chan zkcoord.RecoveryEvent) // nobody reads until recovered
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sessions := make(chan *zkcoord.Session, 4)
@@ -278,25 +286,44 @@ func TestSuperviseSlowEvents(t *testing.T) {
 				sessions <- sess
 				<-ctx.Done()
 				return nil
-			}, zkcoord.WithRecoveryEvents(slow))
+			}, zkcoord.WithRecoveryEvents(events))
 	}()
 	first := <-sessions
 	tctx := testCtx(t, 30*time.Second)
 	if err := c.ExpireSession(tctx, first.ID(), first.Password()); err != nil {
 		t.Fatal(err)
 	}
+	var second *zkcoord.Session
 	select {
-	case second := <-sessions:
+	case second = <-sessions:
 		if second.ID() == first.ID() {
 			t.Fatal("the work ran on the same session again")
 		}
 	case <-tctx.Done():
-		t.Fatal("no recovery while the events callback was blocked")
+		t.Fatal("no recovery while nobody read the events")
 	}
-	close(release)
+	want := []struct {
+		kind    zkcoord.RecoveryKind
+		session int64
+	}{{zkcoord.SessionStarted, first.ID()}, {zkcoord.SessionEnded, first.ID()}, {zkcoord.Recovered, second.ID()}}
+	for i, w := range want {
+		select {
+		case ev := <-events:
+			if ev.Kind != w.kind || ev.Session != w.session {
+				t.Fatalf("event %d: %v of session 0x%x, want %v of 0x%x", i, ev.Kind, ev.Session, w.kind, w.session)
+			}
+		case <-tctx.Done():
+			t.Fatalf("event %d (%v) never came", i, w.kind)
+		}
+	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Supervise = %v", err)
+	}
+	select {
+	case ev := <-events:
+		t.Fatalf("event %v after Supervise returned", ev.Kind)
+	default:
 	}
 }
 
@@ -386,7 +413,7 @@ func TestSuperviseRestartIf(t *testing.T) {
 			return again // with the Session alive
 		}
 		return nil
-	}, zkcoord.WithRestartIf(restartable), zkcoord.WithRecoveryEvents(r.event))
+	}, zkcoord.WithRestartIf(restartable), zkcoord.WithRecoveryEvents(r.eventsTo()))
 	if err != nil || len(sessions) != 2 || sessions[0] == sessions[1] {
 		t.Fatalf("Supervise = %v on sessions %x; want nil after a second run on a new session", err, sessions)
 	}

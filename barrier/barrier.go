@@ -58,7 +58,7 @@ func (b *Barrier) Path() string { return b.path }
 func (b *Barrier) Set(ctx context.Context) error {
 	// A create that exists afterwards has succeeded, whoever made it, so
 	// connection losses can simply be retried.
-	if err := b.sess.EnsureNode(ctx, b.path, nil, b.opts.flags); err != nil {
+	if err := recipe.EnsureNode(ctx, b.sess, b.path, nil, b.opts.flags); err != nil {
 		return fmt.Errorf("barrier: set %s: %w", b.path, err)
 	}
 	return nil
@@ -96,7 +96,7 @@ func (b *Barrier) Wait(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("barrier: wait on %s: %w", b.path, err)
 		}
-		if _, err := b.sess.WaitEvent(ctx, w); err != nil {
+		if _, err := recipe.WaitEvent(ctx, b.sess, w); err != nil {
 			return fmt.Errorf("barrier: wait on %s: %w", b.path, err)
 		}
 	}

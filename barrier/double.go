@@ -83,7 +83,7 @@ func (d *DoubleBarrier) Enter(ctx context.Context) (err error) {
 		if n >= d.members {
 			return d.createReady(ctx)
 		}
-		if _, err := d.sess.WaitEvent(ctx, w); err != nil {
+		if _, err := recipe.WaitEvent(ctx, d.sess, w); err != nil {
 			return err
 		}
 		ready, _, w, err = d.sess.ExistsW(ctx, d.ready())
@@ -233,7 +233,7 @@ func (d *DoubleBarrier) Leave(ctx context.Context) (err error) {
 			ours = false
 		}
 		if !gone {
-			if _, err := d.sess.WaitEvent(ctx, w); err != nil {
+			if _, err := recipe.WaitEvent(ctx, d.sess, w); err != nil {
 				return err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 )
 
 // failoverMetric names the failover metric for n candidates.
@@ -54,6 +55,8 @@ type zkElection struct {
 
 	notifiedMu sync.Mutex
 	notifiedAt map[string]time.Time // node -> its last notified determination
+
+	stopEvents func() // ends the reading of the candidates' events
 }
 
 type electedAt struct {
@@ -72,7 +75,7 @@ func (z *zkElection) setup(ctx context.Context, n int) error {
 	if z.sessions, err = connectN(ctx, min(n, electionSessions)); err != nil {
 		return err
 	}
-	hook := func(ev election.Event) {
+	events, stop := fifo.Relay(1<<10, func(ev election.Event) {
 		if ev.Type == election.EventElected || ev.Type == election.EventFollowing {
 			z.mu.Lock()
 			first := !z.placed[ev.Node]
@@ -91,9 +94,10 @@ func (z *zkElection) setup(ctx context.Context, n int) error {
 			z.notifiedAt[ev.Node] = ev.At
 			z.notifiedMu.Unlock()
 		}
-	}
+	})
+	z.stopEvents = stop
 	for i, s := range z.sessions {
-		e, err := election.New(s, z.path, election.WithID(fmt.Sprintf("s%d", i)), election.WithEvents(hook))
+		e, err := election.New(s, z.path, election.WithID(fmt.Sprintf("s%d", i)), election.WithEvents(events))
 		if err != nil {
 			return err
 		}
@@ -182,6 +186,9 @@ func (z *zkElection) failover(ctx context.Context, changes int) (stepOut, error)
 // (resigning them one by one would elect each of them in turn).
 func (z *zkElection) teardown(context.Context) error {
 	closeAll(z.sessions)
+	if z.stopEvents != nil {
+		z.stopEvents() // the channels it reads have room: it never waits
+	}
 	return nil
 }
 

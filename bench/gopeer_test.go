@@ -18,6 +18,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -131,13 +132,15 @@ func (p *goPeer) join(kind, path string, timeout time.Duration) error {
 	}
 	switch kind {
 	case "election":
-		el, err := election.New(sess, path, election.WithEvents(func(ev election.Event) {
+		// The events are read for as long as the peer's process lives.
+		events, _ := fifo.Relay(64, func(ev election.Event) {
 			if ev.Type == election.EventDetermine && ev.Notified {
 				p.mu.Lock()
 				p.notified = ev.At
 				p.mu.Unlock()
 			}
-		}))
+		})
+		el, err := election.New(sess, path, election.WithEvents(events))
 		if err != nil {
 			return err
 		}

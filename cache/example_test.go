@@ -100,11 +100,22 @@ func ExampleNewTreeConfig() {
 		Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ","),
 		Chroot:  "/examples-cache",
 	}
+	events := make(chan zkcoord.RecoveryEvent, 16) // never closed by zkcoord
 	c, err := cache.NewTreeConfig(ctx, cfg, "/flags",
-		cache.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { log.Println(ev.Kind, ev.Err) }))
+		cache.WithRecoveryEvents(events))
 	if err != nil {
 		panic(err)
 	}
+	go func() { // log each step of a recovery until the cache ends
+		for {
+			select {
+			case ev := <-events:
+				log.Println(ev.Kind, ev.Err)
+			case <-c.Done():
+				return
+			}
+		}
+	}()
 	defer c.Close(ctx)
 	for ev := range c.Events() {
 		fmt.Println(ev)

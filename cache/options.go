@@ -7,7 +7,7 @@ type Option func(*options)
 
 type options struct {
 	maxDepth int
-	events   func(zkcoord.RecoveryEvent)
+	events   chan<- zkcoord.RecoveryEvent
 }
 
 // WithMaxDepth limits a tree cache to the nodes at most depth levels below
@@ -18,11 +18,14 @@ func WithMaxDepth(depth int) Option {
 	return func(o *options) { o.maxDepth = depth }
 }
 
-// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a cache
+// WithRecoveryEvents sends every zkcoord.RecoveryEvent of a cache
 // started with NewTreeConfig (session started, session ended with its
-// cause, recovering, recovered), in order, on a goroutine of its own, so
-// that a slow f never delays a recovery. NewNode, NewChildren and NewTree
-// reject it: one Session is one ZooKeeper session.
-func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
-	return func(o *options) { o.events = f }
+// cause, recovering, recovered) to ch; its owner is the cache, until it
+// has ended.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// NewNode, NewChildren and NewTree reject it: one Session is one
+// ZooKeeper session.
+func WithRecoveryEvents(ch chan<- zkcoord.RecoveryEvent) Option {
+	return func(o *options) { o.events = ch }
 }

@@ -22,7 +22,7 @@ func treeConfig(t *testing.T, servers []string, sessions *zktest.SessionRecorder
 		c.SessionTimeout = 6 * time.Second
 	})
 	log := &testkit.Recoveries{}
-	c, err := NewTreeConfig(testkit.Ctx(t, wait), cfg, root, WithRecoveryEvents(log.Record))
+	c, err := NewTreeConfig(testkit.Ctx(t, wait), cfg, root, WithRecoveryEvents(log.C()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestTreeConfigAfterExpiry(t *testing.T) {
 // NewTreeConfig. NewNode and NewChildren have a depth of their own.
 func TestSessionBoundFormsRejectOptions(t *testing.T) {
 	sess := connect(t)
-	events := WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})
+	events := WithRecoveryEvents(make(chan zkcoord.RecoveryEvent))
 	for name, err := range map[string]error{
 		"NewTree with recovery events":     second(NewTree(sess, "/a", events)),
 		"NewNode with recovery events":     second(NewNode(sess, "/a", events)),

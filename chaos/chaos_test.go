@@ -204,7 +204,7 @@ func TestQueueCatchesAckFirst(t *testing.T) {
 }
 
 // TestCounterCatchesValueSettle gives every writer of the counter workload
-// the settle zkcoord had before Session.Settle, which takes a node holding
+// the settle zkcoord had before zkcoord.Settle, which takes a node holding
 // what a write wrote for that write's doing, and checks that the checker
 // reports the writes it misjudges. Each partition cuts a writer off at a
 // round's start, with its create of the round's node in flight; a writer a

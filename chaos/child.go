@@ -129,6 +129,14 @@ type clientApp interface {
 	err() error
 }
 
+// fail logs msg and prints "client: what: err" on standard error, and
+// returns the exit status of a client that failed.
+func (f clientFlags) fail(msg, what string, err error) int {
+	f.log.Error(msg, "err", err)
+	fmt.Fprintf(os.Stderr, "client: %s: %v\n", what, err)
+	return 1
+}
+
 // clientMain is a client process. It reports Acquire and Release events on
 // its standard output, prints "ready" once it has joined, and reads
 // commands from its standard input: "add R", "remove R", "stop".
@@ -162,9 +170,7 @@ func clientMain(args []string) int {
 	}
 	cancel()
 	if err != nil {
-		f.log.Error("start failed", "err", err)
-		fmt.Fprintln(os.Stderr, "client: start:", err)
-		return 1
+		return f.fail("start failed", "start", err)
 	}
 	f.log.Info("ready")
 	fmt.Println("ready")
@@ -197,17 +203,13 @@ func clientMain(args []string) int {
 			err := app.stop(ctx)
 			cancel()
 			if err != nil {
-				f.log.Error("stop failed", "err", err)
-				fmt.Fprintln(os.Stderr, "client: stop:", err)
-				return 1
+				return f.fail("stop failed", "stop", err)
 			}
 			f.log.Info("stopped")
 			fmt.Println("stopped")
 			return 0
 		case <-app.done():
-			f.log.Error("ended on its own", "err", app.err())
-			fmt.Fprintln(os.Stderr, "client: ended:", app.err())
-			return 1
+			return f.fail("ended on its own", "ended", app.err())
 		}
 	}
 }

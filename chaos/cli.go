@@ -197,14 +197,8 @@ func (r *cliRun) setup() error {
 		}
 	}
 	r.use = shellCommand(o.Spawn("use", RoleUse, nil))
-	svc, err := r.procs.Start(r.ctx, o.Spawn("service", RoleService, []string{"-socket", r.socket}),
-		r.sink("service", r.svcLines.add))
-	if err != nil {
-		return fmt.Errorf("chaos: start the service: %w", err)
-	}
-	r.service = svc
-	if !r.svcLines.wait("ready", svc.Done(), time.Minute) {
-		return fmt.Errorf("chaos: the service did not start: %v\n%s", svc.ExitErr(), svc.Stderr())
+	if err := r.startService(); err != nil {
+		return err
 	}
 	// Resources: a sixth each for locks and elections (so that the two
 	// clients of each command contend for them), the rest for the

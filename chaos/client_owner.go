@@ -10,6 +10,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/delay"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/lock"
 )
@@ -215,13 +216,14 @@ func (a *ownerApp) loop(ctx context.Context, r string) {
 // Supervise opens a new one and the competition starts again from scratch.
 func (a *ownerApp) supervised(ctx context.Context, r string, draw func([2]time.Duration) time.Duration) {
 	kind := recoveryKind(r)
-	events := func(ev zkcoord.RecoveryEvent) { a.em.Emit(recoveryNote(r, ev)) }
+	events, stopEvents := fifo.Relay(16, func(ev zkcoord.RecoveryEvent) { a.em.Emit(recoveryNote(r, ev)) })
 	err := zkcoord.Supervise(ctx, a.cfg, func(ctx context.Context, sess *zkcoord.Session) error {
 		for ctx.Err() == nil {
 			a.round(ctx, sess, kind, r, draw)
 		}
 		return ctx.Err()
 	}, zkcoord.WithRecoveryEvents(events), zkcoord.WithMaxBackoff(time.Second))
+	stopEvents()
 	if ctx.Err() == nil {
 		a.end(fmt.Errorf("chaos: %s: supervisor gave up: %w", r, err))
 	}
@@ -262,15 +264,8 @@ func (a *ownerApp) hold(ctx context.Context, r string, h holding, hold time.Dura
 		return
 	}
 	a.em.Emit(event.Event{Kind: event.Acquire, Resource: r, Token: token})
-	wctx, cancel := context.WithCancel(context.Background())
+	wctx, cancel := whileHeld(h.Done())
 	defer cancel()
-	go func() {
-		select {
-		case <-h.Done():
-			cancel()
-		case <-wctx.Done():
-		}
-	}()
 	w := startWorker(wctx, a.svc, a.f.log, r, token, a.f.useInterval, a.f.bug == BugLateStop)
 	t := time.NewTimer(hold)
 	defer t.Stop()

@@ -150,17 +150,10 @@ func (a *queueApp) process(ctx context.Context, sess *zkcoord.Session, q *queue.
 		release("acked")
 		return
 	}
-	wctx, cancel := context.WithCancel(context.Background())
+	wctx, cancel := whileHeld(c.Done())
 	defer cancel()
 	stopWatch := context.AfterFunc(ctx, cancel)
 	defer stopWatch()
-	go func() {
-		select {
-		case <-c.Done():
-			cancel()
-		case <-wctx.Done():
-		}
-	}()
 	w := startWorker(wctx, a.svc, a.f.log, item, token, a.f.useInterval, false)
 	delay.Sleep(wctx, d, nil)
 	w.stop()

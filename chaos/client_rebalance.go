@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/rebalance"
 )
@@ -52,15 +53,21 @@ func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *
 			em.Emit(event.Event{Kind: event.Note, Detail: "aborted: " + err.Error()})
 		},
 	}
+	events, stopEvents := fifo.Relay(16, func(ev zkcoord.RecoveryEvent) { em.Emit(recoveryNote(rebalanceGroup, ev)) })
 	c, err := rebalance.StartConfig(ctx, cfg, zkcoord.Join(f.root, rebalanceGroup), h,
 		rebalance.WithMode(rebalanceMode(f.workload)),
 		rebalance.WithAutoRecovery(true), rebalance.WithName(f.name),
 		rebalance.WithMinInterval(rebalanceMinInterval), rebalance.WithMaxRecoveryBackoff(time.Second),
 		rebalance.WithLockDelay(f.lockDelay),
-		rebalance.WithLogger(f.log), rebalance.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { em.Emit(recoveryNote(rebalanceGroup, ev)) }))
+		rebalance.WithLogger(f.log), rebalance.WithRecoveryEvents(events))
 	if err != nil {
+		stopEvents()
 		return nil, err
 	}
+	go func() {
+		<-c.Done() // the client's last event is in the channel
+		stopEvents()
+	}()
 	a.c = c
 	return a, nil
 }

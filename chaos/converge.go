@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -157,11 +158,7 @@ func exactlyOne(hold map[string][]string, live, resources []string) string {
 	}
 	holders := map[string][]string{}
 	var bad []string
-	clients := make([]string, 0, len(hold))
-	for c := range hold {
-		clients = append(clients, c)
-	}
-	slices.Sort(clients)
+	clients := slices.Sorted(maps.Keys(hold))
 	for _, c := range clients {
 		for _, r := range hold[c] {
 			switch {

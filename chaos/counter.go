@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,21 +77,14 @@ func (h *harness) settleCounter(since int64) (ok bool, at int64, why string) {
 	t := h.counter
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	at = since
-	var behind []string
-	for _, c := range h.live() {
+	return h.everyLive(since, "no round done in full since the fault by ", func(c string) (int64, bool) {
 		rounds := t.good[c]
 		i, _ := slices.BinarySearch(rounds, since+1)
 		if i == len(rounds) {
-			behind = append(behind, c)
-			continue
+			return 0, false
 		}
-		at = max(at, rounds[i])
-	}
-	if len(behind) > 0 {
-		return false, 0, "no round done in full since the fault by " + strings.Join(behind, ", ")
-	}
-	return true, at, ""
+		return rounds[i], true
+	})
 }
 
 // counterState is what the counter workload left in ZooKeeper.
@@ -247,11 +241,7 @@ func checkCounter(events []event.Event, end *counterState) (CounterStats, []orac
 		}
 	}
 	st.Nodes = len(end.Slots)
-	rounds := make([]int64, 0, len(creators))
-	for r := range creators {
-		rounds = append(rounds, r)
-	}
-	slices.Sort(rounds)
+	rounds := slices.Sorted(maps.Keys(creators))
 	for _, r := range rounds {
 		cs := creators[r]
 		if len(cs) > 1 {
@@ -291,11 +281,7 @@ func checkCounter(events []event.Event, end *counterState) (CounterStats, []orac
 			st.UpdatesUnknown++
 		}
 	}
-	names := make([]string, 0, len(listed))
-	for id := range listed {
-		names = append(names, id)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(listed))
 	for _, id := range names {
 		switch {
 		case ids[id] == nil:

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -65,20 +66,10 @@ func (h *harness) settleDiscovery(since int64) (ok bool, at int64, why string) {
 	t := h.disc
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	at = since
-	var waiting []string
-	for _, c := range h.live() {
+	return h.everyLive(since, "not registered and serving again: ", func(c string) (int64, bool) {
 		r, s := t.registered[c], t.served[c]
-		if r < since || s < since {
-			waiting = append(waiting, c)
-			continue
-		}
-		at = max(at, r, s)
-	}
-	if len(waiting) > 0 {
-		return false, 0, "not registered and serving again: " + strings.Join(waiting, ", ")
-	}
-	return true, at, ""
+		return max(r, s), r >= since && s >= since
+	})
 }
 
 // DiscoveryStats sum up a discovery run.
@@ -200,11 +191,7 @@ func checkDiscovery(events []event.Event, allowance time.Duration) (DiscoverySta
 	st.Reports = len(reports)
 	slack := int64(allowance)
 	var out []oracle.Violation
-	names := make([]string, 0, len(incs))
-	for n := range incs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(incs))
 	for _, r := range reports {
 		served := map[string]bool{}
 		for _, inc := range r.served {

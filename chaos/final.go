@@ -3,9 +3,9 @@ package chaos
 import (
 	"context"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/zkcoord/zkcoord/internal/fanout"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 )
 
@@ -33,24 +33,16 @@ func (h *harness) finish() FinalState {
 	fs := h.finalState(quiet, at, ok, why, h.track.holdings())
 
 	// Everyone leaves.
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []error
+	var clients []*client
 	for _, name := range h.live() {
-		c := h.clients[name]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := h.stopClient(c); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
+		clients = append(clients, h.clients[name])
 	}
-	wg.Wait()
+	errs := make([]error, len(clients))
+	fanout.Each(len(clients), len(clients), func(i int) { errs[i] = h.stopClient(clients[i]) })
 	for _, err := range errs {
-		h.problem("%v", err)
+		if err != nil {
+			h.problem("%v", err)
+		}
 	}
 	h.stopService()
 	return fs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/delay"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/internal/tool/oracle"
@@ -214,29 +216,10 @@ func (h *harness) record(e event.Event) {
 	}
 }
 
-// sink parses the output lines of a process (see oracle.History.Sink).
-func (h *harness) sink(name string, next func(string)) func(string) {
-	return func(line string) {
-		e, err := event.ParseLine(line)
-		switch {
-		case err == nil:
-			if e.Client == "" {
-				e.Client = name
-			}
-			h.record(e)
-		case errors.Is(err, event.ErrNotEvent):
-			next(line)
-		default:
-			h.record(event.Event{Client: name, Kind: event.Invalid, Detail: line})
-		}
-	}
-}
-
-// setup starts the service and the initial clients and resources, and
-// waits until the group has converged.
-func (h *harness) setup() error {
+// startService starts the fenced service and waits until it is ready.
+func (h *harness) startService() error {
 	svc, err := h.procs.Start(h.ctx, h.o.Spawn("service", RoleService, []string{"-socket", h.socket}),
-		h.sink("service", h.svcLines.add))
+		event.Sink("service", h.record, h.svcLines.add))
 	if err != nil {
 		return fmt.Errorf("chaos: start the service: %w", err)
 	}
@@ -244,26 +227,31 @@ func (h *harness) setup() error {
 	if !h.svcLines.wait("ready", svc.Done(), time.Minute) {
 		return fmt.Errorf("chaos: the service did not start: %v\n%s", svc.ExitErr(), svc.Stderr())
 	}
+	return nil
+}
+
+// setup starts the service and the initial clients and resources, and
+// waits until the group has converged.
+func (h *harness) setup() error {
+	if err := h.startService(); err != nil {
+		return err
+	}
 	for range h.o.Resources {
 		if err := h.addResource(); err != nil {
 			return err
 		}
 	}
 	// Start the clients together: each needs a second or two.
-	var wg sync.WaitGroup
-	errs := make([]error, h.o.Clients)
-	for i := range h.o.Clients {
+	clients := make([]*client, h.o.Clients)
+	for i := range clients {
 		c, err := h.newClient()
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = h.startClient(c)
-		}()
+		clients[i] = c
 	}
-	wg.Wait()
+	errs := make([]error, len(clients))
+	fanout.Each(len(clients), len(clients), func(i int) { errs[i] = h.startClient(clients[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -287,13 +275,29 @@ func (h *harness) stable() time.Duration {
 // live returns the names of the live clients, sorted.
 func (h *harness) live() []string {
 	h.mu.Lock()
-	out := make([]string, 0, len(h.clients))
-	for n := range h.clients {
-		out = append(out, n)
+	defer h.mu.Unlock()
+	return slices.SortedFunc(maps.Keys(h.clients), compareNames)
+}
+
+// everyLive reports whether every live client has done its part since
+// since, and when the last of them did: done returns when client c did,
+// or false if it has not yet. why is notYet followed by the clients that
+// have not.
+func (h *harness) everyLive(since int64, notYet string, done func(c string) (int64, bool)) (ok bool, at int64, why string) {
+	at = since
+	var waiting []string
+	for _, c := range h.live() {
+		when, ok := done(c)
+		if !ok {
+			waiting = append(waiting, c)
+			continue
+		}
+		at = max(at, when)
 	}
-	h.mu.Unlock()
-	slices.SortFunc(out, compareNames)
-	return out
+	if len(waiting) > 0 {
+		return false, 0, notYet + strings.Join(waiting, ", ")
+	}
+	return true, at, ""
 }
 
 // compareNames orders c2 before c10.
@@ -341,7 +345,7 @@ func (h *harness) startClient(c *client) error {
 		lostAfter: h.o.LostAfter, useInterval: h.o.UseInterval, seed: h.o.Seed, bug: c.bug, lockDelay: h.o.LockDelay}
 	args := clientArgs(f, filepath.Join(h.dir, "logs", c.name+".log"))
 	c.lines = newLineWaiter()
-	p, err := h.procs.Start(h.ctx, h.o.Spawn(c.name, RoleClient, args), h.sink(c.name, c.lines.add))
+	p, err := h.procs.Start(h.ctx, h.o.Spawn(c.name, RoleClient, args), event.Sink(c.name, h.record, c.lines.add))
 	if err != nil {
 		return fmt.Errorf("chaos: start %s: %w", c.name, err)
 	}
@@ -476,19 +480,8 @@ func (h *harness) operate(what string, f func(ctx context.Context, s *zkcoord.Se
 func (h *harness) addResource() error {
 	h.nextResource++
 	r := resourceName(h.nextResource)
-	if h.o.Workload.rebalance() {
-		err := h.operate("add "+r, func(ctx context.Context, s *zkcoord.Session) error {
-			err := rebalance.AddResource(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
-			if errors.Is(err, rebalance.ErrResourceExists) {
-				return nil
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		h.broadcast("add " + r)
+	if err := h.changeResource("add", r, rebalance.AddResource, rebalance.ErrResourceExists); err != nil {
+		return err
 	}
 	h.resources = append(h.resources, r)
 	h.mark(event.Note, "operator", "added "+r)
@@ -499,23 +492,29 @@ func (h *harness) addResource() error {
 func (h *harness) removeResource(pick int) (string, error) {
 	i := pick % len(h.resources)
 	r := h.resources[i]
-	if h.o.Workload.rebalance() {
-		err := h.operate("remove "+r, func(ctx context.Context, s *zkcoord.Session) error {
-			err := rebalance.RemoveResource(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
-			if errors.Is(err, rebalance.ErrNoResource) {
-				return nil
-			}
-			return err
-		})
-		if err != nil {
-			return r, err
-		}
-	} else {
-		h.broadcast("remove " + r)
+	if err := h.changeResource("remove", r, rebalance.RemoveResource, rebalance.ErrNoResource); err != nil {
+		return r, err
 	}
 	h.resources = slices.Delete(h.resources, i, i+1)
 	h.mark(event.Note, "operator", "removed "+r)
 	return r, nil
+}
+
+// changeResource adds or removes (verb) resource r: in a rebalancing
+// group as the operator, with change, whose error done means that it was
+// done already; in the other workloads by telling every client.
+func (h *harness) changeResource(verb, r string, change func(context.Context, *zkcoord.Session, string, string) error, done error) error {
+	if !h.o.Workload.rebalance() {
+		h.broadcast(verb + " " + r)
+		return nil
+	}
+	return h.operate(verb+" "+r, func(ctx context.Context, s *zkcoord.Session) error {
+		err := change(ctx, s, zkcoord.Join(h.root, rebalanceGroup), r)
+		if errors.Is(err, done) {
+			return nil
+		}
+		return err
+	})
 }
 
 // broadcast sends a command to every live client (election and lock

@@ -106,7 +106,7 @@ const (
 	BugAckFirst = "ack-first"
 	// BugValueSettle (counter workload only; every client has it): a write
 	// whose outcome the library reports unknown is settled as zkcoord did
-	// before Session.Settle, by value: an Add is taken as done if the next
+	// before zkcoord.Settle, by value: an Add is taken as done if the next
 	// version holds the count it would have made, a Create if the node
 	// holds its bytes at version 0, and an Update is run again.
 	BugValueSettle = "value-settle"

@@ -188,37 +188,40 @@ func (p *Planner) Next() Fault {
 	}
 }
 
+// add counts one more client or resource, n, unless there are most
+// already.
+func add(n *int, most int) bool {
+	if *n >= most {
+		return false
+	}
+	*n++
+	return true
+}
+
+// remove makes f remove one client or resource, of n, picked at random,
+// unless there are least already.
+func (p *Planner) remove(f Fault, n *int, least int) (Fault, bool) {
+	if *n <= least {
+		return f, false
+	}
+	*n--
+	f.Pick = p.rng.IntN(pickRange)
+	return f, true
+}
+
 // make builds a fault of kind k, or reports that the group's limits forbid
 // it now.
 func (p *Planner) make(k Kind) (Fault, bool) {
 	f := Fault{Kind: k}
 	switch k {
 	case AddClient:
-		if p.clients >= p.lim.MaxClients {
-			return f, false
-		}
-		p.clients++
-		return f, true
+		return f, add(&p.clients, p.lim.MaxClients)
 	case RemoveClient:
-		if p.clients <= p.lim.MinClients {
-			return f, false
-		}
-		p.clients--
-		f.Pick = p.rng.IntN(pickRange)
-		return f, true
+		return p.remove(f, &p.clients, p.lim.MinClients)
 	case AddResource:
-		if p.resources >= p.lim.MaxResources {
-			return f, false
-		}
-		p.resources++
-		return f, true
+		return f, add(&p.resources, p.lim.MaxResources)
 	case RemoveResource:
-		if p.resources <= p.lim.MinResources {
-			return f, false
-		}
-		p.resources--
-		f.Pick = p.rng.IntN(pickRange)
-		return f, true
+		return p.remove(f, &p.resources, p.lim.MinResources)
 	case Storm:
 		n := 2 + p.rng.IntN(3)
 		if n > p.clients {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -341,11 +342,7 @@ func checkQueue(events []event.Event) (QueueStats, []oracle.Violation) {
 			}
 		}
 	}
-	names := make([]string, 0, len(items))
-	for n := range items {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(items))
 	for _, n := range names {
 		it := items[n]
 		if it.everDone {

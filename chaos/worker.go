@@ -24,6 +24,21 @@ type worker struct {
 	done     chan struct{}
 }
 
+// whileHeld returns the context for a worker's uses of what it holds: it
+// ends when done closes (the lease, leadership or claim ended) or when
+// cancel is called.
+func whileHeld(done <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // startWorker starts using resource with token. With stubborn set (the
 // late-stop bug) it ignores ctx and refusals and stops only when told.
 func startWorker(ctx context.Context, svc *serviceConn, log *slog.Logger, resource string, token int64,

@@ -21,7 +21,7 @@
 // # Lost replies
 //
 // A write whose reply is lost with the connection is settled by
-// [zkcoord.Session.Settle]: once reconnected, the node is read after a
+// [zkcoord.Settle]: once reconnected, the node is read after a
 // sync, and the outcome decided only when the node proves it. A set still
 // at the version given did not happen and is sent again; a set whose next
 // version holds other data lost to another writer (ErrConflict). A create

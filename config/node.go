@@ -118,7 +118,7 @@ func (n *Node) create(ctx context.Context, data []byte) (Version, error) {
 		return Version{}, fmt.Errorf("%w: %s", ErrExists, n.path)
 	}
 	lostReply(err)
-	found, serr := n.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: n.path, Data: data}, err)
+	found, serr := zkcoord.Settle(ctx, n.sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: n.path, Data: data}, err)
 	switch {
 	case serr != nil:
 		return Version{}, fmt.Errorf("config: create %s: %w", n.path, serr)
@@ -144,7 +144,7 @@ func lostReply(err error) {
 // node has changed and with ErrNotFound if it does not exist.
 //
 // A write whose reply is lost with the connection is settled by reading
-// the node again (see zkcoord.Session.Settle): if it did not happen it is
+// the node again (see zkcoord.Settle): if it did not happen it is
 // sent again, or reported as a conflict; if nothing on the server can
 // tell (the next version holds exactly this data, which another writer
 // may have written too), Set fails with an error wrapping
@@ -191,7 +191,7 @@ func (n *Node) set(ctx context.Context, data []byte, at Version) (Version, error
 	if version == AnyVersion && zkcoord.IsRetryable(err) {
 		return Version{}, fmt.Errorf("config: set %s: %w", n.path, err) // idempotent
 	}
-	found, serr := n.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: n.path, Data: data, Version: version, Czxid: at.czxid}, err)
+	found, serr := zkcoord.Settle(ctx, n.sess, zkcoord.Write{Kind: zkcoord.WriteSet, Path: n.path, Data: data, Version: version, Czxid: at.czxid}, err)
 	switch {
 	case serr != nil:
 		return Version{}, fmt.Errorf("config: set %s: %w", n.path, serr)
@@ -234,7 +234,7 @@ func (n *Node) Update(ctx context.Context, fn func(cur Version) ([]byte, error))
 //
 // Delete reads the node first, to know which node it deletes: a delete
 // whose reply is lost is settled by that node (see
-// zkcoord.Session.Settle), so that it never deletes a node created again
+// zkcoord.Settle), so that it never deletes a node created again
 // at the same path meanwhile. It fails with an error wrapping
 // zkcoord.ErrOutcomeUnknown if its ctx ends with the delete in flight.
 func (n *Node) Delete(ctx context.Context, version int32) error {
@@ -268,7 +268,7 @@ func (n *Node) delete(ctx context.Context, version int32, czxid int64) error {
 		return fmt.Errorf("%w: %s is no longer at version %d", ErrConflict, n.path, version)
 	}
 	lostReply(err)
-	found, serr := n.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: n.path, Version: version, Czxid: czxid}, err)
+	found, serr := zkcoord.Settle(ctx, n.sess, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: n.path, Version: version, Czxid: czxid}, err)
 	switch {
 	case serr != nil:
 		return fmt.Errorf("config: delete %s: %w", n.path, serr)

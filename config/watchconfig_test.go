@@ -47,7 +47,7 @@ func TestWatchConfigAcrossPartition(t *testing.T) {
 	}
 	proxy := cluster.NewProxy(t)
 	log := &testkit.Recoveries{}
-	w, err := WatchConfig(ctx, configFor(t, proxy.Servers(), zktest.NewSessionRecorder(nil)), "/app/conf", WithRecoveryEvents(log.Record))
+	w, err := WatchConfig(ctx, configFor(t, proxy.Servers(), zktest.NewSessionRecorder(nil)), "/app/conf", WithRecoveryEvents(log.C()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestWatchJSONConfigAcrossExpiry(t *testing.T) {
 	}
 	sessions := zktest.NewSessionRecorder(nil)
 	log := &testkit.Recoveries{}
-	w, err := WatchJSONConfig[limits](ctx, configFor(t, servers, sessions), "/app/limits", WithRecoveryEvents(log.Record))
+	w, err := WatchJSONConfig[limits](ctx, configFor(t, servers, sessions), "/app/limits", WithRecoveryEvents(log.C()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestWatchConfigBadPath(t *testing.T) {
 
 // A Node runs on one Session: recovery events need WatchConfig.
 func TestNewRejectsRecoveryEvents(t *testing.T) {
-	events := WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})
+	events := WithRecoveryEvents(make(chan zkcoord.RecoveryEvent))
 	if _, err := New(connect(t), "/a", events); !errors.Is(err, zkcoord.ErrInvalidConfig) {
 		t.Errorf("New with recovery events = %v, want ErrInvalidConfig", err)
 	}

@@ -35,7 +35,7 @@ type Option func(*options)
 
 type options struct {
 	seed   int64
-	events func(zkcoord.RecoveryEvent)
+	events chan<- zkcoord.RecoveryEvent
 }
 
 // supervise returns the options of zkcoord.Supervise for WatchConfig.
@@ -54,12 +54,14 @@ func WithSeed(v int32) Option { return func(o *options) { o.seed = int64(v) } }
 // not fit in 32 bits.
 func WithSeed64(v int64) Option { return func(o *options) { o.seed = v } }
 
-// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a
-// WatchConfig watcher (session started, session ended with its cause,
-// recovering, recovered), in order, on a goroutine of its own. New and
-// New64 reject it: a Counter lives on one Session.
-func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
-	return func(o *options) { o.events = f }
+// WithRecoveryEvents sends every zkcoord.RecoveryEvent of a WatchConfig
+// watcher (session started, session ended with its cause, recovering,
+// recovered) to ch; its owner is the watcher, until it has ended.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// New and New64 reject it: a Counter lives on one Session.
+func WithRecoveryEvents(ch chan<- zkcoord.RecoveryEvent) Option {
+	return func(o *options) { o.events = ch }
 }
 
 // Of is a shared counter of integer type T stored at one node. It is safe
@@ -178,7 +180,7 @@ func (c *Of[T]) get(ctx context.Context) (CountOf[T], int64, error) {
 
 // create creates the node with the seed value; a node that exists is fine.
 func (c *Of[T]) create(ctx context.Context) error {
-	if err := c.sess.EnsureNode(ctx, c.path, encode(c.seed), zkcoord.FlagPersistent); err != nil {
+	if err := recipe.EnsureNode(ctx, c.sess, c.path, encode(c.seed), zkcoord.FlagPersistent); err != nil {
 		return fmt.Errorf("counter: create %s: %w", c.path, err)
 	}
 	return nil
@@ -212,7 +214,7 @@ func (c *Of[T]) SetCount(ctx context.Context, v T) (CountOf[T], error) {
 // version 0 (see Get): it is created so before the write.
 //
 // A write whose reply is lost with the connection is settled by reading
-// the node again (see zkcoord.Session.Settle): if it did not happen it is
+// the node again (see zkcoord.Settle): if it did not happen it is
 // sent again, or reported as not done; if nothing on the server can tell,
 // TrySetCount fails with an error wrapping zkcoord.ErrOutcomeUnknown, and
 // the count may or may not have been set. So does a write whose ctx ends
@@ -265,7 +267,7 @@ func (c *Of[T]) trySet(ctx context.Context, prev CountOf[T], czxid int64, v T) (
 	if zkcoord.IsRetryable(err) && testHookOutcomeUnknown != nil {
 		testHookOutcomeUnknown()
 	}
-	found, serr := c.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: c.path, Data: data, Version: prev.Version, Czxid: czxid}, err)
+	found, serr := zkcoord.Settle(ctx, c.sess, zkcoord.Write{Kind: zkcoord.WriteSet, Path: c.path, Data: data, Version: prev.Version, Czxid: czxid}, err)
 	if serr != nil {
 		return CountOf[T]{}, 0, false, fmt.Errorf("counter: set %s: %w", c.path, serr)
 	}

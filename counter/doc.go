@@ -29,7 +29,7 @@
 // [Counter.Add] loops on TrySetCount (Kazoo's += and -=).
 //
 // A conditional write whose reply is lost with the connection is settled
-// by [zkcoord.Session.Settle]: once reconnected, the node is read after a
+// by [zkcoord.Settle]: once reconnected, the node is read after a
 // sync. If it is still at the version the write expected, the write did
 // not happen and is sent again; if the next version holds another count,
 // another writer won and the write failed (Add reads again and retries).

@@ -20,7 +20,7 @@ func watchConfig(t *testing.T, ctx context.Context, servers []string, sessions *
 		c.SessionTimeout = 6 * time.Second
 	})
 	log := &testkit.Recoveries{}
-	w, err := WatchConfig[int32](ctx, cfg, path, WithRecoveryEvents(log.Record))
+	w, err := WatchConfig[int32](ctx, cfg, path, WithRecoveryEvents(log.C()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestWatchConfigAcrossPartition(t *testing.T) {
 
 // A Counter lives on one Session: recovery events need WatchConfig.
 func TestNewRejectsRecoveryEvents(t *testing.T) {
-	if _, err := New(connect(t), "/x", WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})); !errors.Is(err, zkcoord.ErrInvalidConfig) {
+	if _, err := New(connect(t), "/x", WithRecoveryEvents(make(chan zkcoord.RecoveryEvent))); !errors.Is(err, zkcoord.ErrInvalidConfig) {
 		t.Fatalf("New with recovery events = %v, want ErrInvalidConfig", err)
 	}
 }

@@ -115,10 +115,10 @@ func ExampleRegisterConfig() {
 	// The instance stays registered, on Sessions of its own, until
 	// Unregister: after a Session is lost, a new one registers it again
 	// with the latest data. Recovery events tell of each new Session.
-	var kinds []zkcoord.RecoveryKind
+	events := make(chan zkcoord.RecoveryEvent, 16)
 	r, err := discovery.RegisterConfig(ctx, config(), "/kept",
 		discovery.Instance{Name: "search", ID: "s1", Address: "10.0.0.7", Port: 80},
-		discovery.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { kinds = append(kinds, ev.Kind) }))
+		discovery.WithRecoveryEvents(events))
 	if err != nil {
 		panic(err)
 	}
@@ -131,7 +131,11 @@ func ExampleRegisterConfig() {
 	if err := r.Unregister(ctx); err != nil {
 		panic(err)
 	}
-	fmt.Println(kinds) // complete once Unregister has returned
+	var kinds []zkcoord.RecoveryKind
+	for len(events) > 0 { // all of them, once Unregister has returned
+		kinds = append(kinds, (<-events).Kind)
+	}
+	fmt.Println(kinds)
 	// Output:
 	// /kept/search/s1 8080
 	// [session started]

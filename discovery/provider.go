@@ -18,16 +18,18 @@ type Option func(*options)
 
 type options struct {
 	prov   *Provider // the provider being made (a throwaway one for a registration)
-	events func(zkcoord.RecoveryEvent)
+	events chan<- zkcoord.RecoveryEvent
 }
 
-// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a
+// WithRecoveryEvents sends every zkcoord.RecoveryEvent of a
 // registration kept with RegisterConfig (session started, session ended
-// with its cause, recovering, recovered), in order, on a goroutine of its
-// own, so that a slow f never delays a recovery. NewProvider rejects it:
-// a provider lives on one Session.
-func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
-	return func(o *options) { o.events = f }
+// with its cause, recovering, recovered) to ch; its owner is the
+// registration, until it has ended.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// NewProvider rejects it: a provider lives on one Session.
+func WithRecoveryEvents(ch chan<- zkcoord.RecoveryEvent) Option {
+	return func(o *options) { o.events = ch }
 }
 
 // WithStrategy sets how a provider picks an instance: newStrategy is

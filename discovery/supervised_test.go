@@ -3,7 +3,6 @@ package discovery
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,20 +13,6 @@ import (
 // supervisedConfig is the Config of Sessions in the test's chroot.
 func supervisedConfig(t *testing.T) zkcoord.Config {
 	return zkcoord.Config{Servers: servers, SessionTimeout: testkit.SessionTimeout, Chroot: testkit.Chroot(t)}
-}
-
-// recoveries collects a Supervise's events.
-type recoveries struct {
-	mu     sync.Mutex
-	events []zkcoord.RecoveryEvent
-	ch     chan zkcoord.RecoveryEvent
-}
-
-func (r *recoveries) event(ev zkcoord.RecoveryEvent) {
-	r.mu.Lock()
-	r.events = append(r.events, ev)
-	r.mu.Unlock()
-	r.ch <- ev
 }
 
 // expire ends the Session that holds r's registration on the server.
@@ -58,9 +43,9 @@ func TestSupervisedRegistrationReregistersTheLatestUpdate(t *testing.T) {
 	if ev := next(t, ctx, c); ev.Type != Initialized {
 		t.Fatalf("first event %v", ev)
 	}
-	rec := &recoveries{ch: make(chan zkcoord.RecoveryEvent, 100)}
+	rec := &testkit.Recoveries{}
 	r, err := RegisterConfig(ctx, supervisedConfig(t), "/svc", Instance{Name: "web", ID: "w", Address: "h", Port: 1},
-		WithRecoveryEvents(rec.event))
+		WithRecoveryEvents(rec.C()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +115,9 @@ func TestSupervisedRegistrationReregistersTheLatestUpdate(t *testing.T) {
 		t.Errorf("Update after Unregister: %v", err)
 	}
 	// Supervise reported both losses and both recoveries.
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
+	events := rec.Events()
 	var kinds []zkcoord.RecoveryKind
-	for _, ev := range rec.events {
+	for _, ev := range events {
 		if ev.Kind != zkcoord.Recovering {
 			kinds = append(kinds, ev.Kind)
 		}
@@ -147,8 +131,8 @@ func TestSupervisedRegistrationReregistersTheLatestUpdate(t *testing.T) {
 			t.Fatalf("recovery events %v, want %v", kinds, want)
 		}
 	}
-	if !errors.Is(rec.events[1].Err, zkcoord.ErrSessionExpired) {
-		t.Errorf("the first end: %v", rec.events[1].Err)
+	if !errors.Is(events[1].Err, zkcoord.ErrSessionExpired) {
+		t.Errorf("the first end: %v", events[1].Err)
 	}
 }
 
@@ -230,7 +214,7 @@ func TestProviderRefusesRecoveryEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.NewProvider(ctx, "web", WithRecoveryEvents(func(zkcoord.RecoveryEvent) {})); !errors.Is(err, ErrInvalid) {
+	if _, err := d.NewProvider(ctx, "web", WithRecoveryEvents(make(chan zkcoord.RecoveryEvent))); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("NewProvider with WithRecoveryEvents: %v, want ErrInvalid", err)
 	}
 }

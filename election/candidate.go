@@ -32,11 +32,11 @@ type candidate struct {
 
 	delMu sync.Mutex // serialises node deletion after the machine ended
 
-	// events holds the WithEvents callbacks and the closing of placed,
-	// elected and done, run in order by deliver, off the state machine's
-	// goroutine; nil without a callback, when they run at once.
-	events      *fifo.Queue[func()]
-	deliverOnce sync.Once
+	// feed sends the candidate's events to the WithEvents channel and
+	// closes placed and elected after the events that lead to them, off
+	// the state machine's goroutine (see after); nil without a channel.
+	// Set by register.
+	feed *fifo.Feed[Event]
 
 	// eng runs the election engine on the candidate's node; office is set
 	// once the candidate took office (it wrote the leader node), even if
@@ -66,9 +66,6 @@ func newCandidate(e *Election) *candidate {
 		state:   snapshot{Role: roleOffering, ID: e.opts.id},
 	}
 	c.runCtx, c.cancelRun = context.WithCancelCause(context.Background())
-	if e.opts.events != nil {
-		c.events = fifo.New[func()]()
-	}
 	return c
 }
 
@@ -106,13 +103,14 @@ func (c *candidate) Leadership() *Leadership {
 }
 
 // Elected is closed when the candidate becomes leader (after
-// EventElected was delivered to a WithEvents callback).
+// EventElected was sent to the WithEvents channel).
 func (c *candidate) Elected() <-chan struct{} { return c.elected }
 
 // Done is closed when the candidate has finished: it resigned, its
 // Session ended, it was deposed or its node was deleted. Err says why.
-// It closes after the candidate's last event was delivered to a WithEvents
-// callback; a leader's Leadership.Done does not wait for that.
+// It closes after the candidate's last events were sent to the WithEvents
+// channel, or dropped because it had no room; a leader's Leadership.Done
+// does not wait for that.
 func (c *candidate) Done() <-chan struct{} { return c.done }
 
 // Err returns nil while the candidate runs, then why it finished
@@ -236,7 +234,7 @@ func (c *candidate) abort(err error) {
 	c.nodeGone = true
 	c.mu.Unlock()
 	c.update(func(s *snapshot) { s.Role, s.Err = roleFinished, err })
-	c.after(func() { close(c.done) })
+	c.end()
 }
 
 // wrap turns an operation's error into the candidate's error: the stop
@@ -304,5 +302,5 @@ func (c *candidate) finish(cause error) {
 		c.emit(Event{Type: EventFailed, Err: cause})
 	}
 	c.place()
-	c.after(func() { close(c.done) })
+	c.end()
 }

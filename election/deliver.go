@@ -1,35 +1,21 @@
 package election
 
-// A candidate's WithEvents callbacks, and the closing of the channels that
-// tell a caller that an event happened (Elected, Done, the end of
-// nominate), run in the order the state machine asked for them, on a
-// goroutine of the candidate's own. So a slow callback delays later events
+// A candidate's events reach the WithEvents channel through a fifo.Feed,
+// on a goroutine of the feed's own, and so does the closing of the
+// channels that tell a caller that an event happened (placed, Elected):
+// after the events that lead to it. So a slow reader delays later events
 // and those channels, never the state machine: a leader's Leadership.Done
-// closes on loss whatever the callback does. Nothing is dropped; the queue
-// is unbounded.
+// closes on loss whatever the reader does. Nothing is dropped while the
+// candidate runs; the queue is unbounded.
 
-// after runs f once everything queued before it has run, without blocking
-// the caller. The closing of done is the last thing a candidate queues.
-func (c *candidate) after(f func()) {
-	if c.events == nil {
-		f()
-		return
-	}
-	c.events.Push(f)
-	c.deliverOnce.Do(func() { go c.deliver() })
-}
+// after runs f once every event emitted before it has been sent, without
+// blocking the caller.
+func (c *candidate) after(f func()) { c.feed.Then(f) }
 
-// deliver runs what after queued until it has closed done.
-func (c *candidate) deliver() {
-	for {
-		<-c.events.Ready()
-		for _, f := range c.events.PopAll() {
-			f()
-		}
-		select {
-		case <-c.done:
-			return
-		default:
-		}
-	}
+// end ends the candidate's feed, then closes done: by then every event
+// the candidate will send is in the channel (or was dropped for want of
+// room in it), and nothing is left running.
+func (c *candidate) end() {
+	c.feed.End()
+	close(c.done)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -143,6 +144,7 @@ func (e *Election) register(c *candidate) error {
 		return ErrEnded
 	}
 	e.candidates[c] = struct{}{}
+	c.feed = fifo.NewFeed(e.opts.events)
 	return nil
 }
 

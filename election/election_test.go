@@ -17,26 +17,27 @@ import (
 
 const long = 60 * time.Second
 
-// recorder collects the events of candidates.
+// recorder collects the events of candidates. Its channel has room for
+// every event a test causes, so none is dropped after a candidate ended.
 type recorder struct {
 	mu     sync.Mutex
+	ch     chan election.Event // the events not yet read into events
 	events []election.Event
-	hook   func(election.Event)
 }
 
-func (r *recorder) add(ev election.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, ev)
-	h := r.hook
-	r.mu.Unlock()
-	if h != nil {
-		h(ev)
+func newRecorder() *recorder { return &recorder{ch: make(chan election.Event, 1<<14)} }
+
+// read moves the events sent so far into r.events; r.mu is held.
+func (r *recorder) read() {
+	for len(r.ch) > 0 {
+		r.events = append(r.events, <-r.ch)
 	}
 }
 
 func (r *recorder) count(match func(election.Event) bool) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.read()
 	n := 0
 	for _, ev := range r.events {
 		if match(ev) {
@@ -49,6 +50,7 @@ func (r *recorder) count(match func(election.Event) bool) int {
 func (r *recorder) types(node string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.read()
 	var out []string
 	for _, ev := range r.events {
 		if ev.Node == node || (node != "" && ev.Node == "" && ev.Type == election.EventOffer) {
@@ -73,8 +75,8 @@ func TestSingleCandidate(t *testing.T) {
 	ctx := testCtx(t, long)
 	sess := connect(t, shared.Servers())
 	path := uniquePath(t)
-	rec := &recorder{}
-	e := newElection(t, sess, path, election.WithID("solo"), election.WithEvents(rec.add))
+	rec := newRecorder()
+	e := newElection(t, sess, path, election.WithID("solo"), election.WithEvents(rec.ch))
 
 	l, err := e.Campaign(ctx)
 	if err != nil {
@@ -169,11 +171,11 @@ func TestInvalidInput(t *testing.T) {
 func TestFollowersWatchOnlyTheirPredecessor(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
-	rec := &recorder{}
+	rec := newRecorder()
 	sessions := []*zkcoord.Session{connect(t, shared.Servers()), connect(t, shared.Servers())}
 	var cands []*election.Candidate
 	for i := 0; i < 10; i++ {
-		e := newElection(t, sessions[i%2], path, election.WithID(fmt.Sprintf("c%d", i)), election.WithEvents(rec.add))
+		e := newElection(t, sessions[i%2], path, election.WithID(fmt.Sprintf("c%d", i)), election.WithEvents(rec.ch))
 		c, err := e.Nominate(ctx)
 		if err != nil {
 			t.Fatalf("Nominate %d: %v", i, err)
@@ -263,7 +265,7 @@ func checkWatches(t *testing.T, ctx context.Context, path string, cands []*elect
 func TestHundredCandidates(t *testing.T) {
 	ctx := testCtx(t, 2*long)
 	path := uniquePath(t)
-	rec := &recorder{}
+	rec := newRecorder()
 	var sessions []*zkcoord.Session
 	for i := 0; i < 5; i++ {
 		sessions = append(sessions, connect(t, shared.Servers()))
@@ -275,7 +277,7 @@ func TestHundredCandidates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e, err := election.New(sessions[i%len(sessions)], path, election.WithID(fmt.Sprintf("c%03d", i)), election.WithEvents(rec.add))
+			e, err := election.New(sessions[i%len(sessions)], path, election.WithID(fmt.Sprintf("c%03d", i)), election.WithEvents(rec.ch))
 			if err == nil {
 				cands[i], err = e.Nominate(ctx)
 			}
@@ -380,8 +382,8 @@ func TestSessionCloseRemovesSeveralAtOnce(t *testing.T) {
 	path := uniquePath(t)
 	s1 := connect(t, shared.Servers())
 	s2 := connect(t, shared.Servers())
-	rec := &recorder{}
-	e1 := newElection(t, s1, path, election.WithEvents(rec.add))
+	rec := newRecorder()
+	e1 := newElection(t, s1, path, election.WithEvents(rec.ch))
 	var first []*election.Candidate
 	for i := 0; i < 3; i++ {
 		c, err := e1.Nominate(ctx)
@@ -390,7 +392,7 @@ func TestSessionCloseRemovesSeveralAtOnce(t *testing.T) {
 		}
 		first = append(first, c)
 	}
-	d, err := newElection(t, s2, path, election.WithID("d"), election.WithEvents(rec.add)).Nominate(ctx)
+	d, err := newElection(t, s2, path, election.WithID("d"), election.WithEvents(rec.ch)).Nominate(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,8 +419,8 @@ func TestTermBumpDeposesLeader(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
 	sess := connect(t, shared.Servers())
-	rec := &recorder{}
-	e := newElection(t, sess, path, election.WithEvents(rec.add))
+	rec := newRecorder()
+	e := newElection(t, sess, path, election.WithEvents(rec.ch))
 	l, err := e.Campaign(ctx)
 	if err != nil {
 		t.Fatal(err)

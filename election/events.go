@@ -123,9 +123,7 @@ func (c *candidate) emit(ev Event) {
 	if ev.Node == "" {
 		ev.Node = c.node
 	}
-	if f := c.el.opts.events; f != nil {
-		c.after(func() { f(ev) })
-	}
+	c.feed.Push(ev)
 	attrs := []any{"path", c.el.path, "id", ev.ID, "node", ev.Node}
 	level := slog.LevelDebug
 	switch ev.Type {

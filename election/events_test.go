@@ -17,6 +17,7 @@ import (
 func (r *recorder) of(node string) []election.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.read()
 	var out []election.Event
 	for _, ev := range r.events {
 		if ev.Node == node {
@@ -44,10 +45,10 @@ func TestFollowingEventNamesPredecessor(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
 	sess := connect(t, shared.Servers())
-	rec := &recorder{}
+	rec := newRecorder()
 	nominate := func(id string) *election.Candidate {
 		t.Helper()
-		c, err := newElection(t, sess, path, election.WithID(id), election.WithEvents(rec.add)).Nominate(ctx)
+		c, err := newElection(t, sess, path, election.WithID(id), election.WithEvents(rec.ch)).Nominate(ctx)
 		if err != nil {
 			t.Fatalf("Nominate %s: %v", id, err)
 		}
@@ -124,12 +125,12 @@ func TestFailedEventOnSessionClose(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
 	sess := connect(t, shared.Servers())
-	rec := &recorder{}
-	l, err := newElection(t, sess, path, election.WithID("l"), election.WithEvents(rec.add)).Campaign(ctx)
+	rec := newRecorder()
+	l, err := newElection(t, sess, path, election.WithID("l"), election.WithEvents(rec.ch)).Campaign(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := newElection(t, sess, path, election.WithID("f"), election.WithEvents(rec.add)).Nominate(ctx)
+	f, err := newElection(t, sess, path, election.WithID("f"), election.WithEvents(rec.ch)).Nominate(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +152,8 @@ func TestFailedEventOnNodeDeleted(t *testing.T) {
 	path := uniquePath(t)
 	sess := connect(t, shared.Servers())
 	admin := connect(t, shared.Servers())
-	rec := &recorder{}
-	e := newElection(t, sess, path, election.WithEvents(rec.add))
+	rec := newRecorder()
+	e := newElection(t, sess, path, election.WithEvents(rec.ch))
 	l, err := e.Campaign(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -175,8 +176,8 @@ func TestFailureRightAfterTakingOffice(t *testing.T) {
 	path := uniquePath(t)
 	sess := connect(t, shared.Servers())
 	admin := connect(t, shared.Servers())
-	rec := &recorder{}
-	e := newElection(t, sess, path, election.WithEvents(rec.add))
+	rec := newRecorder()
+	e := newElection(t, sess, path, election.WithEvents(rec.ch))
 	var (
 		mu     sync.Mutex
 		hookAt string

@@ -26,7 +26,7 @@ type options struct {
 	id         string
 	idSet      bool
 	logger     *slog.Logger
-	events     func(Event)
+	events     chan<- Event
 	termPath   string
 	ackPath    string
 	revokePath string
@@ -63,15 +63,18 @@ func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.logger = l }
 }
 
-// WithEvents calls f with every transition of every candidate of this
-// Election: a candidate's events in order, one at a time, none dropped, on
-// a goroutine other than the candidate's state machine, so a slow f never
-// delays the end of a leadership (Leadership.Done). A slow f does delay a
-// candidate's later events and the return of Campaign, so f must not call
-// Resign or wait for those (it would deadlock); hand the event to another
-// goroutine if it has work to do.
-func WithEvents(f func(Event)) Option {
-	return func(o *options) { o.events = f }
+// WithEvents sends every transition of every candidate of this Election
+// to ch; the owner of a candidate's events is the candidate, until its
+// Done is closed.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// Events are sent on a goroutine other than the candidate's state machine,
+// so a slow reader never delays the end of a leadership (Leadership.Done).
+// A slow reader does delay Campaign's and Nominate's return, and the
+// closing of Elected, which follow the events before them into ch: read
+// ch on another goroutine, or give it room.
+func WithEvents(ch chan<- Event) Option {
+	return func(o *options) { o.events = ch }
 }
 
 // WithTermPath sets the term node's path. Default: the election path with

@@ -95,7 +95,7 @@ func (l *Leadership) proclaim(value string) error {
 			// While the term is this leader's, only this leader writes the
 			// leader node, one Proclaim at a time: the node one version
 			// on holding exactly data is this write.
-			found, serr := e.sess.Settle(bg, zkcoord.Write{
+			found, serr := zkcoord.Settle(bg, e.sess, zkcoord.Write{
 				Kind: zkcoord.WriteSet, Path: e.opts.ackPath, Data: data, Version: l.ackVersion, Sole: true,
 			}, err)
 			switch {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Revocation asks an acting leader to give its leadership up; the leader
@@ -42,7 +43,7 @@ func (e *Election) Revoke(ctx context.Context) (Leader, error) {
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			// The first request: create the node; one created meanwhile
 			// by another request is written on the next attempt.
-			if err := e.sess.EnsureNode(ctx, e.opts.revokePath, data, zkcoord.FlagPersistent); err != nil {
+			if err := recipe.EnsureNode(ctx, e.sess, e.opts.revokePath, data, zkcoord.FlagPersistent); err != nil {
 				return err
 			}
 			_, err = e.sess.Set(ctx, e.opts.revokePath, data, -1)

@@ -14,8 +14,8 @@ import (
 func TestRevokeReachesTheLeader(t *testing.T) {
 	ctx := testCtx(t, long)
 	path := uniquePath(t)
-	rec := &recorder{}
-	first, err := newElection(t, connect(t, shared.Servers()), path, election.WithID("first"), election.WithEvents(rec.add)).Campaign(ctx)
+	rec := newRecorder()
+	first, err := newElection(t, connect(t, shared.Servers()), path, election.WithID("first"), election.WithEvents(rec.ch)).Campaign(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,9 +59,7 @@ type Event struct {
 
 func (f *Failover) emit(ev Event) {
 	ev.At, ev.ID = time.Now(), f.opts.id
-	if f.opts.events != nil {
-		f.opts.events(ev)
-	}
+	f.feed.Push(ev)
 	level := slog.LevelInfo
 	attrs := []any{"path", f.path, "id", ev.ID}
 	if ev.Token != 0 {

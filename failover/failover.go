@@ -10,6 +10,8 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/delay"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
@@ -69,7 +71,7 @@ type options struct {
 	id     string
 	data   []byte
 	logger *slog.Logger
-	events func(Event)
+	events chan<- Event
 	retry  time.Duration
 	delay  time.Duration // WithLockDelay
 
@@ -92,9 +94,11 @@ func WithData(data []byte) Option {
 // WithLogger sends logs to l (default: the Session's logger).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithEvents calls f with every transition, in order, from Run's
-// goroutine. f must return quickly.
-func WithEvents(f func(Event)) Option { return func(o *options) { o.events = f } }
+// WithEvents sends every transition of Run to ch; its owner is Run,
+// until it returns.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+func WithEvents(ch chan<- Event) Option { return func(o *options) { o.events = ch } }
 
 // WithRetryDelay sets how long to wait before competing again after a
 // failed fencing or a failed step of activation (default 1s).
@@ -119,6 +123,9 @@ type Failover struct {
 	// lastToken is the token of this Run's last activation, which has
 	// stopped: its own breadcrumb needs no fencing. Run's goroutine only.
 	lastToken int64
+	// feed sends Run's events to the WithEvents channel, off Run's
+	// goroutine; nil without one. Run's goroutine only.
+	feed *fifo.Feed[Event]
 }
 
 // New returns a Failover for path. fence is required.
@@ -186,6 +193,8 @@ func (f *Failover) Run(ctx context.Context, active ActiveFunc) error {
 	if !f.running.CompareAndSwap(false, true) {
 		return ErrRunning
 	}
+	f.feed = fifo.NewFeed(f.opts.events)
+	defer f.feed.End()
 	if f.health != nil {
 		hctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
@@ -264,5 +273,5 @@ func (f *Failover) whileHealthy(ctx context.Context) (context.Context, context.C
 	return f.health.While(ctx, ErrUnhealthy)
 }
 
-// pause waits for the retry delay.
-func (f *Failover) pause(ctx context.Context) error { return f.sess.Sleep(ctx, f.opts.retry) }
+// pause waits for the retry delay, or until ctx or the Session ends.
+func (f *Failover) pause(ctx context.Context) { delay.Sleep(ctx, f.opts.retry, f.sess.Done()) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -431,26 +432,19 @@ func TestFenceMustSucceed(t *testing.T) {
 	}
 	w := newWorld()
 	w.fenceErrs = 2
-	var mu sync.Mutex
-	var types []failover.EventType
-	b := start(t, w, sess, path, "b", failover.WithEvents(func(ev failover.Event) {
-		mu.Lock()
-		types = append(types, ev.Type)
-		mu.Unlock()
-	}))
+	events := newEventLog()
+	b := start(t, w, sess, path, "b", failover.WithEvents(events.ch))
 	testkit.Eventually(t, long, "b active", func() bool { return w.current() == "b" })
 	last := w.lastActivation()
 	if w.count() != 1 || last.seq != 3 || !last.a.Fenced || string(last.a.Previous.Raw) != "\n\x03xyz" {
 		t.Fatalf("activations %d, fence calls before %d, activation %+v", w.count(), last.seq, last.a)
 	}
-	mu.Lock()
-	got := fmt.Sprint(types)
-	mu.Unlock()
 	want := fmt.Sprint([]failover.EventType{
 		failover.EventStandby, failover.EventFencing, failover.EventFenceFailed,
 		failover.EventStandby, failover.EventFencing, failover.EventFenceFailed,
 		failover.EventStandby, failover.EventFencing, failover.EventFenced, failover.EventActive})
-	if got != want {
+	testkit.Eventually(t, long, "b's events up to active", func() bool { return len(events.types()) >= 10 })
+	if got := fmt.Sprint(events.types()); got != want {
 		t.Fatalf("events %s, want %s", got, want)
 	}
 	b.cancel()
@@ -634,4 +628,24 @@ func TestWrappedElectionStopsStandby(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.checkNoOverlap(t)
+}
+
+// eventLog collects an instance's events from its WithEvents channel,
+// which has room for every event a test causes.
+type eventLog struct {
+	mu   sync.Mutex
+	ch   chan failover.Event
+	seen []failover.EventType
+}
+
+func newEventLog() *eventLog { return &eventLog{ch: make(chan failover.Event, 1024)} }
+
+// types returns the types of the events sent so far, in order.
+func (l *eventLog) types() []failover.EventType {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.ch) > 0 {
+		l.seen = append(l.seen, (<-l.ch).Type)
+	}
+	return slices.Clone(l.seen)
 }

@@ -3,7 +3,7 @@ package failover_test
 import (
 	"context"
 	"errors"
-	"sync"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,17 +30,10 @@ func TestUnhealthyActiveStepsDown(t *testing.T) {
 	path := uniquePath(t)
 	w := newWorld()
 	ha, hb := &healthSwitch{}, &healthSwitch{}
-	var (
-		mu     sync.Mutex
-		events []failover.EventType
-	)
+	events := newEventLog()
 	a := start(t, w, connect(t, shared.Servers()), path, "a",
 		failover.WithHealthCheck(ha.check, 20*time.Millisecond, 3),
-		failover.WithEvents(func(ev failover.Event) {
-			mu.Lock()
-			events = append(events, ev.Type)
-			mu.Unlock()
-		}))
+		failover.WithEvents(events.ch))
 	testkit.Eventually(t, long, "a active", func() bool { return w.current() == "a" })
 	start(t, w, connect(t, shared.Servers()), path, "b", failover.WithHealthCheck(hb.check, 20*time.Millisecond, 3))
 
@@ -60,11 +53,11 @@ func TestUnhealthyActiveStepsDown(t *testing.T) {
 	hb.failing.Store(true)
 	testkit.Eventually(t, long, "a active again", func() bool { return w.current() == "a" })
 	w.checkNoOverlap(t)
-	mu.Lock()
-	defer mu.Unlock()
-	if !containsEvent(events, failover.EventUnhealthy) || !containsEvent(events, failover.EventHealthy) {
-		t.Fatalf("a's events %v: want unhealthy, then healthy", events)
-	}
+	testkit.Eventually(t, long, "a's events unhealthy, then healthy", func() bool {
+		types := events.types()
+		u := slices.Index(types, failover.EventUnhealthy)
+		return u >= 0 && slices.Contains(types[u:], failover.EventHealthy)
+	})
 }
 
 // An instance that is unhealthy from the start never stands.
@@ -98,13 +91,4 @@ func TestHealthCheckOptions(t *testing.T) {
 			t.Fatal("an invalid health check was accepted")
 		}
 	}
-}
-
-func containsEvent(evs []failover.EventType, want failover.EventType) bool {
-	for _, e := range evs {
-		if e == want {
-			return true
-		}
-	}
-	return false
 }

@@ -21,7 +21,7 @@ func joinConfig(t *testing.T, ctx context.Context, servers []string, sessions *z
 		c.SessionTimeout = 6 * time.Second
 	})
 	log := &testkit.Recoveries{}
-	m, err := JoinConfig(ctx, cfg, "/svc", id, []byte(data), WithRecoveryEvents(log.Record))
+	m, err := JoinConfig(ctx, cfg, "/svc", id, []byte(data), WithRecoveryEvents(log.C()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestJoinConfigRejoinsAfterPartition(t *testing.T) {
 
 // Join runs on one Session: recovery events need JoinConfig.
 func TestJoinRejectsRecoveryEvents(t *testing.T) {
-	_, err := Join(testkit.Ctx(t, time.Minute), connect(t), "/svc", "me", nil, WithRecoveryEvents(func(zkcoord.RecoveryEvent) {}))
+	_, err := Join(testkit.Ctx(t, time.Minute), connect(t), "/svc", "me", nil, WithRecoveryEvents(make(chan zkcoord.RecoveryEvent)))
 	if !errors.Is(err, zkcoord.ErrInvalidConfig) {
 		t.Fatalf("Join with recovery events = %v, want ErrInvalidConfig", err)
 	}

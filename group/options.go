@@ -6,14 +6,16 @@ import "github.com/zkcoord/zkcoord"
 type Option func(*options)
 
 type options struct {
-	events func(zkcoord.RecoveryEvent)
+	events chan<- zkcoord.RecoveryEvent
 }
 
-// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a
-// membership started with JoinConfig (session started, session ended with
-// its cause, recovering, recovered), in order, on a goroutine of its own,
-// so that a slow f never delays a recovery. Join rejects it: its
-// membership lives on one Session.
-func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
-	return func(o *options) { o.events = f }
+// WithRecoveryEvents sends every zkcoord.RecoveryEvent of a membership
+// started with JoinConfig (session started, session ended with its
+// cause, recovering, recovered) to ch; its owner is the membership, until
+// it has ended.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// Join rejects it: its membership lives on one Session.
+func WithRecoveryEvents(ch chan<- zkcoord.RecoveryEvent) Option {
+	return func(o *options) { o.events = ch }
 }

@@ -53,7 +53,7 @@ func NewRendezvous(ctx context.Context, sess *zkcoord.Session, path string) (*Re
 		lostReply(err)
 		// Our ephemeral node, owned by this Session, says the create
 		// happened.
-		found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: path, Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
+		found, err := zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: path, Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("group: rendezvous %s: %w", path, err)
@@ -87,7 +87,7 @@ func (r *Rendezvous) Close(ctx context.Context) error {
 // Fill writes data into the rendezvous at path. Only the first Fill
 // succeeds; later ones fail with ErrFilled. It fails with ErrNoRendezvous
 // if there is no node at path. A Fill whose reply is lost with the
-// connection is settled by reading the node again (zkcoord.Session.Settle):
+// connection is settled by reading the node again (zkcoord.Settle):
 // still empty, it is sent again; filled with other data, ErrFilled; filled
 // with exactly its data, which another peer may have written too, or gone,
 // it fails with an error wrapping zkcoord.ErrOutcomeUnknown.
@@ -115,7 +115,7 @@ func Fill(ctx context.Context, sess *zkcoord.Session, path string, data []byte) 
 		// Version 0 means not written; version 1 with other data, filled by
 		// another peer; version 1 with our data could be another peer's
 		// equal Fill: unknown.
-		found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: path, Data: data, Version: 0}, err)
+		found, err := zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteSet, Path: path, Data: data, Version: 0}, err)
 		switch {
 		case err != nil:
 			return fmt.Errorf("group: fill %s: %w", path, err)

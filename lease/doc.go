@@ -32,7 +32,7 @@
 // # Lost replies
 //
 // A create or replace whose reply is lost is settled by
-// zkcoord.Session.Settle. A holder node with exactly the record this call
+// zkcoord.Settle. A holder node with exactly the record this call
 // wrote is no proof that the write was its own (another call with the
 // same id may write the same bytes in the same second), so TryAcquire reads
 // again and renews a lease held under its id with a write of its own:

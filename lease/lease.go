@@ -163,7 +163,7 @@ func attempt(ctx context.Context, sess *zkcoord.Session, holder string, d time.D
 	// it read: a lease held by our id is renewed, so Obtained is only ever
 	// reported on a write that surely happened. Only when nothing could
 	// be read is the outcome reported as unknown.
-	found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: holder, Data: mine, Flags: zkcoord.FlagPersistent}, err)
+	found, serr := zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: holder, Data: mine, Flags: zkcoord.FlagPersistent}, err)
 	if serr != nil && (found.Stat == nil || !errors.Is(serr, zkcoord.ErrOutcomeUnknown)) {
 		return Lease{}, false, serr
 	}

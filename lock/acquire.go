@@ -41,7 +41,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	node, children, err := c.sess.CreateProtectedAndList(ctx, c.dir, c.name, c.data, zkcoord.FlagEphemeralSequential)
 	if err != nil {
 		if node != "" {
-			c.sess.EnsureDeletedLater(node)
+			recipe.EnsureDeletedLater(c.sess, node)
 		}
 		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
@@ -64,7 +64,7 @@ func (c contention) contend(ctx context.Context, node string, children []string,
 		deleteNow(ctx, c.sess, node)
 		return nil, err
 	case err != nil:
-		c.sess.EnsureDeletedLater(node)
+		recipe.EnsureDeletedLater(c.sess, node)
 		return nil, err
 	}
 	return l, nil
@@ -124,7 +124,7 @@ func otherKindErr(dir, mine, other, node string) error {
 // the background if that fails (ctx ended, or the connection is down).
 func deleteNow(ctx context.Context, sess *zkcoord.Session, path string) {
 	if err := recipe.EnsureDeleted(ctx, sess, path); err != nil {
-		sess.EnsureDeletedLater(path)
+		recipe.EnsureDeletedLater(sess, path)
 	}
 }
 

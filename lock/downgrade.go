@@ -150,7 +150,7 @@ func (l *Lease) replace(node string, data []byte) (*Lease, error) {
 		if !zkcoord.IsRetryable(err) {
 			return nil, err
 		}
-		found, serr := l.sess.Settle(ctx, create, err)
+		found, serr := zkcoord.Settle(ctx, l.sess, create, err)
 		switch {
 		case serr != nil:
 			return nil, serr

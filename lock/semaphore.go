@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Semaphore is a distributed counting semaphore with the node layout and
@@ -230,7 +231,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, err
 	leases, err := s.wait(ctx, nodes, guard, try)
 	if err != nil {
 		for _, node := range nodes {
-			s.sess.EnsureDeletedLater(node)
+			recipe.EnsureDeletedLater(s.sess, node)
 		}
 		return nil, err
 	}
@@ -259,7 +260,7 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]string, error) {
 	}
 	for i, node := range nodes {
 		if errs[i] == nil {
-			s.sess.EnsureDeletedLater(node)
+			recipe.EnsureDeletedLater(s.sess, node)
 		}
 	}
 	return nil, errs[failed]

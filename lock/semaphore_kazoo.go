@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/internal/seq"
 )
 
@@ -59,7 +60,7 @@ func (s *Semaphore) checkKazooLimit(ctx context.Context) error {
 	for {
 		data, _, err := s.sess.Get(ctx, s.path)
 		if errors.Is(err, zkcoord.ErrNoNode) {
-			err = s.sess.EnsureNode(ctx, s.path, []byte(strconv.Itoa(s.max)), zkcoord.FlagPersistent)
+			err = recipe.EnsureNode(ctx, s.sess, s.path, []byte(strconv.Itoa(s.max)), zkcoord.FlagPersistent)
 			if err == nil {
 				continue
 			}
@@ -151,14 +152,14 @@ func (s *Semaphore) createKazooLeases(ctx context.Context, n int) ([]*Lease, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.sess.EnsureNode(ctx, nodes[i], s.leases.data, zkcoord.FlagEphemeral)
+			errs[i] = recipe.EnsureNode(ctx, s.sess, nodes[i], s.leases.data, zkcoord.FlagEphemeral)
 		}()
 	}
 	wg.Wait()
 	if failed := slices.IndexFunc(errs, func(err error) bool { return err != nil }); failed >= 0 {
 		// A failed create's node may exist too: its outcome is unknown.
 		for _, node := range nodes {
-			s.sess.EnsureDeletedLater(node)
+			recipe.EnsureDeletedLater(s.sess, node)
 		}
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, errs[failed])
 	}

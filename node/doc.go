@@ -33,7 +33,7 @@
 // so a TTL node that another keeper created, or that a previous keeper of
 // the same path left behind when it crashed, is waited out until it
 // expires. A TTL create whose reply was lost is never known as Keep's own
-// either (zkcoord.Session.Settle takes no node with equal data as proof),
+// either (zkcoord.Settle takes no node with equal data as proof),
 // so its node, too, is waited out; an ephemeral one is known by its owner.
 // After a TTL create that returned, Keep takes for its own the node it
 // reads next only if it is at version 0 with exactly the data created; one

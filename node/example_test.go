@@ -42,11 +42,22 @@ func ExampleKeep() {
 func ExampleKeepConfig() {
 	ctx := context.Background()
 	cfg := zkcoord.Config{Servers: strings.Split(os.Getenv("ZOOKEEPER_SERVERS"), ",")}
+	events := make(chan zkcoord.RecoveryEvent, 16) // never closed by zkcoord
 	k, err := node.KeepConfig(ctx, cfg, "/examples/instances/web-2", []byte("starting"),
-		node.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) { log.Println(ev.Kind, ev.Err) }))
+		node.WithRecoveryEvents(events))
 	if err != nil {
 		panic(err)
 	}
+	go func() { // log each step of a recovery until the node's keeper ends
+		for {
+			select {
+			case ev := <-events:
+				log.Println(ev.Kind, ev.Err)
+			case <-k.Done():
+				return
+			}
+		}
+	}()
 	if err := k.Set(ctx, []byte("10.0.0.8:8080")); err != nil {
 		panic(err)
 	}

@@ -18,20 +18,21 @@ type Option func(*options)
 
 type options struct {
 	ttl    time.Duration
-	events func(zkcoord.RecoveryEvent)
+	events chan<- zkcoord.RecoveryEvent
 }
 
 // WithTTL keeps a persistent TTL node instead of an ephemeral one (see the
 // package documentation). The server must allow TTL nodes.
 func WithTTL(ttl time.Duration) Option { return func(o *options) { o.ttl = ttl } }
 
-// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a node
-// kept with KeepConfig (session started, session ended with its cause,
-// recovering, recovered), in order, on a goroutine of its own, so that a
-// slow f never delays a recovery. Keep rejects it: one Session is one
-// ZooKeeper session.
-func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
-	return func(o *options) { o.events = f }
+// WithRecoveryEvents sends every zkcoord.RecoveryEvent of a node kept
+// with KeepConfig (session started, session ended with its cause,
+// recovering, recovered) to ch; its owner is the Kept, until it has ended.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// Keep rejects it: one Session is one ZooKeeper session.
+func WithRecoveryEvents(ch chan<- zkcoord.RecoveryEvent) Option {
+	return func(o *options) { o.events = ch }
 }
 
 func newOptions(path string, opts []Option) (options, error) {
@@ -517,7 +518,7 @@ func (k *Kept) create(ctx context.Context, sess *zkcoord.Session) (bool, []byte,
 		// that returned), and is waited out until it expires, as another
 		// keeper's would be. Either way ensure looks again, and an error
 		// of Settle's own reads ends that look too.
-		_, _ = sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
+		_, _ = zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: k.path, Data: data, Flags: flags}, err)
 		return false, nil, nil
 	case errors.Is(err, zkcoord.ErrNoNode):
 		if err := sess.EnsureContainers(ctx, zkcoord.Parent(k.path)); err != nil {

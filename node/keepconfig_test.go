@@ -23,7 +23,7 @@ func keepConfig(t *testing.T, ctx context.Context, servers []string, sessions *z
 		c.SessionTimeout = 6 * time.Second
 	})
 	log := &testkit.Recoveries{}
-	k, err := KeepConfig(ctx, cfg, path, []byte(data), append(opts, WithRecoveryEvents(log.Record))...)
+	k, err := KeepConfig(ctx, cfg, path, []byte(data), append(opts, WithRecoveryEvents(log.C()))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestKeepConfigTTLAcrossPartition(t *testing.T) {
 
 // Keep runs on one Session: recovery events need KeepConfig.
 func TestKeepRejectsRecoveryEvents(t *testing.T) {
-	_, err := Keep(testkit.Ctx(t, time.Minute), connect(t), "/x", nil, WithRecoveryEvents(func(zkcoord.RecoveryEvent) {}))
+	_, err := Keep(testkit.Ctx(t, time.Minute), connect(t), "/x", nil, WithRecoveryEvents(make(chan zkcoord.RecoveryEvent)))
 	if !errors.Is(err, zkcoord.ErrInvalidConfig) {
 		t.Fatalf("Keep with recovery events = %v, want ErrInvalidConfig", err)
 	}

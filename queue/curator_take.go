@@ -60,7 +60,7 @@ func (q *curatorQueue) ensure(ctx context.Context) error {
 		if p == "" {
 			continue
 		}
-		if err := q.sess.EnsureNode(ctx, p, nil, 0); err != nil {
+		if err := recipe.EnsureNode(ctx, q.sess, p, nil, 0); err != nil {
 			return err
 		}
 	}
@@ -205,7 +205,7 @@ func (q *curatorQueue) wait(ctx context.Context, w <-chan zkcoord.Event, next ti
 		wctx, cancel = context.WithDeadline(ctx, next)
 		defer cancel()
 	}
-	_, err := q.sess.WaitEvent(wctx, w)
+	_, err := recipe.WaitEvent(wctx, q.sess, w)
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
 		return nil // the next delay item is due
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // receiptName follows the protected prefix in the name of a Put's receipt.
@@ -88,7 +89,7 @@ func putOnce(ctx context.Context, sess *zkcoord.Session, item, receipt string, d
 			zkcoord.CreateOp(receipt, nil, zkcoord.FlagEphemeral))
 		switch {
 		case err == nil:
-			sess.EnsureDeletedLater(receipt)
+			recipe.EnsureDeletedLater(sess, receipt)
 			return res[0].String, nil
 		case zkcoord.IsRetryable(err):
 			if testHookPutUnknown != nil {
@@ -101,7 +102,7 @@ func putOnce(ctx context.Context, sess *zkcoord.Session, item, receipt string, d
 			if !committed {
 				continue // nothing happened: try again
 			}
-			sess.EnsureDeletedLater(receipt)
+			recipe.EnsureDeletedLater(sess, receipt)
 			return "", nil
 		case len(res) == 2 && (errors.Is(res[0].Error, zkcoord.ErrNoNode) || errors.Is(res[1].Error, zkcoord.ErrNoNode)):
 			if err := ensure(ctx); err != nil {

@@ -152,7 +152,7 @@ func (q *WorkQueue) takeN(ctx context.Context, n int, block bool) ([]*Claim, err
 			if !block {
 				return nil, ErrEmpty
 			}
-			if _, err := q.sess.WaitEvent(ctx, w); err != nil {
+			if _, err := recipe.WaitEvent(ctx, q.sess, w); err != nil {
 				return nil, fmt.Errorf("queue: take from %s: %w", q.path, err)
 			}
 			continue

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // takeover is what acquireBarrier returns: the barrier's fencing token
@@ -96,7 +97,7 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, 
 					return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean, held: held}, nil
 				}
 				created = false
-				ev, err := sess.WaitEvent(ctx, b.w)
+				ev, err := recipe.WaitEvent(ctx, sess, b.w)
 				if err != nil {
 					return takeover{}, err
 				}

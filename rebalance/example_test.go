@@ -88,22 +88,15 @@ func exampleServers() []string { return cluster.Servers() }
 // ExampleWithRecoveryEvents starts a consumer that opens its own Sessions
 // and, after losing one, joins again on a new Session as a new member
 // (zkcoord.Supervise runs it); its recovery events are logged. By the time
-// Stop returns every event has been delivered.
+// Stop returns every event the client sent is in the channel.
 func ExampleWithRecoveryEvents() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var (
-		mu     sync.Mutex
-		events []zkcoord.RecoveryKind
-	)
+	events := make(chan zkcoord.RecoveryEvent, 16)
 	cfg := zkcoord.Config{Servers: exampleServers()}
 	c, err := rebalance.StartConfig(ctx, cfg, "/example/recovery/invoices", rebalance.Handler{},
 		rebalance.WithAutoRecovery(true),
-		rebalance.WithRecoveryEvents(func(ev zkcoord.RecoveryEvent) {
-			mu.Lock()
-			events = append(events, ev.Kind) // and ev.Session, ev.Err
-			mu.Unlock()
-		}))
+		rebalance.WithRecoveryEvents(events))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -111,9 +104,11 @@ func ExampleWithRecoveryEvents() {
 	if err := c.Stop(ctx); err != nil {
 		fmt.Println(err)
 	}
-	mu.Lock()
-	fmt.Println(events)
-	mu.Unlock()
+	var kinds []zkcoord.RecoveryKind
+	for len(events) > 0 {
+		kinds = append(kinds, (<-events).Kind) // and its Session, Err
+	}
+	fmt.Println(kinds)
 	// Output:
 	// [session started]
 }

@@ -103,7 +103,7 @@ func (r *role) awaitCheckIns(ctx context.Context, ids []string, gen int64, all b
 		if (all && n == len(ids)) || (!all && n == 0) {
 			return nil
 		}
-		if _, err := r.sess.WaitEvent(ctx, w); err != nil {
+		if _, err := recipe.WaitEvent(ctx, r.sess, w); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/delay"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/rebalance/alloc"
 )
 
@@ -550,7 +551,7 @@ func (m *member) watchNode(ctx context.Context, path string,
 		if !m.send(ev) || err != nil {
 			return
 		}
-		if _, err := m.sess.WaitEvent(ctx, w); err != nil {
+		if _, err := recipe.WaitEvent(ctx, m.sess, w); err != nil {
 			return
 		}
 	}

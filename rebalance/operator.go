@@ -14,7 +14,7 @@ import (
 // resource that is already registered gives an error wrapping
 // ErrResourceExists.
 //
-// A create whose reply is lost is settled by zkcoord.Session.Settle: no
+// A create whose reply is lost is settled by zkcoord.Settle: no
 // resource node means it did not happen, and it is sent again. A resource
 // node found then is no proof that this call created it (another operator
 // may have added the same resource meanwhile): AddResource fails with an
@@ -54,7 +54,7 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 			return fmt.Errorf("%w: %s in %s", ErrResourceExists, id, lay.base)
 		}
 		lostReply(err)
-		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: node, Data: []byte{}, Flags: zkcoord.FlagPersistent}, err)
+		found, serr := zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: node, Data: []byte{}, Flags: zkcoord.FlagPersistent}, err)
 		switch {
 		case serr != nil && found.Stat != nil:
 			return fmt.Errorf("%w: %s in %s, by this call or another: %w", ErrResourceExists, id, lay.base, serr)
@@ -78,7 +78,7 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 //
 // RemoveResource reads the resource node first and deletes only that node
 // (by its czxid): a delete whose reply is lost is settled by
-// zkcoord.Session.Settle, and never sent again once that node is gone, so a
+// zkcoord.Settle, and never sent again once that node is gone, so a
 // resource added again meanwhile stays. Once the resource it found is gone
 // RemoveResource returns nil, also when a concurrent RemoveResource removed
 // it. It fails with an error wrapping zkcoord.ErrOutcomeUnknown when ctx or
@@ -114,7 +114,7 @@ func RemoveResource(ctx context.Context, sess *zkcoord.Session, path, id string)
 			return nil
 		}
 		lostReply(err)
-		found, serr := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: node, Version: -1, Czxid: czxid}, err)
+		found, serr := zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteDelete, Path: node, Version: -1, Czxid: czxid}, err)
 		switch {
 		case serr != nil:
 			return fmt.Errorf("rebalance: remove %s in %s: %w", id, lay.base, serr)

@@ -66,7 +66,7 @@ type options struct {
 	name         string
 	logger       *slog.Logger
 	maxBackoff   time.Duration
-	events       func(zkcoord.RecoveryEvent)
+	events       chan<- zkcoord.RecoveryEvent
 	recheck      time.Duration
 	// weight is this client's weight (0: unset, weighs 1); see weights.go.
 	weight          int64
@@ -155,14 +155,15 @@ func WithSelfExpiry(f float64) Option { return func(o *options) { o.selfExpiry =
 // ZooKeeper session.
 func WithAutoRecovery(on bool) Option { return func(o *options) { o.autoRecovery = on } }
 
-// WithRecoveryEvents calls f with every zkcoord.RecoveryEvent of a client
-// started with StartConfig: session started, session ended (with the
-// cause), recovering (an attempt to connect failed) and recovered. They
-// come from zkcoord.Supervise, in order, on a goroutine of their own, so a
-// slow f never delays a recovery; all of them have been delivered when the
-// client's Done is closed, so f must return. Start rejects it.
-func WithRecoveryEvents(f func(zkcoord.RecoveryEvent)) Option {
-	return func(o *options) { o.events = f }
+// WithRecoveryEvents sends every zkcoord.RecoveryEvent of a client
+// started with StartConfig (session started, session ended with the
+// cause, recovering: an attempt to connect failed, and recovered) to ch;
+// its owner is the client, until its Done is closed.
+// Delivery follows “Event channels” in the [zkcoord] package documentation:
+// in order, none dropped while the owner lives, the channel never closed.
+// Start rejects it.
+func WithRecoveryEvents(ch chan<- zkcoord.RecoveryEvent) Option {
+	return func(o *options) { o.events = ch }
 }
 
 // WithName records a human-readable name in the client node, shown by

@@ -18,18 +18,20 @@ import (
 // recoveryLog collects the recovery events of a client.
 type recoveryLog struct {
 	mu     sync.Mutex
+	ch     chan zkcoord.RecoveryEvent // the events not yet read into events
 	events []zkcoord.RecoveryEvent
 }
 
-func (l *recoveryLog) add(ev zkcoord.RecoveryEvent) {
-	l.mu.Lock()
-	l.events = append(l.events, ev)
-	l.mu.Unlock()
+func newRecoveryLog() *recoveryLog {
+	return &recoveryLog{ch: make(chan zkcoord.RecoveryEvent, 1024)}
 }
 
 func (l *recoveryLog) snapshot() []zkcoord.RecoveryEvent {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for len(l.ch) > 0 {
+		l.events = append(l.events, <-l.ch)
+	}
 	return slices.Clone(l.events)
 }
 
@@ -50,9 +52,9 @@ func startRecovering(t *testing.T, ctx context.Context, servers []string, rec *z
 	t.Helper()
 	cfg := config(servers)
 	cfg.Dialer = rec.Dial
-	log := &recoveryLog{}
+	log := newRecoveryLog()
 	c, err := rebalance.StartConfig(ctx, cfg, zkcoord.Join(root, group), h, rebalance.WithMinInterval(0),
-		rebalance.WithAutoRecovery(true), rebalance.WithMaxRecoveryBackoff(time.Second), rebalance.WithRecoveryEvents(log.add))
+		rebalance.WithAutoRecovery(true), rebalance.WithMaxRecoveryBackoff(time.Second), rebalance.WithRecoveryEvents(log.ch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +178,7 @@ func TestAutoRecoveryEventsAfterServerKill(t *testing.T) {
 // Recovery events are only for clients that open their own Sessions.
 func TestRecoveryEventsNeedStartConfig(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
-	_, err := rebalance.Start(ctx, connect(t), "/g", rebalance.Handler{}, rebalance.WithRecoveryEvents(func(zkcoord.RecoveryEvent) {}))
+	_, err := rebalance.Start(ctx, connect(t), "/g", rebalance.Handler{}, rebalance.WithRecoveryEvents(make(chan zkcoord.RecoveryEvent)))
 	if !errors.Is(err, rebalance.ErrInvalidOption) {
 		t.Fatalf("Start with recovery events = %v, want ErrInvalidOption", err)
 	}

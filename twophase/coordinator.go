@@ -81,7 +81,7 @@ func Begin(ctx context.Context, sess *zkcoord.Session, path string, sites []stri
 		default:
 			// Did our multi happen? Our ephemeral coordinator node says so.
 			lostReply(err)
-			found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: t.coordinator(), Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
+			found, err := zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: t.coordinator(), Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
 			switch {
 			case err != nil:
 				return nil, fmt.Errorf("twophase: begin %s: %w", path, err)

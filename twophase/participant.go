@@ -64,7 +64,7 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, site string, opts ..
 		}
 		// Did our join happen? Our ephemeral node says so.
 		lostReply(err)
-		found, err := sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: t.alive(site), Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
+		found, err := zkcoord.Settle(ctx, sess, zkcoord.Write{Kind: zkcoord.WriteCreate, Path: t.alive(site), Data: []byte{}, Flags: zkcoord.FlagEphemeral}, err)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("twophase: join %s: %w", path, err)
@@ -114,7 +114,7 @@ func (p *Participant) Vote(ctx context.Context, commit bool) error {
 			// Session, moves its vote from version 1 to 2: a vote at version
 			// 2 equal to ours is ours.
 			lostReply(err)
-			found, err := p.sess.Settle(ctx, zkcoord.Write{Kind: zkcoord.WriteSet, Path: p.t.vote(p.site), Data: []byte(vote), Version: 1, Sole: true}, err)
+			found, err := zkcoord.Settle(ctx, p.sess, zkcoord.Write{Kind: zkcoord.WriteSet, Path: p.t.vote(p.site), Data: []byte(vote), Version: 1, Sole: true}, err)
 			switch {
 			case err != nil:
 				return fmt.Errorf("twophase: vote in %s: %w", p.t, err)

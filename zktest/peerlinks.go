@@ -28,10 +28,11 @@ func NewPeerLinks() *PeerLinks {
 func (l *PeerLinks) Option() Option { return zkserver.WithPeerAddr(l.route) }
 
 func (l *PeerLinks) route(from, to int, addr string) (string, error) {
-	p, err := openProxy([]string{addr})
+	zp, err := zkserver.OpenProxy([]string{addr})
 	if err != nil {
 		return "", err
 	}
+	p := &Proxy{Proxy: zp}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -42,7 +43,7 @@ func (l *PeerLinks) route(from, to int, addr string) (string, error) {
 		old.Close() // from a start attempt given up
 	}
 	l.links[[2]int{from, to}] = p
-	return p.addrs[0], nil
+	return p.Servers()[0], nil
 }
 
 // Link returns the proxy on the link from server from to server to's quorum

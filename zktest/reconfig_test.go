@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/lock"
 	"github.com/zkcoord/zkcoord/rebalance"
@@ -91,7 +92,7 @@ func TestRecipesOutliveReconfiguration(t *testing.T) {
 	}
 	var standing atomic.Bool // the other candidate stands by behind the leader
 	stood := make(chan struct{}, 1)
-	fel, err := election.New(follower, "/election", election.WithEvents(func(ev election.Event) {
+	events, stopEvents := fifo.Relay(16, func(ev election.Event) {
 		switch ev.Type {
 		case election.EventFollowing:
 			standing.Store(true)
@@ -102,7 +103,9 @@ func TestRecipesOutliveReconfiguration(t *testing.T) {
 		case election.EventElected, election.EventLost, election.EventResigned, election.EventFailed:
 			standing.Store(false)
 		}
-	}))
+	})
+	t.Cleanup(stopEvents)
+	fel, err := election.New(follower, "/election", election.WithEvents(events))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -426,23 +426,21 @@ class Group:
 
     def join(self):
         m = Member(self, self.spare, "m%05d" % len(self.clients))
-        with self.cond:
-            self.paused = 0
-        t = time.perf_counter()
-        with self.cond:
-            self.members.append(m)
-        m.join()
-        t1 = self.wait_settled(600)
-        return result([ms(t1 - t)], 1, {"paused": self.paused})
+        return self.timed_change(lambda: self.members.append(m), m.join)
 
     def leave(self):
         m = self.members[-1]
+        return self.timed_change(lambda: self.members.remove(m), m.leave)
+
+    def timed_change(self, update, act):
+        """Times a change of membership: update (under the lock) the list
+        of members, act (join or leave), until the group has settled."""
         with self.cond:
             self.paused = 0
         t = time.perf_counter()
         with self.cond:
-            self.members.remove(m)
-        m.leave()
+            update()
+        act()
         t1 = self.wait_settled(600)
         return result([ms(t1 - t)], 1, {"paused": self.paused})
 

@@ -19,6 +19,7 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/internal/console"
 	"github.com/zkcoord/zkcoord/cmd/internal/groupwatch"
 	"github.com/zkcoord/zkcoord/cmd/internal/marked"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/internal/tool/launch"
 	"github.com/zkcoord/zkcoord/internal/tool/oracle"
@@ -112,7 +113,7 @@ type demo struct {
 // demoWorker is one worker process.
 type demoWorker struct {
 	name  string
-	proxy *faultProxy
+	proxy *zkserver.Proxy
 	proc  *launch.Proc
 	state string // running, killed, partitioned, stopping, stopped, exited
 }
@@ -299,7 +300,7 @@ func (d *demo) logRebalancing(e groupwatch.Episode, desc *rebalance.Description)
 
 // startWorker starts a worker process behind a fault proxy of its own.
 func (d *demo) startWorker(name string) (*demoWorker, error) {
-	p, err := newFaultProxy(d.servers)
+	p, err := zkserver.OpenProxy(d.servers)
 	if err != nil {
 		return nil, fmt.Errorf("starting a proxy for %s: %w", name, err)
 	}
@@ -349,20 +350,15 @@ func (d *demo) teardown() {
 	d.mu.Lock()
 	workers := slices.Clone(d.workers)
 	d.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, w := range workers {
+	fanout.Each(len(workers), len(workers), func(i int) {
+		w := workers[i]
 		if w.proc.Exited() {
-			continue
+			return
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d.setState(w, "stopping")
-			_ = w.proc.Terminate(20 * time.Second)
-			d.setState(w, "stopped")
-		}()
-	}
-	wg.Wait()
+		d.setState(w, "stopping")
+		_ = w.proc.Terminate(20 * time.Second)
+		d.setState(w, "stopped")
+	})
 	d.procs.Close()
 	for _, w := range workers {
 		w.proxy.Close()

@@ -14,12 +14,13 @@ import (
 	"github.com/zkcoord/zkcoord/zktest/zkserver"
 )
 
-// The demo's fault proxy passes bytes to the server, drops them both ways
-// while blackholed without closing connections, and on Heal closes the
-// connections that lost bytes and passes bytes again.
+// The proxy the demo puts in front of each worker passes bytes to the
+// server, drops them both ways while blackholed without closing
+// connections, and on Heal closes the connections that were open during
+// the blackhole and passes bytes again.
 func TestFaultProxy(t *testing.T) {
 	t.Parallel()
-	p, err := newFaultProxy(cluster.Servers())
+	p, err := zkserver.OpenProxy(cluster.Servers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,6 +82,28 @@ func subcommandRequired(cmd *cobra.Command, args []string) error {
 	return cli.Usagef("%s: unknown subcommand %q (want one of %s)", cli.Title(cmd), args[0], strings.Join(subs, ", "))
 }
 
+// subcommand is one subcommand of a command that groups them: its usage,
+// its name first, and its line in the command's help.
+type subcommand struct{ use, short string }
+
+// addSubcommands adds subs to cmd, each checking its arguments with args
+// (nil: any) and running run, which tells them apart by cmd.Name(). An rm
+// subcommand also answers to remove.
+func addSubcommands(cmd *cobra.Command, args cobra.PositionalArgs, run func(cmd *cobra.Command, args []string) error, subs ...subcommand) {
+	for _, sub := range subs {
+		cmd.AddCommand(&cobra.Command{Use: sub.use, Short: sub.short, Aliases: removeAlias(sub.use), Args: args, RunE: run})
+	}
+}
+
+// removeAlias gives a command spelled rm its other spelling, remove: one
+// name in the help, both accepted.
+func removeAlias(use string) []string {
+	if strings.HasPrefix(use, "rm ") {
+		return []string{"remove"}
+	}
+	return nil
+}
+
 // annotBrief annotates a command with its arguments, shortened, for the
 // command list of zkcoord help.
 const annotBrief = "brief"

@@ -46,24 +46,16 @@ so set then holds the barrier until interrupted.
 	fs.DurationVar(&o.timeout, "timeout", 0, "wait, enter: give up (exit 1) after this `duration`; 0 waits for ever")
 	fs.IntVar(&o.members, "members", 0, "enter: `n`, the number of members of the double barrier")
 	fs.BoolVar(&o.ephemeral, "ephemeral", false, "set: the barrier falls when this process ends; hold it until interrupted")
-	for _, sub := range []struct{ use, short string }{
-		{"set PATH", "raise the barrier (create its node)"},
-		{"rm PATH", "lower the barrier, releasing every waiter (also: remove)"},
-		{"wait PATH", "block until the barrier is not set"},
-		{"check PATH", "exit 0 if the barrier is set, 1 if not"},
-		{"enter PATH --members N [-- CMD...]", "enter a double barrier, run CMD, leave it"},
-	} {
-		cmd.AddCommand(&cobra.Command{
-			Use:     sub.use,
-			Short:   sub.short,
-			Aliases: removeAlias(sub.use),
-			Args:    pathThenCommand,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				pos, cmdArgs := splitCommand(cmd, args)
-				return runBarrier(a, cmd.Name(), pos[0], cmdArgs, &o)
-			},
-		})
+	run := func(cmd *cobra.Command, args []string) error {
+		pos, cmdArgs := splitCommand(cmd, args)
+		return runBarrier(a, cmd.Name(), pos[0], cmdArgs, &o)
 	}
+	addSubcommands(cmd, pathThenCommand, run,
+		subcommand{"set PATH", "raise the barrier (create its node)"},
+		subcommand{"rm PATH", "lower the barrier, releasing every waiter (also: remove)"},
+		subcommand{"wait PATH", "block until the barrier is not set"},
+		subcommand{"check PATH", "exit 0 if the barrier is set, 1 if not"},
+		subcommand{"enter PATH --members N [-- CMD...]", "enter a double barrier, run CMD, leave it"})
 	return cmd
 }
 

@@ -46,28 +46,22 @@ the counter's node.
 			return runCounter(a, "get", args[0], 0, seed, asJSON)
 		},
 	})
-	for _, sub := range []struct{ use, short string }{
-		{"set PATH VALUE", "set the count"},
-		{"add PATH DELTA", "add DELTA and print the new count"},
-	} {
-		cmd.AddCommand(&cobra.Command{
-			Use:   sub.use,
-			Short: sub.short,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				if err := wantArgs(cmd, args, "PATH", "VALUE"); err != nil {
-					return err
-				}
-				v, err := strconv.ParseInt(args[1], 10, 32)
-				if err != nil {
-					return cli.Usagef("%s: %q is not a 32-bit integer", cli.Title(cmd), args[1])
-				}
-				if err := checkPath(cmd, args[0]); err != nil {
-					return err
-				}
-				return runCounter(a, cmd.Name(), args[0], int32(v), seed, asJSON)
-			},
-		})
+	change := func(cmd *cobra.Command, args []string) error {
+		if err := wantArgs(cmd, args, "PATH", "VALUE"); err != nil {
+			return err
+		}
+		v, err := strconv.ParseInt(args[1], 10, 32)
+		if err != nil {
+			return cli.Usagef("%s: %q is not a 32-bit integer", cli.Title(cmd), args[1])
+		}
+		if err := checkPath(cmd, args[0]); err != nil {
+			return err
+		}
+		return runCounter(a, cmd.Name(), args[0], int32(v), seed, asJSON)
 	}
+	addSubcommands(cmd, nil, change,
+		subcommand{"set PATH VALUE", "set the count"},
+		subcommand{"add PATH DELTA", "add DELTA and print the new count"})
 	return cmd
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/zkcoord/zkcoord/cmd/zkcoord/internal/supervise"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/failover"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/gate"
 )
 
@@ -426,10 +427,12 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 	fence := func(ctx context.Context, prev failover.Breadcrumb) error {
 		return runFence(ctx, a, o, fenceCmd, prev)
 	}
+	events, stopEvents := fifo.Relay(16, func(ev failover.Event) {
+		a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
+	})
+	defer stopEvents() // after Run returned: its last events are in the channel
 	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)), failover.WithLockDelay(o.lockDelay),
-		failover.WithLogger(a.log), failover.WithEvents(func(ev failover.Event) {
-			a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
-		})}, opts...)
+		failover.WithLogger(a.log), failover.WithEvents(events)}, opts...)
 	f, err := failover.New(sess, o.path, fence, fopts...)
 	if err != nil {
 		return electResult{err: cli.Usagef("elect: %v", err)}
@@ -530,18 +533,8 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 		env = append(env, "ZKCOORD_PREV_HOST="+ad.Host, "ZKCOORD_PREV_PID="+strconv.Itoa(ad.PID))
 	}
 	a.log.Warn("fencing the previous active", "prev", prev.ID, "token", prev.Token, "cmd", t.text)
-	c, err := supervise.Start(supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.stderr})
-	if err != nil {
+	if err := runToEnd(ctx, supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.stderr}, o.grace, "fence command"); err != nil {
 		return err
-	}
-	select {
-	case <-c.Done():
-	case <-ctx.Done():
-		c.Stop(o.grace, nil, nil)
-		return fmt.Errorf("fence command: %w", context.Cause(ctx))
-	}
-	if c.Status() != 0 {
-		return fmt.Errorf("fence command failed: %s", c.Describe())
 	}
 	a.log.Info("previous active fenced", "prev", prev.ID)
 	return nil

@@ -16,21 +16,28 @@ import (
 func healthCheck(a *app, o *electOptions, t commandTemplate) failover.HealthFunc {
 	return func(ctx context.Context) error {
 		env := []string{"ZKCOORD_PATH=" + o.path, "ZKCOORD_ID=" + o.id}
-		c, err := supervise.Start(supervise.Spec{Name: "health", Argv: t.argv(nil), Env: env, Stdout: a.stderr})
-		if err != nil {
-			return err
-		}
-		select {
-		case <-c.Done():
-		case <-ctx.Done():
-			c.Stop(0, nil, nil)
-			return fmt.Errorf("health check: %w", context.Cause(ctx))
-		}
-		if c.Status() != 0 {
-			return fmt.Errorf("health check failed: %s", c.Describe())
-		}
-		return nil
+		return runToEnd(ctx, supervise.Spec{Name: "health", Argv: t.argv(nil), Env: env, Stdout: a.stderr}, 0, "health check")
 	}
+}
+
+// runToEnd runs a command that elect waits for (FENCE, HEALTH) until it
+// exits: an error, named what, if it fails, or if ctx ends first, when
+// the command is stopped with grace.
+func runToEnd(ctx context.Context, spec supervise.Spec, grace time.Duration, what string) error {
+	c, err := supervise.Start(spec)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		c.Stop(grace, nil, nil)
+		return fmt.Errorf("%s: %w", what, context.Cause(ctx))
+	}
+	if c.Status() != 0 {
+		return fmt.Errorf("%s failed: %s", what, c.Describe())
+	}
+	return nil
 }
 
 // newHealthGate runs a health check every interval and says whether the

@@ -57,19 +57,9 @@ Examples:
 	fs := cmd.PersistentFlags()
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON (ls: an array of participants; revoke: the leader asked)")
 	fs.DurationVar(&o.wait, "wait", 30*time.Second, "revoke: give up (exit 1) if the leader still leads after this `duration`; 0: ask, do not wait")
-	for _, sub := range []struct{ name, short string }{
-		{"ls", "list the participants, the leader first"},
-		{"revoke", "ask the acting leader to step down, and wait until it has"},
-	} {
-		cmd.AddCommand(&cobra.Command{
-			Use:   sub.name + " PATH",
-			Short: sub.short,
-			Args:  pathArg,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return runElection(a, sub.name, args[0], &o)
-			},
-		})
-	}
+	addSubcommands(cmd, pathArg, func(cmd *cobra.Command, args []string) error { return runElection(a, cmd.Name(), args[0], &o) },
+		subcommand{"ls PATH", "list the participants, the leader first"},
+		subcommand{"revoke PATH", "ask the acting leader to step down, and wait until it has"})
 	return cmd
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 	"github.com/zkcoord/zkcoord/lock"
 )
 
@@ -88,7 +89,7 @@ func waitGone(a *app, sess *zkcoord.Session, node string, d time.Duration) error
 			return nil
 		}
 		if err == nil {
-			_, err = sess.WaitEvent(ctx, w)
+			_, err = recipe.WaitEvent(ctx, sess, w)
 		}
 		if err != nil {
 			if ctx.Err() != nil && a.ctx.Err() == nil {

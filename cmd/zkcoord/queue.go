@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 	"github.com/zkcoord/zkcoord/queue"
 )
 
@@ -79,19 +79,10 @@ fails midway, the message says which items were put and which were not.
 	fs.DurationVar(&o.timeout, "timeout", 0, "take: give up (exit 1) after this `duration`; 0 waits for ever")
 	fs.BoolVar(&o.work, "work", false, "use the work-queue layout: take is at-least-once (see above)")
 	fs.BoolVar(&o.asJSON, "json", false, "take: print each item as a JSON object on a line of its own; len: print a JSON object")
-	for _, sub := range []struct{ use, short string }{
-		{"put PATH ITEM...", "append items"},
-		{"take PATH", "take items from the head and print them"},
-		{"len PATH", "print the number of items"},
-	} {
-		cmd.AddCommand(&cobra.Command{
-			Use:   sub.use,
-			Short: sub.short,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return runQueue(a, cmd, args, &o)
-			},
-		})
-	}
+	addSubcommands(cmd, nil, func(cmd *cobra.Command, args []string) error { return runQueue(a, cmd, args, &o) },
+		subcommand{"put PATH ITEM...", "append items"},
+		subcommand{"take PATH", "take items from the head and print them"},
+		subcommand{"len PATH", "print the number of items"})
 	return cmd
 }
 
@@ -293,15 +284,7 @@ func printAndAck(a *app, sess *zkcoord.Session, path string, cs []*queue.Claim, 
 // ackAll acknowledges every claim of cs, concurrently.
 func ackAll(ctx context.Context, cs []*queue.Claim) error {
 	errs := make([]error, len(cs))
-	var wg sync.WaitGroup
-	for i, c := range cs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = c.Ack(ctx)
-		}()
-	}
-	wg.Wait()
+	fanout.Each(len(cs), len(cs), func(i int) { errs[i] = cs[i].Ack(ctx) })
 	return errors.Join(errs...)
 }
 

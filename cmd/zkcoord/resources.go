@@ -42,20 +42,10 @@ try.
 	fs := cmd.PersistentFlags()
 	fs.StringVar(&o.root, "root", rebalance.DefaultRoot, "`path` under which groups live")
 	fs.BoolVar(&o.asJSON, "json", false, "ls: print a JSON array")
-	for _, sub := range []struct{ use, short string }{
-		{"add GROUP RESOURCE...", "register resources; the group rebalances"},
-		{"rm GROUP RESOURCE...", "unregister resources; their owners stop them (also: remove)"},
-		{"ls GROUP", "list the registered resources"},
-	} {
-		cmd.AddCommand(&cobra.Command{
-			Use:     sub.use,
-			Short:   sub.short,
-			Aliases: removeAlias(sub.use),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return runResources(a, cmd, args, &o)
-			},
-		})
-	}
+	addSubcommands(cmd, nil, func(cmd *cobra.Command, args []string) error { return runResources(a, cmd, args, &o) },
+		subcommand{"add GROUP RESOURCE...", "register resources; the group rebalances"},
+		subcommand{"rm GROUP RESOURCE...", "unregister resources; their owners stop them (also: remove)"},
+		subcommand{"ls GROUP", "list the registered resources"})
 	return cmd
 }
 
@@ -149,13 +139,4 @@ func resourcesDone(sub string, done, left []string) string {
 		s += "; not tried: " + strings.Join(left, ", ")
 	}
 	return s
-}
-
-// removeAlias gives a command spelled rm its other spelling, remove: one
-// name in the help, both accepted.
-func removeAlias(use string) []string {
-	if strings.HasPrefix(use, "rm ") {
-		return []string{"remove"}
-	}
-	return nil
 }

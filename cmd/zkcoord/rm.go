@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/cmd/internal/tree"
 )
 
 // rmOptions are the flags of rm.
@@ -90,11 +91,7 @@ func runRm(a *app, path string, o *rmOptions) error {
 	defer cli.CloseSession(sess)
 	ctx, cancel := a.opContext(sess)
 	defer cancel()
-	ok, _, err := sess.Exists(ctx, path)
-	if err == nil && !ok {
-		err = zkcoord.ErrNoNode
-	}
-	if err != nil {
+	if _, err := stat(ctx, sess, path); err != nil {
 		return nodeError("rm", path, err)
 	}
 	below, err := sess.CountDescendants(ctx, path)
@@ -108,7 +105,7 @@ func runRm(a *app, path string, o *rmOptions) error {
 	}
 	// No time limit: a large tree takes many requests. The Session ends
 	// the delete if it loses the ensemble; an interrupt ends it too.
-	deleted, err := sess.DeleteAll(a.ctx, path)
+	deleted, err := tree.DeleteAll(a.ctx, sess, path)
 	switch {
 	case err != nil && a.ctx.Err() != nil:
 		return fmt.Errorf("rm -r %s: interrupted after deleting %s; the rest is still there", path, plural(deleted, "node"))

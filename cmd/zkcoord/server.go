@@ -6,12 +6,12 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
+	"github.com/zkcoord/zkcoord/internal/fanout"
 )
 
 func newServerCommand(a *app) *cobra.Command {
@@ -81,15 +81,9 @@ func runServerStat(a *app, servers []string, asJSON bool) error {
 		servers = sess.Config().Servers
 	}
 	stats := make([]serverStatJSON, len(servers))
-	var wg sync.WaitGroup
-	for i, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			stats[i] = serverStat(ctx, sess, s, asJSON)
-		}()
-	}
-	wg.Wait()
+	fanout.Each(len(servers), len(servers), func(i int) {
+		stats[i] = serverStat(ctx, sess, servers[i], asJSON)
+	})
 	var failed []string
 	for _, s := range stats {
 		if s.Error != "" {

@@ -70,19 +70,10 @@ Examples:
 	fs.StringVar(&o.id, "id", "", "register: the instance `id` (default: a random UUID)")
 	fs.StringVar(&o.payload, "payload", "", "register: a `JSON` value stored with the instance")
 	fs.BoolVar(&o.noRecover, "no-recover", false, "register: exit with status 3 when the session is lost, instead of registering again")
-	for _, sub := range []struct{ use, short string }{
-		{"ls [BASE]", "list the services under BASE"},
-		{"get BASE NAME", "list the instances of service NAME"},
-		{"register BASE NAME", "register an instance and keep it until interrupted"},
-	} {
-		cmd.AddCommand(&cobra.Command{
-			Use:   sub.use,
-			Short: sub.short,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return runServices(a, cmd, args, &o)
-			},
-		})
-	}
+	addSubcommands(cmd, nil, func(cmd *cobra.Command, args []string) error { return runServices(a, cmd, args, &o) },
+		subcommand{"ls [BASE]", "list the services under BASE"},
+		subcommand{"get BASE NAME", "list the instances of service NAME"},
+		subcommand{"register BASE NAME", "register an instance and keep it until interrupted"})
 	return cmd
 }
 

@@ -51,10 +51,7 @@ func runStat(a *app, path string, asJSON bool) error {
 		return err
 	}
 	defer done()
-	ok, st, err := sess.Exists(ctx, path)
-	if err == nil && !ok {
-		err = zkcoord.ErrNoNode
-	}
+	st, err := stat(ctx, sess, path)
 	if err != nil {
 		return nodeError("stat", path, err)
 	}

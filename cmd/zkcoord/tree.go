@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,15 @@ func versionError(verb, path, what string, want int32, current func() (int32, er
 		return fmt.Errorf("%s %s: its %s is %d, not %d", verb, path, what, v, want)
 	}
 	return fmt.Errorf("%s %s: its %s is not %d", verb, path, what, want)
+}
+
+// stat returns the Stat of the node at path, or zkcoord.ErrNoNode.
+func stat(ctx context.Context, sess *zkcoord.Session, path string) (*zkcoord.Stat, error) {
+	ok, st, err := sess.Exists(ctx, path)
+	if err == nil && !ok {
+		err = zkcoord.ErrNoNode
+	}
+	return st, err
 }
 
 // checkVersion reports a --version below -1 as a usage error.

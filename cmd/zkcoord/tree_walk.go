@@ -7,16 +7,17 @@ import (
 	"strings"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/tree"
 )
 
-// walkTree is Session.Walk in depth-first order of the names: a parent
+// walkTree is tree.Walk in depth-first order of the names: a parent
 // before its children, siblings sorted.
-func walkTree(ctx context.Context, sess *zkcoord.Session, root string) ([]zkcoord.TreeNode, error) {
-	nodes, err := sess.Walk(ctx, root)
+func walkTree(ctx context.Context, sess *zkcoord.Session, root string) ([]tree.Node, error) {
+	nodes, err := tree.Walk(ctx, sess, root)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(nodes, func(a, b zkcoord.TreeNode) int { return comparePaths(a.Path, b.Path) })
+	slices.SortFunc(nodes, func(a, b tree.Node) int { return comparePaths(a.Path, b.Path) })
 	return nodes, nil
 }
 
@@ -28,7 +29,7 @@ func comparePaths(a, b string) int {
 
 // unlisted reports the nodes of a walk that could not be listed, as an
 // error that wraps ErrNoAuth, or nil if there are none.
-func unlisted(nodes []zkcoord.TreeNode) error {
+func unlisted(nodes []tree.Node) error {
 	var paths []string
 	for _, n := range nodes {
 		if n.Err != nil {

@@ -6,7 +6,7 @@
 // leader bumps the version of a term node in the transaction that also
 // checks that its own node still exists, and every guarded write of that
 // leader checks the term's version, so a write by a deposed leader fails.
-// A bump whose reply is lost is settled by zkcoord.Session.Settle (a sync,
+// A bump whose reply is lost is settled by zkcoord.Settle (a sync,
 // then the term node read): office is taken only when the term node is one
 // version on and holds exactly this contender's term data, which no other
 // contender writes; otherwise the contender looks again, and bumps again

@@ -221,7 +221,7 @@ func (c *Contender) bump(ctx context.Context, rd *officeRead, termData []byte) (
 		// this bump. Anything else (the old version, other data, a later
 		// version, the node gone or created again) takes no office: look
 		// again, and bump again if this contender still leads.
-		found, serr := c.sess.Settle(ctx, zkcoord.Write{
+		found, serr := zkcoord.Settle(ctx, c.sess, zkcoord.Write{
 			Kind: zkcoord.WriteSet, Path: c.lay.TermPath, Data: termData,
 			Version: rd.term.Version, Czxid: rd.term.Czxid, Sole: true,
 		}, err)

@@ -1,6 +1,9 @@
 // Package fifo is an unbounded first-in first-out queue with a wake-up
 // channel, for handing events from a goroutine that must never block (a
-// connection's callback, a state machine) to one that may be slow.
+// connection's callback, a state machine) to one that may be slow; Feed
+// is the one way events reach a channel a caller passed in (an option's
+// WithEvents), and Relay the one way a caller of ours reads such a
+// channel with a function.
 package fifo
 
 import (

@@ -1,7 +1,9 @@
 // Package recipe holds the steps the recipe packages share on top of the
-// Session: validating a recipe's arguments, deleting a node whose absence
-// is all that matters, and the herd-free wait for a predecessor. They are
-// not the Session's business and not the user's, so they live here.
+// Session: validating a recipe's arguments, creating a node whose
+// existence is all that matters, deleting one whose absence is (now or in
+// the background), waiting for a watch, watching a node's children, and
+// the herd-free wait for a predecessor. They are not the Session's
+// business and not the user's, so they live here.
 package recipe
 
 import (
@@ -10,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/lifetime"
 )
 
 // Validate checks what every recipe's constructor takes: a Session, and a
@@ -51,6 +54,22 @@ func EnsureDeleted(ctx context.Context, sess *zkcoord.Session, path string) erro
 			return nil
 		}
 		return err
+	})
+}
+
+// EnsureDeletedLater deletes the node at path in the background, as
+// EnsureDeleted does, for as long as the Session lives. It is for a node
+// whose creator gave up on it and must not wait. It runs on one of the
+// Session's own goroutines (internal/lifetime), which Close waits for; an
+// ended Session starts none. A failure while the Session lives is logged
+// on the Session's logger; an ephemeral node that could not be deleted
+// goes with the Session.
+func EnsureDeletedLater(sess *zkcoord.Session, path string) {
+	ctx := sess.Context()
+	lifetime.Go(sess, func() {
+		if err := EnsureDeleted(ctx, sess, path); err != nil && sess.Err() == nil {
+			sess.Logger().Warn("could not delete abandoned node", "path", path, "err", err)
+		}
 	})
 }
 

@@ -45,6 +45,10 @@
 // with SASL: DIGEST-MD5 against a map of users, or Kerberos against a KDC
 // from LaunchKDC, a throwaway MIT Kerberos realm on a loopback port.
 //
+// OpenProxy starts a fault-injecting TCP proxy in front of servers (zktest
+// opens one in front of a test's cluster): Blackhole, Cut, Delay and
+// ResetPeer break the connections through it, Heal mends them.
+//
 // Server also reads the four-letter-word commands (srvr, mntr, cons, wchc)
 // that tests use to look at server state, such as the number of watches.
 //

@@ -78,22 +78,11 @@ func checkServing(cmd, addr, reply string) error {
 // "Mode" (leader, follower, standalone), "Zxid", "Node count",
 // "Connections".
 func (s *Server) Srvr(ctx context.Context) (map[string]string, error) {
-	reply, err := s.FourLetter(ctx, "srvr")
+	reply, err := s.ask(ctx, "srvr")
 	if err != nil {
 		return nil, err
 	}
-	if err := checkServing("srvr", s.Addr(), reply); err != nil {
-		return nil, err
-	}
-	m := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(reply))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		m[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
+	m := keyValues(reply, ":")
 	if m["Mode"] == "" {
 		return nil, fmt.Errorf("zkserver: srvr %s: no Mode in reply %q", s.Addr(), reply)
 	}
@@ -103,35 +92,43 @@ func (s *Server) Srvr(ctx context.Context) (map[string]string, error) {
 // Mntr returns the mntr reply parsed into its tab-separated key/value lines,
 // e.g. "zk_server_state", "zk_watch_count", "zk_num_alive_connections".
 func (s *Server) Mntr(ctx context.Context) (map[string]string, error) {
-	reply, err := s.FourLetter(ctx, "mntr")
+	reply, err := s.ask(ctx, "mntr")
 	if err != nil {
 		return nil, err
 	}
-	if err := checkServing("mntr", s.Addr(), reply); err != nil {
-		return nil, err
-	}
+	return keyValues(reply, "\t"), nil
+}
+
+// keyValues parses the lines of reply that hold a key and a value
+// separated by sep, both trimmed.
+func keyValues(reply, sep string) map[string]string {
 	m := map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(reply))
 	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			continue
+		k, v, ok := strings.Cut(sc.Text(), sep)
+		if ok {
+			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
-		m[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
-	return m, nil
+	return m
+}
+
+// ask sends the four-letter word cmd and returns the reply, or an error if
+// the server does not serve or does not allow cmd.
+func (s *Server) ask(ctx context.Context, cmd string) (string, error) {
+	reply, err := s.FourLetter(ctx, cmd)
+	if err != nil {
+		return "", err
+	}
+	if err := checkServing(cmd, s.Addr(), reply); err != nil {
+		return "", err
+	}
+	return reply, nil
 }
 
 // Cons returns the raw cons reply: one line per client connection.
 func (s *Server) Cons(ctx context.Context) (string, error) {
-	reply, err := s.FourLetter(ctx, "cons")
-	if err != nil {
-		return "", err
-	}
-	if err := checkServing("cons", s.Addr(), reply); err != nil {
-		return "", err
-	}
-	return reply, nil
+	return s.ask(ctx, "cons")
 }
 
 // Wchc returns the data watches (set by get and exists) held by this server,
@@ -139,11 +136,8 @@ func (s *Server) Cons(ctx context.Context) (string, error) {
 // child watches; WatchCount counts both kinds. Sessions without data watches
 // are absent.
 func (s *Server) Wchc(ctx context.Context) (map[int64][]string, error) {
-	reply, err := s.FourLetter(ctx, "wchc")
+	reply, err := s.ask(ctx, "wchc")
 	if err != nil {
-		return nil, err
-	}
-	if err := checkServing("wchc", s.Addr(), reply); err != nil {
 		return nil, err
 	}
 	return parseWchc(reply)

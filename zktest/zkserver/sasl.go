@@ -3,6 +3,7 @@ package zkserver
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,11 +42,7 @@ func saslSetup(dir string, o options) ([]string, error) {
 		return nil, errors.New("zkserver: WithSASLDigest and WithKerberos exclude each other")
 	case o.saslUsers != nil:
 		module = "org.apache.zookeeper.server.auth.DigestLoginModule"
-		users := make([]string, 0, len(o.saslUsers))
-		for u := range o.saslUsers {
-			users = append(users, u)
-		}
-		slices.Sort(users)
+		users := slices.Sorted(maps.Keys(o.saslUsers))
 		for _, u := range users {
 			entries = append(entries, [2]string{"user_" + u, o.saslUsers[u]})
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/kerberos"
 )
 
@@ -130,28 +131,27 @@ func envOr(name, def string) string {
 }
 
 func (o *ConnOptions) envDuration(name string, def time.Duration) time.Duration {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: not a duration (like 10s)", name, v))
-		return def
-	}
-	return d
+	return envValue(o, name, def, time.ParseDuration, "not a duration (like 10s)")
 }
 
 func (o *ConnOptions) envBool(name string) bool {
+	return envValue(o, name, false, strconv.ParseBool, "want true or false")
+}
+
+// envValue reads the environment variable name with parse. Unset, it is
+// def; a value parse refuses is def too, and a usage error for Config to
+// report, saying what is wanted.
+func envValue[T any](o *ConnOptions, name string, def T, parse func(string) (T, error), wanted string) T {
 	v := os.Getenv(name)
 	if v == "" {
-		return false
+		return def
 	}
-	b, err := strconv.ParseBool(v)
+	x, err := parse(v)
 	if err != nil {
-		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: want true or false", name, v))
+		o.envErrs = append(o.envErrs, fmt.Errorf("%s=%q: %s", name, v, wanted))
+		return def
 	}
-	return b
+	return x
 }
 
 // Config builds the Session configuration. Bad values, given as flags or
@@ -328,7 +328,7 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 	defer first.Stop()
 	logEvent := logRecovery(log)
 	begun := false // events come in order, on one goroutine
-	events := func(ev zkcoord.RecoveryEvent) {
+	events, stopEvents := fifo.Relay(16, func(ev zkcoord.RecoveryEvent) {
 		switch {
 		case ev.Kind == zkcoord.SessionStarted:
 			begun = true
@@ -340,7 +340,7 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 			return
 		}
 		logEvent(ev)
-	}
+	})
 	started := false // work runs only on Supervise's goroutine: no lock needed
 	err := zkcoord.Supervise(sctx, cfg, func(ctx context.Context, sess *zkcoord.Session) error {
 		if !started {
@@ -352,6 +352,7 @@ func Supervise(ctx context.Context, cfg zkcoord.Config, timeout time.Duration, l
 		}
 		return work(ctx, sess)
 	}, append([]zkcoord.SuperviseOption{zkcoord.WithRecoveryEvents(events)}, opts...)...)
+	stopEvents()
 	if started || err == nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -56,11 +57,7 @@ func writeBatch(w http.ResponseWriter, b batch) error {
 			return err
 		}
 	}
-	paths := make([]string, 0, len(b.views))
-	for p := range b.views {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+	paths := slices.Sorted(maps.Keys(b.views))
 	for _, p := range paths {
 		var err error
 		if raw := b.views[p]; raw != nil {

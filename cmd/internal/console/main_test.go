@@ -102,13 +102,18 @@ func waitView(t *testing.T, srv *httptest.Server, path string, cond func(*consol
 // channel that receives once that candidate stands by behind the leader.
 func standingBy(sess *zkcoord.Session, path, id string) (*election.Election, <-chan struct{}) {
 	following := make(chan struct{}, 1)
-	e, _ := election.New(sess, path, election.WithID(id), election.WithEvents(func(ev election.Event) {
-		if ev.Type == election.EventFollowing {
-			select {
-			case following <- struct{}{}:
-			default:
+	events := make(chan election.Event, 64)
+	go func() { // until the candidate follows, or ends without following
+		for ev := range events {
+			switch ev.Type {
+			case election.EventFollowing:
+				following <- struct{}{}
+				return
+			case election.EventFailed, election.EventResigned:
+				return
 			}
 		}
-	}))
+	}()
+	e, _ := election.New(sess, path, election.WithID(id), election.WithEvents(events))
 	return e, following
 }

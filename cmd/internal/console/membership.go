@@ -1,7 +1,7 @@
 package console
 
 import (
-	"errors"
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -19,16 +19,9 @@ func (m *model) readMembership(p string) (*MembershipView, error) {
 		return nil, err
 	}
 	g := &MembershipView{Members: []GroupMember{}}
-	for _, k := range kids {
-		data, st, err := m.store.get(zkcoord.Join(p, k))
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = m.eachNode(p, kids, func(k string, data []byte, st *zkcoord.Stat) {
 		if st.EphemeralOwner == 0 {
-			continue
+			return
 		}
 		mb := GroupMember{Node: k, ID: zkcoord.StripProtected(k), Session: session(st), Token: st.Czxid,
 			Since: time.UnixMilli(st.Ctime).UTC()}
@@ -36,12 +29,12 @@ func (m *model) readMembership(p string) (*MembershipView, error) {
 			mb.Data = summary(data)
 		}
 		g.Members = append(g.Members, mb)
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(g.Members, func(a, b GroupMember) int {
-		if c := strings.Compare(a.ID, b.ID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Node, b.Node)
+		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Node, b.Node))
 	})
 	return g, nil
 }

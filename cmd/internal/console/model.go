@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -121,12 +122,8 @@ func (m *model) followState() {
 // before children), then recipes.
 func (m *model) settle() {
 	for len(m.dirty) > 0 && m.ctx.Err() == nil {
-		ids := make([]string, 0, len(m.dirty))
-		for id := range m.dirty {
-			ids = append(ids, id)
-		}
+		ids := slices.Sorted(maps.Keys(m.dirty))
 		clear(m.dirty)
-		slices.Sort(ids)
 		for _, id := range ids {
 			if p, ok := strings.CutPrefix(id, walkPrefix); ok {
 				m.walk(p)

@@ -52,30 +52,48 @@ func (m *model) read(r *recipe) (*View, error) {
 	return nil, fmt.Errorf("console: unknown kind %q", r.kind)
 }
 
-// contenders reads the nodes names under dir, in the order given; nodes
-// gone meanwhile are left out.
-func (m *model) contenders(dir string, names []string) ([]Contender, error) {
-	out := make([]Contender, 0, len(names))
+// eachNode calls f with the data and Stat of each of the nodes names
+// under dir, in the order given, leaving out those gone meanwhile.
+func (m *model) eachNode(dir string, names []string, f func(name string, data []byte, st *zkcoord.Stat)) error {
 	for _, n := range names {
 		data, st, err := m.store.get(zkcoord.Join(dir, n))
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
+		f(n, data, st)
+	}
+	return nil
+}
+
+// contenders reads the nodes names under dir, in the order given; nodes
+// gone meanwhile are left out.
+func (m *model) contenders(dir string, names []string) ([]Contender, error) {
+	out := make([]Contender, 0, len(names))
+	err := m.eachNode(dir, names, func(n string, data []byte, st *zkcoord.Stat) {
 		out = append(out, Contender{Node: n, ID: printable(data), Session: session(st), Token: st.Czxid,
 			Since: time.UnixMilli(st.Ctime).UTC(), Write: strings.Contains(n, writeMarker)})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func (m *model) readElection(p string) (*ElectionView, error) {
-	kids, err := m.store.children(p)
+// contendersOf reads the contenders under dir, ordered by the sequence
+// number after the last of markers in their names.
+func (m *model) contendersOf(dir string, markers ...string) ([]Contender, error) {
+	kids, err := m.store.children(dir)
 	if err != nil {
 		return nil, err
 	}
-	parts, err := m.contenders(p, ordered(kids, latchMarker))
+	return m.contenders(dir, ordered(kids, markers...))
+}
+
+func (m *model) readElection(p string) (*ElectionView, error) {
+	parts, err := m.contendersOf(p, latchMarker)
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +133,7 @@ func (m *model) readElection(p string) (*ElectionView, error) {
 }
 
 func (m *model) readMutex(p string) (*LockView, error) {
-	kids, err := m.store.children(p)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := m.contenders(p, ordered(kids, lockMarker))
+	cs, err := m.contendersOf(p, lockMarker)
 	if err != nil {
 		return nil, err
 	}
@@ -133,11 +147,7 @@ func (m *model) readMutex(p string) (*LockView, error) {
 // readRWLock: a writer holds the lock when it is first; readers hold it
 // while no writer is before them.
 func (m *model) readRWLock(p string) (*LockView, error) {
-	kids, err := m.store.children(p)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := m.contenders(p, ordered(kids, readMarker, writeMarker))
+	cs, err := m.contendersOf(p, readMarker, writeMarker)
 	if err != nil {
 		return nil, err
 	}

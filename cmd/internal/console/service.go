@@ -2,8 +2,8 @@ package console
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -70,21 +70,14 @@ func (m *model) readService(p string) (*ServiceView, error) {
 		return nil, err
 	}
 	s := &ServiceView{Name: zkcoord.Base(p), Instances: []Instance{}}
-	for _, k := range kids {
-		data, st, err := m.store.get(zkcoord.Join(p, k))
-		if errors.Is(err, zkcoord.ErrNoNode) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = m.eachNode(p, kids, func(k string, data []byte, st *zkcoord.Stat) {
 		s.Instances = append(s.Instances, instance(k, data, st))
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(s.Instances, func(a, b Instance) int {
-		if c := strings.Compare(a.ID, b.ID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Node, b.Node)
+		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Node, b.Node))
 	})
 	return s, nil
 }

@@ -1,61 +1,36 @@
 package interop
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/zkcoord/zkcoord/internal/tool/launch"
 )
 
-// Proc is a running peer.
+// Proc is a running peer: a launch.Proc whose output lines are read one by
+// one.
 type Proc struct {
-	name  string
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	lines chan string
-	done  chan struct{}
-
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	err    error
+	*launch.Proc
+	lines chan string // closed once the peer is gone and every line read
 }
 
-// start runs bin with args and, if env is not nil, that environment.
+// start runs bin with args, and env added to the environment.
 func start(t testing.TB, name string, env []string, bin string, args ...string) *Proc {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	cmd.SysProcAttr = sysProcAttr()
-	p := &Proc{name: name, cmd: cmd, lines: make(chan string, 1024), done: make(chan struct{})}
-	cmd.Stderr = lockedWriter{p}
-	stdout, err := cmd.StdoutPipe()
+	lines := make(chan string, 1024)
+	lp, err := launch.Start(context.Background(), launch.Spec{Path: bin, Args: args, Env: env, Name: name},
+		func(line string) { lines <- line })
 	if err != nil {
 		t.Fatalf("interop: %v", err)
 	}
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatalf("interop: %v", err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("interop: start %s: %v", name, err)
-	}
+	p := &Proc{Proc: lp, lines: lines}
 	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			p.lines <- sc.Text()
-		}
-		err := cmd.Wait()
-		p.mu.Lock()
-		p.err = err
-		p.mu.Unlock()
-		close(p.lines)
-		close(p.done)
+		<-lp.Done() // the last line is delivered
+		close(lines)
 	}()
 	t.Cleanup(func() {
 		p.Kill()
@@ -66,19 +41,10 @@ func start(t testing.TB, name string, env []string, bin string, args ...string) 
 	return p
 }
 
-type lockedWriter struct{ p *Proc }
-
-func (w lockedWriter) Write(b []byte) (int, error) {
-	w.p.mu.Lock()
-	defer w.p.mu.Unlock()
-	return w.p.stderr.Write(b)
-}
-
 // Send writes one command line to the peer's stdin.
 func (p *Proc) Send(line string) error {
-	_, err := io.WriteString(p.stdin, line+"\n")
-	if err != nil {
-		return fmt.Errorf("interop: send to %s: %w", p.name, err)
+	if err := p.Proc.Send(line); err != nil {
+		return fmt.Errorf("interop: send to %s: %w", p.Name(), err)
 	}
 	return nil
 }
@@ -88,11 +54,11 @@ func (p *Proc) Next(ctx context.Context) (string, error) {
 	select {
 	case l, ok := <-p.lines:
 		if !ok {
-			return "", fmt.Errorf("interop: %s exited (%v); stderr:\n%s", p.name, p.ExitErr(), p.Stderr())
+			return "", fmt.Errorf("interop: %s exited (%v); stderr:\n%s", p.Name(), p.ExitErr(), p.Stderr())
 		}
 		return l, nil
 	case <-ctx.Done():
-		return "", fmt.Errorf("interop: waiting for %s: %w", p.name, ctx.Err())
+		return "", fmt.Errorf("interop: waiting for %s: %w", p.Name(), ctx.Err())
 	}
 }
 
@@ -112,44 +78,13 @@ func (p *Proc) Expect(ctx context.Context, prefix string) (string, error) {
 // Lines gives direct access to the peer's output lines.
 func (p *Proc) Lines() <-chan string { return p.lines }
 
-// Done is closed when the peer has exited.
-func (p *Proc) Done() <-chan struct{} { return p.done }
-
-// Pid returns the peer's process id.
-func (p *Proc) Pid() int { return p.cmd.Process.Pid }
-
 // Kill kills the peer (SIGKILL) and waits until it is gone.
 func (p *Proc) Kill() {
-	_ = p.cmd.Process.Kill()
 	go func() { // unblock the reader if nobody drains the lines
 		for range p.lines {
 		}
 	}()
-	<-p.done
-}
-
-// Wait waits for the peer to exit and returns its exit error.
-func (p *Proc) Wait(ctx context.Context) error {
-	select {
-	case <-p.done:
-		return p.ExitErr()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// ExitErr returns the exit error once the peer has exited.
-func (p *Proc) ExitErr() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-// Stderr returns what the peer wrote to stderr so far.
-func (p *Proc) Stderr() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
+	_ = p.Proc.Kill()
 }
 
 func requireTools(t testing.TB, tools ...string) {

@@ -24,7 +24,7 @@ func StartPython(t testing.TB, script string, args ...string) *Proc {
 	if old := os.Getenv("PYTHONPATH"); old != "" {
 		path += string(os.PathListSeparator) + old
 	}
-	env := append(os.Environ(), "PYTHONPATH="+path)
+	env := []string{"PYTHONPATH=" + path}
 	return start(t, "python "+filepath.Base(script), env, python(), append([]string{"-u", script}, args...)...)
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/zkcoord/zkcoord/internal/fanout"
 )
 
 // Group tracks processes and kills them all on Close. The zero value is
@@ -45,15 +47,7 @@ func (g *Group) Close() {
 	g.closed = true
 	procs := g.procs
 	g.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.Kill()
-		}()
-	}
-	wg.Wait()
+	fanout.Each(len(procs), len(procs), func(i int) { procs[i].Kill() })
 }
 
 // HelperTest is the test function [Self] runs in the re-executed binary.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -107,11 +108,7 @@ func overlaps(ivs []Interval) []Violation {
 	for _, iv := range ivs {
 		byRes[iv.Resource] = append(byRes[iv.Resource], iv)
 	}
-	resources := make([]string, 0, len(byRes))
-	for r := range byRes {
-		resources = append(resources, r)
-	}
-	slices.Sort(resources)
+	resources := slices.Sorted(maps.Keys(byRes))
 	var out []Violation
 	for _, r := range resources {
 		list := byRes[r]
@@ -278,11 +275,7 @@ func CheckBalanced(holdings map[string][]string, clients, resources []string) er
 	for _, r := range resources {
 		wanted[r] = true
 	}
-	holders := make([]string, 0, len(holdings))
-	for c := range holdings {
-		holders = append(holders, c)
-	}
-	slices.Sort(holders)
+	holders := slices.Sorted(maps.Keys(holdings))
 	owner := map[string]string{}
 	var problems []string
 	for _, c := range holders {
@@ -312,11 +305,7 @@ func CheckBalanced(holdings map[string][]string, clients, resources []string) er
 		}
 		lo, hi := math.MaxInt, -1
 		var loC, hiC string
-		names := make([]string, 0, len(live))
-		for c := range live {
-			names = append(names, c)
-		}
-		slices.Sort(names)
+		names := slices.Sorted(maps.Keys(live))
 		for _, c := range names {
 			n := len(holdings[c])
 			if n < lo {

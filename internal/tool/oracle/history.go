@@ -3,7 +3,6 @@ package oracle
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"io"
 	"slices"
@@ -87,22 +86,7 @@ func (h *History) Before(t int64) *History {
 // cannot be parsed are added as [Invalid] events, and every other line goes to
 // next (if not nil).
 func (h *History) Sink(client string, next func(line string)) func(line string) {
-	return func(line string) {
-		e, err := event.ParseLine(line)
-		switch {
-		case err == nil:
-			if e.Client == "" {
-				e.Client = client
-			}
-			h.Add(e)
-		case errors.Is(err, event.ErrNotEvent):
-			if next != nil {
-				next(line)
-			}
-		default:
-			h.Add(event.Event{Client: client, Kind: event.Invalid, Detail: line})
-		}
-	}
+	return event.Sink(client, h.Add, next)
 }
 
 // WriteJSON writes the history for later inspection or visualisation: an

@@ -11,23 +11,32 @@ import (
 )
 
 // Recoveries collects the zkcoord.RecoveryEvents of a supervised recipe
-// (pass Record to its WithRecoveryEvents).
+// (pass C to its WithRecoveryEvents). Its zero value is ready to use.
 type Recoveries struct {
 	mu     sync.Mutex
+	ch     chan zkcoord.RecoveryEvent // events not yet read into events
 	events []zkcoord.RecoveryEvent
 }
 
-// Record appends ev.
-func (r *Recoveries) Record(ev zkcoord.RecoveryEvent) {
+// C returns the channel to pass to WithRecoveryEvents. Its buffer holds
+// far more events than a test causes, so none is dropped after the
+// recipe ended.
+func (r *Recoveries) C() chan<- zkcoord.RecoveryEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
+	if r.ch == nil {
+		r.ch = make(chan zkcoord.RecoveryEvent, 1024)
+	}
+	return r.ch
 }
 
-// Events returns the events recorded so far.
+// Events returns the events received so far, in order.
 func (r *Recoveries) Events() []zkcoord.RecoveryEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for len(r.ch) > 0 {
+		r.events = append(r.events, <-r.ch)
+	}
 	return slices.Clone(r.events)
 }
 

@@ -1,17 +1,18 @@
-package zkcoord
+package tree
 
 import (
 	"context"
 	"errors"
 
+	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/fanout"
 )
 
-// TreeNode is a node found by Walk: its path and stat, or, for a node
-// whose ACL does not let it be listed, Err (wrapping ErrNoAuth).
-type TreeNode struct {
+// Node is a node found by Walk: its path and stat, or, for a node
+// whose ACL does not let it be listed, Err (wrapping zkcoord.ErrNoAuth).
+type Node struct {
 	Path string
-	Stat *Stat // nil if Err is set
+	Stat *zkcoord.Stat // nil if Err is set
 	Err  error
 }
 
@@ -29,42 +30,42 @@ var walkHook func(path string)
 // could pass what the Session accepts. A node deleted during the walk is
 // left out; one that may not be listed (ErrNoAuth) is returned with its
 // error and the walk goes on without what is below it. A missing path is
-// ErrNoNode; any other error ends the walk. The walk is no snapshot: a
+// zkcoord.ErrNoNode; any other error ends the walk. The walk is no snapshot: a
 // node created meanwhile may be missed.
-func (s *Session) Walk(ctx context.Context, path string) ([]TreeNode, error) {
-	if err := ValidatePath(path); err != nil {
+func Walk(ctx context.Context, sess *zkcoord.Session, path string) ([]Node, error) {
+	if err := zkcoord.ValidatePath(path); err != nil {
 		return nil, err
 	}
 	type listing struct {
 		kids []string
-		stat *Stat
+		stat *zkcoord.Stat
 		err  error
 	}
-	var out []TreeNode
+	var out []Node
 	for level := []string{path}; len(level) > 0; {
 		got := make([]listing, len(level))
 		fanout.Each(len(level), walkParallel, func(i int) {
 			if walkHook != nil {
 				walkHook(level[i])
 			}
-			kids, st, err := s.Children(ctx, level[i])
+			kids, st, err := sess.Children(ctx, level[i])
 			got[i] = listing{kids, st, err}
 		})
 		var next []string
 		for i, p := range level {
 			l := got[i]
 			switch {
-			case errors.Is(l.err, ErrNoNode) && p != path:
+			case errors.Is(l.err, zkcoord.ErrNoNode) && p != path:
 				continue // deleted meanwhile
-			case errors.Is(l.err, ErrNoAuth):
-				out = append(out, TreeNode{Path: p, Err: l.err})
+			case errors.Is(l.err, zkcoord.ErrNoAuth):
+				out = append(out, Node{Path: p, Err: l.err})
 				continue
 			case l.err != nil:
 				return nil, l.err
 			}
-			out = append(out, TreeNode{Path: p, Stat: l.stat})
+			out = append(out, Node{Path: p, Stat: l.stat})
 			for _, k := range l.kids {
-				next = append(next, Join(p, k))
+				next = append(next, zkcoord.Join(p, k))
 			}
 		}
 		level = next

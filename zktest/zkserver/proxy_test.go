@@ -1,9 +1,10 @@
-package zktest
+package zkserver
 
 import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,7 +18,7 @@ import (
 
 // These tests put the proxy in front of a plain TCP server, so that what
 // each end sends and receives can be checked byte by byte. The tests in
-// zktest_test.go run it in front of ZooKeeper.
+// zktest/zktest_test.go run it in front of ZooKeeper.
 
 // upstream is a TCP server behind a proxy. It echoes what it reads when
 // echo is set; otherwise it hands each connection it accepts to the test.
@@ -88,7 +89,7 @@ func (u *upstream) next(t testing.TB) net.Conn {
 
 func startProxy(t testing.TB, upstreams ...string) *Proxy {
 	t.Helper()
-	p, err := openProxy(upstreams)
+	p, err := OpenProxy(upstreams)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func readEnd(t *testing.T, c net.Conn) (string, error) {
 		n, err := c.Read(buf)
 		got = append(got, buf[:n]...)
 		if err != nil {
-			if isTimeout(err) {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
 				t.Fatalf("connection still open after 10s (read %q)", got)
 			}
 			return string(got), err
@@ -359,7 +360,7 @@ func TestProxyHalfClose(t *testing.T) {
 func TestProxyCloseLeavesNoGoroutine(t *testing.T) {
 	u := startUpstream(t, false)
 	before := runtime.NumGoroutine()
-	p, err := openProxy([]string{u.addr(), u.addr()})
+	p, err := OpenProxy([]string{u.addr(), u.addr()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func blockedInProxy() string {
 	buf = buf[:runtime.Stack(buf, true)]
 	var found []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if !strings.Contains(g, "zktest.(*link)") && !strings.Contains(g, "zktest.(*Proxy)") {
+		if !strings.Contains(g, "zkserver.(*link)") && !strings.Contains(g, "zkserver.(*Proxy)") {
 			continue
 		}
 		if !strings.Contains(g, "[runnable]") && !strings.Contains(g, "[running]") {

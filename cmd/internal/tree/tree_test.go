@@ -1,31 +1,52 @@
-package zkcoord
+package tree
 
 import (
-	"context"
 	"errors"
-	"os"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/zkcoord/zkcoord/zktest"
+	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
+
+// DeleteAll deletes a tree bottom-up in transactions, says how many nodes
+// it deleted, and refuses /.
+func TestDeleteAll(t *testing.T) {
+	s := connect(t)
+	ctx := testkit.Ctx(t, 60*time.Second)
+	want := 1
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 20; j++ {
+			if err := s.EnsurePath(ctx, fmt.Sprintf("/t/n%d/m%d", i, j)); err != nil {
+				t.Fatal(err)
+			}
+			want++
+		}
+		want++
+	}
+	n, err := DeleteAll(ctx, s, "/t")
+	if err != nil || n != want {
+		t.Fatalf("DeleteAll = %d, %v; want %d deleted", n, err, want)
+	}
+	if ok, _, err := s.Exists(ctx, "/t"); err != nil || ok {
+		t.Fatalf("/t after DeleteAll: exists %v, %v", ok, err)
+	}
+	if n, err := DeleteAll(ctx, s, "/t"); err != nil || n != 0 {
+		t.Fatalf("DeleteAll of a missing node = %d, %v", n, err)
+	}
+	if _, err := DeleteAll(ctx, s, "/"); !errors.Is(err, zkcoord.ErrInvalidPath) {
+		t.Fatalf("DeleteAll(/) = %v, want ErrInvalidPath", err)
+	}
+}
 
 // A node deleted while Walk goes down the tree is left out with what was
 // below it; DeleteAll deletes the rest and counts only what it deleted.
 func TestWalkAndDeleteAllWithANodeGoneMidWalk(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	s, err := Connect(ctx, Config{Servers: strings.Split(os.Getenv(zktest.EnvServers), ","), Chroot: "/walkgone"})
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer func() {
-		if err := s.Close(context.Background()); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	}()
+	s := connect(t)
+	ctx := testkit.Ctx(t, 60*time.Second)
 	build := func() {
 		t.Helper()
 		for _, p := range []string{"/t/a/b/c", "/t/a/d", "/t/e"} {
@@ -41,7 +62,7 @@ func TestWalkAndDeleteAllWithANodeGoneMidWalk(t *testing.T) {
 		if p != "/t/a/b" {
 			return
 		}
-		if _, err := s.Multi(ctx, DeleteOp("/t/a/b/c", -1), DeleteOp("/t/a/b", -1)); err != nil {
+		if _, err := s.Multi(ctx, zkcoord.DeleteOp("/t/a/b/c", -1), zkcoord.DeleteOp("/t/a/b", -1)); err != nil {
 			t.Errorf("deleting /t/a/b mid-walk: %v", err)
 		}
 		vanished++
@@ -49,7 +70,7 @@ func TestWalkAndDeleteAllWithANodeGoneMidWalk(t *testing.T) {
 	defer func() { walkHook = nil }()
 
 	build()
-	nodes, err := s.Walk(ctx, "/t")
+	nodes, err := Walk(ctx, s, "/t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +93,13 @@ func TestWalkAndDeleteAllWithANodeGoneMidWalk(t *testing.T) {
 	}
 
 	build()
-	if n, err := s.DeleteAll(ctx, "/t"); err != nil || n != 4 {
+	if n, err := DeleteAll(ctx, s, "/t"); err != nil || n != 4 {
 		t.Errorf("DeleteAll with /t/a/b gone mid-walk = %d, %v; want 4 deleted", n, err)
 	}
 	if vanished != 2 {
 		t.Errorf("the hook deleted /t/a/b %d times, want 2", vanished)
 	}
-	if _, err := s.Walk(ctx, "/t"); !errors.Is(err, ErrNoNode) {
+	if _, err := Walk(ctx, s, "/t"); !errors.Is(err, zkcoord.ErrNoNode) {
 		t.Errorf("Walk of a missing node = %v, want ErrNoNode", err)
 	}
 }

@@ -1,9 +1,11 @@
-package zkcoord
+package tree
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/zkcoord/zkcoord"
 )
 
 // deleteBatch bounds the deletes of one DeleteAll transaction, well under
@@ -22,25 +24,25 @@ const deleteRounds = 5
 // times, and otherwise fails with an error that says how many nodes were
 // deleted before it stopped. A missing path is no error (0 deleted). It
 // refuses "/".
-func (s *Session) DeleteAll(ctx context.Context, path string) (int, error) {
-	if err := ValidatePath(path); err != nil {
+func DeleteAll(ctx context.Context, sess *zkcoord.Session, path string) (int, error) {
+	if err := zkcoord.ValidatePath(path); err != nil {
 		return 0, err
 	}
 	if path == "/" {
-		return 0, fmt.Errorf("%w: refusing to delete /", ErrInvalidPath)
+		return 0, fmt.Errorf("%w: refusing to delete /", zkcoord.ErrInvalidPath)
 	}
 	deleted := 0
 	for round := 0; ; round++ {
-		nodes, err := s.subtree(ctx, path)
+		nodes, err := subtree(ctx, sess, path)
 		if err != nil {
 			return deleted, fmt.Errorf("zkcoord: delete all %s: %d deleted, then: %w", path, deleted, err)
 		}
-		n, err := s.deleteBottomUp(ctx, nodes)
+		n, err := deleteBottomUp(ctx, sess, nodes)
 		deleted += n
 		switch {
 		case err == nil:
 			return deleted, nil
-		case round+1 < deleteRounds && (errors.Is(err, ErrNotEmpty) || errors.Is(err, ErrNoNode) || IsRetryable(err)):
+		case round+1 < deleteRounds && (errors.Is(err, zkcoord.ErrNotEmpty) || errors.Is(err, zkcoord.ErrNoNode) || zkcoord.IsRetryable(err)):
 			continue // the tree changed, or a reply was lost: look again
 		}
 		return deleted, fmt.Errorf("zkcoord: delete all %s: %d deleted, then: %w", path, deleted, err)
@@ -51,9 +53,9 @@ func (s *Session) DeleteAll(ctx context.Context, path string) (int, error) {
 // (Walk's level order, so that the deepest go first); nothing if path
 // does not exist. A node that may not be listed fails it: what is below
 // it could not be deleted.
-func (s *Session) subtree(ctx context.Context, path string) ([]string, error) {
-	nodes, err := s.Walk(ctx, path)
-	if errors.Is(err, ErrNoNode) {
+func subtree(ctx context.Context, sess *zkcoord.Session, path string) ([]string, error) {
+	nodes, err := Walk(ctx, sess, path)
+	if errors.Is(err, zkcoord.ErrNoNode) {
 		return nil, nil
 	}
 	if err != nil {
@@ -71,15 +73,15 @@ func (s *Session) subtree(ctx context.Context, path string) ([]string, error) {
 
 // deleteBottomUp deletes nodes, listed parents first, children first, in
 // transactions; it returns how many it deleted.
-func (s *Session) deleteBottomUp(ctx context.Context, nodes []string) (int, error) {
+func deleteBottomUp(ctx context.Context, sess *zkcoord.Session, nodes []string) (int, error) {
 	deleted := 0
 	for end := len(nodes); end > 0; {
 		start := max(end-deleteBatch, 0)
-		ops := make([]Op, 0, end-start)
+		ops := make([]zkcoord.Op, 0, end-start)
 		for i := end - 1; i >= start; i-- {
-			ops = append(ops, DeleteOp(nodes[i], -1))
+			ops = append(ops, zkcoord.DeleteOp(nodes[i], -1))
 		}
-		if _, err := s.Multi(ctx, ops...); err != nil {
+		if _, err := sess.Multi(ctx, ops...); err != nil {
 			return deleted, err
 		}
 		deleted += len(ops)
