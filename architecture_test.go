@@ -11,7 +11,7 @@ import (
 // from this module. A package missing from the table is a tool and may
 // import anything; a library package importing outside its row fails.
 var allowedImports = func() map[string][]string {
-	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/fanout", "internal/lifetime"}
+	foundations := []string{"internal/fifo", "internal/seq", "internal/gate", "internal/delay", "internal/fanout", "internal/lifetime", "internal/end"}
 	core := append([]string{""}, foundations...)
 	recipe := append(slices.Clone(core), "internal/recipe")
 	return map[string][]string{
@@ -21,6 +21,7 @@ var allowedImports = func() map[string][]string {
 		"internal/delay":    nil,
 		"internal/fanout":   nil,
 		"internal/lifetime": nil,
+		"internal/end":      nil,
 		"internal/wire":     nil,
 		"internal/zkconn":   {"internal/wire", "internal/fifo"},
 		"internal/recipe":   core,

@@ -27,19 +27,11 @@ func (s *Session) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan 
 }
 
 func (s *Session) get(ctx context.Context, path string, watch bool) ([]byte, *Stat, <-chan Event, error) {
-	if err := ValidatePath(path); err != nil {
+	resp, w, err := readWatched(s, ctx, "get", path, watch, s.conn.GetData)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	var w *zkconn.Watch
-	resp, err := retryCall(s, ctx, func(ctx context.Context) (wire.GetDataResponse, error) {
-		r, _, ww, err := s.conn.GetData(ctx, s.root.add(path), watch)
-		w = ww
-		return r, err
-	})
-	if err != nil {
-		return nil, nil, nil, wrapPath(err, "get", path)
-	}
-	return resp.Data, statOf(resp.Stat), s.oneShot(w), nil
+	return resp.Data, statOf(resp.Stat), w, nil
 }
 
 // Children returns the names of a node's children, unsorted.
@@ -54,19 +46,33 @@ func (s *Session) ChildrenW(ctx context.Context, path string) ([]string, *Stat, 
 }
 
 func (s *Session) children(ctx context.Context, path string, watch bool) ([]string, *Stat, <-chan Event, error) {
-	if err := ValidatePath(path); err != nil {
+	resp, w, err := readWatched(s, ctx, "children", path, watch, s.conn.GetChildren)
+	if err != nil {
 		return nil, nil, nil, err
 	}
+	return resp.Children, statOf(resp.Stat), w, nil
+}
+
+// readWatched makes the read of the connection, what (get, children), of
+// path, retried, with a watch if watch is set: the reply, and the watch's
+// channel as the Session's reads return it.
+func readWatched[R any](s *Session, ctx context.Context, what, path string, watch bool,
+	read func(context.Context, string, bool) (R, zkconn.Reply, *zkconn.Watch, error),
+) (R, <-chan Event, error) {
+	var zero R
+	if err := ValidatePath(path); err != nil {
+		return zero, nil, err
+	}
 	var w *zkconn.Watch
-	resp, err := retryCall(s, ctx, func(ctx context.Context) (wire.GetChildren2Response, error) {
-		r, _, ww, err := s.conn.GetChildren(ctx, s.root.add(path), watch)
+	resp, err := retryCall(s, ctx, func(ctx context.Context) (R, error) {
+		r, _, ww, err := read(ctx, s.root.add(path), watch)
 		w = ww
 		return r, err
 	})
 	if err != nil {
-		return nil, nil, nil, wrapPath(err, "children", path)
+		return zero, nil, wrapPath(err, what, path)
 	}
-	return resp.Children, statOf(resp.Stat), s.oneShot(w), nil
+	return resp, s.oneShot(w), nil
 }
 
 // Exists reports whether a node exists, with its stat if it does (a zero

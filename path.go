@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/zkcoord/zkcoord/internal/zkconn"
 )
 
 // ValidatePath reports whether p is a well-formed absolute ZooKeeper path:
@@ -65,13 +67,7 @@ func Join(parent string, names ...string) string {
 }
 
 // Parent returns the parent of an absolute path ("/" for top-level nodes).
-func Parent(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
-}
+func Parent(p string) string { return zkconn.Parent(p) }
 
 // Base returns the last component of a path.
 func Base(p string) string {

@@ -90,7 +90,7 @@ func parseClientFlags(args []string) (clientFlags, error) {
 	fs.DurationVar(&f.useInterval, "use-interval", 100*time.Millisecond, "time between uses")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of random choices")
 	fs.StringVar(&f.bug, "bug", "", "a bug to have")
-	fs.DurationVar(&f.lockDelay, "lock-delay", 0, "lock-delay of the locks and elections")
+	fs.DurationVar(&f.lockDelay, "lock-delay", 0, "lock-delay of the locks, elections and barrier takeovers")
 	logPath := fs.String("log", "", "log file (default stderr)")
 	if err := fs.Parse(args); err != nil {
 		return f, err

@@ -58,6 +58,7 @@ func startRebalance(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *
 		rebalance.WithMode(rebalanceMode(f.workload)),
 		rebalance.WithAutoRecovery(true), rebalance.WithName(f.name),
 		rebalance.WithMinInterval(rebalanceMinInterval), rebalance.WithMaxRecoveryBackoff(time.Second),
+		rebalance.WithLockDelay(f.lockDelay),
 		rebalance.WithLogger(f.log), rebalance.WithRecoveryEvents(events))
 	if err != nil {
 		stopEvents()

@@ -164,9 +164,10 @@ type Options struct {
 	Bug        string
 	BugClients []string
 
-	// LockDelay is the lock-delay of the clients' locks and elections
-	// (lock.WithLockDelay, election.WithLockDelay; lock, election and
-	// recovery workloads); default none.
+	// LockDelay is the lock-delay of the clients' locks, elections and
+	// rebalancers (lock.WithLockDelay, election.WithLockDelay; lock,
+	// election and recovery workloads; rebalance.WithLockDelay, applied to
+	// the barriers' takeovers: the rebalance workloads); default none.
 	LockDelay time.Duration
 	// Unfenced judges the run as if the resources did not check fencing
 	// tokens: every overlap of two holders is a violation, also one whose

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/end"
 )
 
 // SupervisedRegistration is an instance kept registered across Sessions:
@@ -15,11 +16,11 @@ import (
 // registers it again with the data of the latest Update. It is safe for
 // concurrent use.
 type SupervisedRegistration struct {
-	base string
-	log  *slog.Logger
-	stop context.CancelFunc
-	done chan struct{} // closed when supervision has ended
-	err  error         // why, set before done is closed
+	base     string
+	log      *slog.Logger
+	stop     context.CancelFunc
+	ended    *end.End // when supervision has ended, and why
+	unregErr error    // serve's: what unregistering gave; written before ended ends
 
 	mu         sync.Mutex
 	in         Instance
@@ -64,7 +65,7 @@ func RegisterConfig(ctx context.Context, cfg zkcoord.Config, base string, in Ins
 	}
 	sctx, stop := context.WithCancel(context.Background())
 	r := &SupervisedRegistration{
-		base: base, log: log, stop: stop, done: make(chan struct{}),
+		base: base, log: log, stop: stop, ended: end.New(),
 		in: in, version: 1, changed: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
 	restart := func(err error) bool {
@@ -84,14 +85,15 @@ func RegisterConfig(ctx context.Context, cfg zkcoord.Config, base string, in Ins
 		sopts = append(sopts, zkcoord.WithRecoveryEvents(o.events))
 	}
 	go func() {
-		defer close(r.done)
-		if err := zkcoord.Supervise(sctx, cfg, r.serve, sopts...); sctx.Err() == nil {
-			r.err = err
+		err := zkcoord.Supervise(sctx, cfg, r.serve, sopts...)
+		if sctx.Err() != nil {
+			err = r.unregErr
 		}
+		r.ended.End(err)
 	}()
 	if err := r.await(ctx, 1); err != nil {
 		r.stop()
-		<-r.done
+		<-r.ended.Done()
 		return nil, fmt.Errorf("discovery: register %s: %w", in, err)
 	}
 	return r, nil
@@ -139,7 +141,7 @@ func (r *SupervisedRegistration) serve(ctx context.Context, sess *zkcoord.Sessio
 		uctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
 		defer cancel()
 		if err := reg.Unregister(uctx); err != nil {
-			r.err = err
+			r.unregErr = err
 		}
 	}
 	return nil
@@ -190,9 +192,9 @@ func (r *SupervisedRegistration) await(ctx context.Context, v uint64) error {
 		}
 		select {
 		case <-changed:
-		case <-r.done:
-			if r.err != nil {
-				return r.err
+		case <-r.ended.Done():
+			if err := r.ended.Err(); err != nil {
+				return err
 			}
 			return ErrStopped
 		case <-ctx.Done():
@@ -253,18 +255,11 @@ func (r *SupervisedRegistration) Update(ctx context.Context, in Instance) error 
 // Done is closed when the registration has ended: after Unregister, or
 // when a new Session cannot help (rejected credentials, an invalid
 // Config). Err then says why.
-func (r *SupervisedRegistration) Done() <-chan struct{} { return r.done }
+func (r *SupervisedRegistration) Done() <-chan struct{} { return r.ended.Done() }
 
 // Err returns, once Done is closed, why the registration ended: nil after
 // an Unregister that deleted the node.
-func (r *SupervisedRegistration) Err() error {
-	select {
-	case <-r.done:
-		return r.err
-	default:
-		return nil
-	}
-}
+func (r *SupervisedRegistration) Err() error { return r.ended.Err() }
 
 // Unregister deletes the instance's node, stops registering it and closes
 // the Session, waiting until that is done or ctx ends. Called while no
@@ -273,9 +268,9 @@ func (r *SupervisedRegistration) Err() error {
 func (r *SupervisedRegistration) Unregister(ctx context.Context) error {
 	r.stop()
 	select {
-	case <-r.done:
-		if r.err != nil {
-			return fmt.Errorf("discovery: unregister: %w", r.err)
+	case <-r.ended.Done():
+		if err := r.ended.Err(); err != nil {
+			return fmt.Errorf("discovery: unregister: %w", err)
 		}
 		return nil
 	case <-ctx.Done():

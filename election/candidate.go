@@ -200,11 +200,7 @@ func (c *candidate) update(f func(*snapshot)) {
 func (c *candidate) offer(ctx context.Context) error {
 	e := c.el
 	c.emit(Event{Type: EventOffer})
-	var ended bool
-	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
-		ended, err = e.isEnded(ctx)
-		return err
-	})
+	ended, err := elect.DetachValue(ctx, e.isEnded)
 	if err != nil {
 		return c.wrap("nominate", err)
 	} else if ended {

@@ -37,13 +37,7 @@ func (c *candidate) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
 	if e.opts.lockDelay <= 0 {
 		return nil, nil
 	}
-	var a lockdelay.Arrival
-	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
-		a, err = lockdelay.Arrive(ctx, e.sess, e.path, isParticipant)
-		return err
+	return elect.DetachValue(ctx, func(ctx context.Context) (*lockdelay.Tracker, error) {
+		return lockdelay.Arrive(ctx, e.sess, e.path, e.opts.lockDelay, isParticipant)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return lockdelay.NewTracker(e.opts.lockDelay, a), nil
 }

@@ -39,10 +39,9 @@ type Leader struct {
 // Leader returns the current leader: the participant with the lowest node.
 // With no participant it returns ErrNoLeader.
 func (e *Election) Leader(ctx context.Context) (Leader, error) {
-	var l Leader
-	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
-		l, _, _, err = e.lookup(ctx, false, false)
-		return err
+	l, err := elect.DetachValue(ctx, func(ctx context.Context) (Leader, error) {
+		l, _, _, err := e.lookup(ctx, false, false)
+		return l, err
 	})
 	if err != nil {
 		return Leader{}, fmt.Errorf("election: leader of %s: %w", e.path, err)

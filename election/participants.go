@@ -41,11 +41,7 @@ const maxParallelReads = 64
 // a participant that leaves while they are read is left out, so the list
 // is a snapshot that may mix moments of a changing election.
 func (e *Election) Participants(ctx context.Context) ([]Participant, error) {
-	var ps []Participant
-	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
-		ps, err = e.participants(ctx)
-		return err
-	})
+	ps, err := elect.DetachValue(ctx, e.participants)
 	if err != nil {
 		return nil, fmt.Errorf("election: participants of %s: %w", e.path, err)
 	}

@@ -55,11 +55,7 @@ func decodeBreadcrumb(data []byte, version int32) Breadcrumb {
 // Breadcrumb reads the breadcrumb: nil when the last active instance
 // stopped cleanly (or none ever ran).
 func (f *Failover) Breadcrumb(ctx context.Context) (*Breadcrumb, error) {
-	var b *Breadcrumb
-	err := elect.Detach(ctx, func(ctx context.Context) (err error) {
-		b, err = f.readBreadcrumb(ctx)
-		return err
-	})
+	b, err := elect.DetachValue(ctx, f.readBreadcrumb)
 	if err != nil {
 		return nil, fmt.Errorf("failover: read breadcrumb %s: %w", f.crumb, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/end"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -45,13 +46,11 @@ type Membership struct {
 
 	stop     context.CancelFunc // stops the watch (JoinConfig: the Sessions)
 	done     chan struct{}      // closed when the watch ended (JoinConfig: the Sessions)
-	lost     chan struct{}      // closed with err set, when membership ends
+	lost     *end.End           // ends, with the cause, when membership ends
 	joined   chan struct{}      // JoinConfig: closed once the first join is done
-	once     sync.Once
 	mu       sync.Mutex
 	sess     *zkcoord.Session // Join's (JoinConfig's Sessions are Supervise's)
 	path     string           // the member's node; with JoinConfig, the latest
-	err      error
 	leave    sync.Once
 	leaving  atomic.Bool // Leave was called (JoinConfig: delete the node before the Session closes)
 	leaveErr error       // JoinConfig: what deleting the node gave; written before done closes
@@ -66,12 +65,9 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []by
 	if err := recipe.Validate(sess, path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
-	if err := zkcoord.ValidateName(id); err != nil {
-		return nil, fmt.Errorf("group: member id: %w", err)
-	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	o, err := newOptions(id, opts)
+	if err != nil {
+		return nil, err
 	}
 	if o.events != nil {
 		return nil, fmt.Errorf("group: %w: recovery events need JoinConfig (a Session cannot be renewed)", zkcoord.ErrInvalidConfig)
@@ -86,7 +82,7 @@ func Join(ctx context.Context, sess *zkcoord.Session, path, id string, data []by
 	wctx, stop := context.WithCancel(context.Background())
 	m := &Membership{
 		sess: sess, id: id, path: node,
-		stop: stop, done: make(chan struct{}), lost: make(chan struct{}),
+		stop: stop, done: make(chan struct{}), lost: end.New(),
 	}
 	go func() {
 		defer close(m.done)
@@ -114,12 +110,9 @@ func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data [
 	if err := recipe.ValidatePath(path); err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}
-	if err := zkcoord.ValidateName(id); err != nil {
-		return nil, fmt.Errorf("group: member id: %w", err)
-	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	o, err := newOptions(id, opts)
+	if err != nil {
+		return nil, err
 	}
 	data = bytes.Clone(data)
 	if data == nil {
@@ -128,7 +121,7 @@ func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data [
 	sctx, stop := context.WithCancel(context.Background())
 	m := &Membership{
 		id: id, supervised: true, stop: stop,
-		done: make(chan struct{}), lost: make(chan struct{}), joined: make(chan struct{}),
+		done: make(chan struct{}), lost: end.New(), joined: make(chan struct{}),
 	}
 	go func() {
 		defer close(m.done)
@@ -141,7 +134,7 @@ func JoinConfig(ctx context.Context, cfg zkcoord.Config, path, id string, data [
 	select {
 	case <-m.joined:
 		return m, nil
-	case <-m.lost:
+	case <-m.lost.Done():
 		<-m.done
 		return nil, fmt.Errorf("group: join %s: %w", path, m.Err())
 	case <-ctx.Done():
@@ -217,25 +210,14 @@ func (m *Membership) Path() string {
 // Done is closed when this process is no longer a member. With
 // JoinConfig it is closed only when the membership ends for good, not
 // while the member waits for a new Session to join again on.
-func (m *Membership) Done() <-chan struct{} { return m.lost }
+func (m *Membership) Done() <-chan struct{} { return m.lost.Done() }
 
 // Err returns nil while a member, then why it no longer is: ErrLeft,
 // ErrRemoved, the Session's error, or the error that stopped the watch on
 // the member's node (a membership that cannot be watched is over).
-func (m *Membership) Err() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.err
-}
+func (m *Membership) Err() error { return m.lost.Err() }
 
-func (m *Membership) end(err error) {
-	m.once.Do(func() {
-		m.mu.Lock()
-		m.err = err
-		m.mu.Unlock()
-		close(m.lost)
-	})
-}
+func (m *Membership) end(err error) { m.lost.End(err) }
 
 // follow watches the member's own node on sess until it goes, the
 // Session ends or ctx ends (Leave). It returns why the membership ended:

@@ -1,12 +1,28 @@
 package group
 
-import "github.com/zkcoord/zkcoord"
+import (
+	"fmt"
+
+	"github.com/zkcoord/zkcoord"
+)
 
 // Option configures a membership; Join and JoinConfig take it.
 type Option func(*options)
 
 type options struct {
 	events chan<- zkcoord.RecoveryEvent
+}
+
+// newOptions checks a member's id and applies opts.
+func newOptions(id string, opts []Option) (options, error) {
+	var o options
+	if err := zkcoord.ValidateName(id); err != nil {
+		return o, fmt.Errorf("group: member id: %w", err)
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o, nil
 }
 
 // WithRecoveryEvents sends every zkcoord.RecoveryEvent of a membership

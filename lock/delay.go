@@ -47,17 +47,10 @@ func (o options) onlyForMutex(kind string) error {
 // arrive reads the lock directory before the contender's node is created,
 // when the lock has a lock-delay; its Tracker is nil otherwise.
 func (c contention) arrive(ctx context.Context) (*lockdelay.Tracker, error) {
-	if c.delay <= 0 {
-		return nil, nil
-	}
-	a, err := lockdelay.Arrive(ctx, c.sess, c.dir, func(name string) bool {
+	return lockdelay.Arrive(ctx, c.sess, c.dir, c.delay, func(name string) bool {
 		_, ok := c.recognise(name)
 		return ok
 	})
-	if err != nil {
-		return nil, err
-	}
-	return lockdelay.NewTracker(c.delay, a), nil
 }
 
 // hold waits the lock-delay, if there is one to wait, before the

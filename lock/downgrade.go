@@ -60,16 +60,7 @@ func (s *slot) swap(from, to kind, replace func(*Lease) (*Lease, error)) (*Lease
 	}
 	s.busy = true
 	s.mu.Unlock()
-
-	next, err := replace(l)
-
-	s.mu.Lock()
-	s.busy = false
-	if err == nil {
-		s.held, s.kind = next, to
-	}
-	s.mu.Unlock()
-	return next, err
+	return s.fill(to, func() (*Lease, error) { return replace(l) })
 }
 
 // swap asks a Lease's goroutine to hand the lease over to node, a new

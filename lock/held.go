@@ -326,20 +326,17 @@ func (l *Lease) releaseNode() {
 }
 
 // released records a release and closes Done.
-func (l *Lease) released() {
-	l.mu.Lock()
-	l.err = ErrReleased
-	l.result = nil
-	l.mu.Unlock()
-	l.cancel(ErrReleased)
-	close(l.done)
-}
+func (l *Lease) released() { l.finish(ErrReleased, nil) }
 
 // end records a loss and closes Done.
-func (l *Lease) end(err error) {
+func (l *Lease) end(err error) { l.finish(err, err) }
+
+// finish records why the lease ended, err, and what a Release returns,
+// result, and closes Done.
+func (l *Lease) finish(err, result error) {
 	l.mu.Lock()
 	l.err = err
-	l.result = err
+	l.result = result
 	l.mu.Unlock()
 	l.cancel(err)
 	close(l.done)

@@ -102,18 +102,27 @@ func (c contention) contenders(ctx context.Context) ([]Contender, error) {
 // lock. Use it to clear a lock whose holder is stuck, never as a way to
 // take the lock.
 func (m *Mutex) Break(ctx context.Context) (Contender, error) {
-	cs, err := m.Contenders(ctx)
+	h, err := m.holder(ctx, "break")
 	if err != nil {
 		return Contender{}, err
 	}
-	if len(cs) == 0 || !cs[0].Holds {
-		return Contender{}, fmt.Errorf("lock: break %s: %w", m.path, ErrNotHeld)
-	}
-	h := cs[0]
 	// Sequential names are never reused, so the path names exactly the
 	// holder read above.
 	if err := m.c.sess.Delete(ctx, h.Path, -1); err != nil {
 		return Contender{}, fmt.Errorf("lock: break %s: %w", h.Path, err)
 	}
 	return h, nil
+}
+
+// holder returns the contender that holds the Mutex now, or an error for
+// what (break, revoke) wrapping ErrNotHeld if nobody holds it.
+func (m *Mutex) holder(ctx context.Context, what string) (Contender, error) {
+	cs, err := m.Contenders(ctx)
+	if err != nil {
+		return Contender{}, err
+	}
+	if len(cs) == 0 || !cs[0].Holds {
+		return Contender{}, fmt.Errorf("lock: %s %s: %w", what, m.path, ErrNotHeld)
+	}
+	return cs[0], nil
 }

@@ -31,17 +31,24 @@ type Mutex struct {
 // NewMutex returns a Mutex on the lock directory path, which is created (as
 // a container node, removed by the server once empty) on first use.
 func NewMutex(sess *zkcoord.Session, path string, opts ...Option) (*Mutex, error) {
+	c, err := mutexContention(sess, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Mutex{path: path, c: c}, nil
+}
+
+// mutexContention checks the arguments of a Mutex or a ReentrantMutex and
+// returns the contention for its lock.
+func mutexContention(sess *zkcoord.Session, path string, opts []Option) (contention, error) {
 	o := newOptions(opts)
 	if err := checkArgs(sess, path, o); err != nil {
-		return nil, err
+		return contention{}, err
 	}
 	if err := o.onlyForSemaphore(mutexKind); err != nil {
-		return nil, err
+		return contention{}, err
 	}
-	return &Mutex{
-		path: path,
-		c:    contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind, delay: o.delay},
-	}, nil
+	return contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind, delay: o.delay}, nil
 }
 
 // Path returns the lock directory.
@@ -95,7 +102,12 @@ func (s *slot) acquire(k kind, get func() (*Lease, error)) (*Lease, error) {
 	}
 	s.busy, s.held = true, nil
 	s.mu.Unlock()
+	return s.fill(k, get)
+}
 
+// fill runs get, for which the caller has marked the slot busy, and holds
+// the lease it returns, as one of kind k.
+func (s *slot) fill(k kind, get func() (*Lease, error)) (*Lease, error) {
 	l, err := get()
 
 	s.mu.Lock()

@@ -46,18 +46,11 @@ type hold struct {
 // NewReentrantMutex returns a ReentrantMutex on the lock directory path,
 // as NewMutex does.
 func NewReentrantMutex(sess *zkcoord.Session, path string, opts ...Option) (*ReentrantMutex, error) {
-	o := newOptions(opts)
-	if err := checkArgs(sess, path, o); err != nil {
+	c, err := mutexContention(sess, path, opts)
+	if err != nil {
 		return nil, err
 	}
-	if err := o.onlyForSemaphore(mutexKind); err != nil {
-		return nil, err
-	}
-	return &ReentrantMutex{
-		path:  path,
-		c:     contention{sess: sess, dir: path, name: mutexName, data: o.data, recognise: mutexContender, kind: mutexKind, delay: o.delay},
-		holds: map[string]*hold{},
-	}, nil
+	return &ReentrantMutex{path: path, c: c, holds: map[string]*hold{}}, nil
 }
 
 // Path returns the lock directory.

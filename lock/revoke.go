@@ -37,14 +37,11 @@ func Revoke(ctx context.Context, sess *zkcoord.Session, path string) error {
 // Revoke), and returns that holder. It fails with ErrNotHeld if nobody
 // holds it.
 func (m *Mutex) Revoke(ctx context.Context) (Contender, error) {
-	cs, err := m.Contenders(ctx)
+	h, err := m.holder(ctx, "revoke")
 	if err != nil {
 		return Contender{}, err
 	}
-	if len(cs) == 0 || !cs[0].Holds {
-		return Contender{}, fmt.Errorf("lock: revoke %s: %w", m.path, ErrNotHeld)
-	}
-	return cs[0], Revoke(ctx, m.c.sess, cs[0].Path)
+	return h, Revoke(ctx, m.c.sess, h.Path)
 }
 
 // Revoked is closed when another client asks this lease's holder to give

@@ -195,16 +195,23 @@ func (s *Semaphore) count(ctx context.Context) (int, error) {
 	return len(sortContenders(children, leaseContender)), nil
 }
 
+// guard takes the acquirers' mutex; with try, one held by another
+// acquirer is ErrNoLease.
+func (s *Semaphore) guard(ctx context.Context, try bool) (*Lease, error) {
+	g, err := s.locks.acquire(ctx, try)
+	if errors.Is(err, ErrLocked) {
+		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
+	}
+	return g, err
+}
+
 // acquire takes the acquirers' mutex, creates n lease nodes and waits for
 // them to count. With try it waits for neither the mutex nor the leases.
 func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, error) {
 	if s.kazoo {
 		return s.acquireKazoo(ctx, n, try)
 	}
-	guard, err := s.locks.acquire(ctx, try)
-	if errors.Is(err, ErrLocked) {
-		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
-	}
+	guard, err := s.guard(ctx, try)
 	if err != nil {
 		return nil, err
 	}
@@ -294,16 +301,7 @@ func (s *Semaphore) wait(ctx context.Context, nodes []string, guard *Lease, try 
 	own := &self{node: nodes[0]}
 	watch := false // list without a watch first: a free lease needs none
 	for {
-		var (
-			children []string
-			cw       <-chan zkcoord.Event
-			err      error
-		)
-		if watch {
-			children, _, cw, err = s.sess.ChildrenW(ctx, s.leases.dir)
-		} else {
-			children, _, err = s.sess.Children(ctx, s.leases.dir)
-		}
+		children, _, cw, err := recipe.Read(ctx, s.leases.dir, watch, s.sess.Children, s.sess.ChildrenW)
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			return nil, fmt.Errorf("lock: %s: %w", nodes[0], ErrNodeDeleted)
 		}

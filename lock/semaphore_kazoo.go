@@ -85,26 +85,14 @@ func (s *Semaphore) acquireKazoo(ctx context.Context, n int, try bool) ([]*Lease
 			return nil, err
 		}
 	}
-	guard, err := s.locks.acquire(ctx, try)
-	if errors.Is(err, ErrLocked) {
-		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, ErrNoLease)
-	}
+	guard, err := s.guard(ctx, try)
 	if err != nil {
 		return nil, err
 	}
 	defer guard.releaseAsync()
 	first, watch := true, false
 	for {
-		var (
-			children []string
-			cw       <-chan zkcoord.Event
-			err      error
-		)
-		if watch {
-			children, _, cw, err = s.sess.ChildrenW(ctx, s.path)
-		} else {
-			children, _, err = s.sess.Children(ctx, s.path)
-		}
+		children, _, cw, err := recipe.Read(ctx, s.path, watch, s.sess.Children, s.sess.ChildrenW)
 		if err != nil {
 			return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, err)
 		}

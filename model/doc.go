@@ -1,7 +1,9 @@
 // Package model holds Spin (Promela) models of zkcoord's protocols and the
 // test that checks them: the election with terms and the leader node
 // (election.pml), the Curator-layout mutex (lock.pml), the rebalancer in
-// its three modes (rebalance.pml) and the work queue's claims (queue.pml).
+// its three modes (rebalance.pml), the lock-delay of the rebalancer's
+// barriers kept by handover marks (handover.pml) and the work queue's
+// claims (queue.pml).
 //
 // TestModels builds a verifier for each configuration (spin -a, then the C
 // compiler), runs it, and requires that the correct models verify and that

@@ -84,6 +84,21 @@ var checks = []check{
 	broken("lock/broken/no-lock-delay", "lock.pml", "-DTIMED", "-DNC=2", "-DPAUSE=1", "-DFAULTS=2"),
 	broken("lock/broken/no-arrival-check", "lock.pml", "-DTIMED", "-DNC=2", "-DDELAY=2", "-DPAUSE=1", "-DNO_ARRIVAL_CHECK", "-DFAULTS=2"),
 
+	// The rebalancer's lock-delay on its barriers, kept by the handover
+	// marks, timed: one resource, pauses of at most PAUSE ticks, stale
+	// owners counted (no fencing). The delay must be longer than the
+	// pause, the take must check the mark's version, the release must
+	// mark in the transaction that deletes the barrier, that
+	// transaction must check the mark, and only a takeover that was clean
+	// or waited its delay out may mark.
+	safety("handover", "handover.pml", "-DNC=3", "-DDELAY=2", "-DPAUSE=1", "-DFAULTS=2"),
+	broken("handover/broken/delay-not-longer-than-pause", "handover.pml", "-DDELAY=1", "-DPAUSE=1", "-DFAULTS=2"),
+	broken("handover/broken/no-lock-delay", "handover.pml", "-DPAUSE=1", "-DFAULTS=2"),
+	broken("handover/broken/no-version-check", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DNO_VERSION_CHECK", "-DFAULTS=2"),
+	broken("handover/broken/split-release", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DSPLIT_RELEASE", "-DFAULTS=2"),
+	broken("handover/broken/mark-cancelled", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DMARK_CANCELLED", "-DFAULTS=2"),
+	broken("handover/broken/unguarded-release", "handover.pml", "-DDELAY=2", "-DPAUSE=1", "-DUNGUARDED_RELEASE", "-DFAULTS=3"),
+
 	// The work queue's claims: 2 items, 2 takers sharing a session (3
 	// takers: a second session), faults: lost requests and replies, a
 	// Take's context ending mid-claim, crashes, pauses.
@@ -108,6 +123,7 @@ var checks = []check{
 	large(safety("large/lock", "lock.pml", "-DFAULTS=3")),
 	large(ltl("large/lock/served", "lock.pml", "all_served", "-DFAULTS=2")),
 	large(safety("large/lock/delay", "lock.pml", "-DTIMED", "-DDELAY=3", "-DPAUSE=2", "-DFAULTS=2")),
+	large(safety("large/handover", "handover.pml", "-DNC=3", "-DDELAY=3", "-DPAUSE=2", "-DFAULTS=3")),
 	large(safety("large/queue", "queue.pml", "-DNT=3", "-DFAULTS=4")),
 	large(safety("large/queue/3items", "queue.pml", "-DNT=3", "-DNI=3", "-DFAULTS=3")),
 	large(ltl("large/queue/acked", "queue.pml", "all_acked", "-DNT=3", "-DFAULTS=2")),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/end"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -70,9 +71,8 @@ type Kept struct {
 	setReq   chan struct{}
 	cancel   context.CancelFunc
 	closing  atomic.Bool // Close was called (KeepConfig: delete the node before the Session closes)
-	closeErr error       // KeepConfig: what deleting the node gave; written before done closes
-	done     chan struct{}
-	err      error
+	closeErr error       // KeepConfig: what deleting the node gave; written before ended ends
+	ended    *end.End
 }
 
 // Keep creates the node at path with data (creating missing parents as
@@ -94,12 +94,7 @@ func Keep(ctx context.Context, sess *zkcoord.Session, path string, data []byte, 
 		return nil, err
 	}
 	k.sess = sess
-	stop := context.AfterFunc(ctx, k.cancel)
-	go func() {
-		defer stop()
-		k.finish(k.run(kctx, sess, false))
-	}()
-	return k.started(ctx)
+	return k.start(ctx, func() error { return k.run(kctx, sess, false) })
 }
 
 // KeepConfig keeps the node at path, as Keep does, across Sessions it
@@ -127,12 +122,7 @@ func KeepConfig(ctx context.Context, cfg zkcoord.Config, path string, data []byt
 		return nil, err
 	}
 	k.supervised = true
-	stop := context.AfterFunc(ctx, k.cancel)
-	go func() {
-		defer stop()
-		k.finish(k.supervise(kctx, cfg))
-	}()
-	return k.started(ctx)
+	return k.start(ctx, func() error { return k.supervise(kctx, cfg) })
 }
 
 func newKept(path string, data []byte, o options, maxData int) (*Kept, context.Context, error) {
@@ -145,13 +135,20 @@ func newKept(path string, data []byte, o options, maxData int) (*Kept, context.C
 	kctx, cancel := context.WithCancel(context.Background())
 	k := &Kept{
 		path: path, opts: o, maxData: maxData, data: bytes.Clone(data),
-		cond: make(chan struct{}), setReq: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}),
+		cond: make(chan struct{}), setReq: make(chan struct{}, 1), cancel: cancel, ended: end.New(),
 	}
 	return k, kctx, nil
 }
 
-// started waits until the node was created once.
-func (k *Kept) started(ctx context.Context) (*Kept, error) {
+// start runs keep, which keeps the node until it returns, on a goroutine
+// of its own that ends the Kept with keep's error, and waits until the
+// node was created once. ctx's end cancels keep.
+func (k *Kept) start(ctx context.Context, keep func() error) (*Kept, error) {
+	stop := context.AfterFunc(ctx, k.cancel)
+	go func() {
+		defer stop()
+		k.ended.End(keep())
+	}()
 	if err := k.waitCreated(ctx); err != nil {
 		k.Close(context.Background())
 		return nil, err
@@ -315,17 +312,10 @@ func (k *Kept) guarded(ctx context.Context, sess *zkcoord.Session, op func(versi
 // Done is closed when Keep stops keeping the node: Close, ctx or the
 // Session ended (KeepConfig: Close, ctx, or an error a new Session cannot
 // fix). Err says why.
-func (k *Kept) Done() <-chan struct{} { return k.done }
+func (k *Kept) Done() <-chan struct{} { return k.ended.Done() }
 
 // Err returns nil while the node is kept, then why it is not.
-func (k *Kept) Err() error {
-	select {
-	case <-k.done:
-		return k.err
-	default:
-		return nil
-	}
-}
+func (k *Kept) Err() error { return k.ended.Err() }
 
 // Close stops keeping the node and deletes it if this keeper created it.
 // With KeepConfig it then closes the keeper's Session.
@@ -333,7 +323,7 @@ func (k *Kept) Close(ctx context.Context) error {
 	k.closing.Store(true)
 	k.cancel()
 	select {
-	case <-k.done:
+	case <-k.ended.Done():
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -361,11 +351,6 @@ func (k *Kept) remove(ctx context.Context, sess *zkcoord.Session) error {
 	return err
 }
 
-func (k *Kept) finish(err error) {
-	k.err = err
-	close(k.done)
-}
-
 // changed records a new state and wakes waitCreated.
 func (k *Kept) changed(f func()) {
 	k.mu.Lock()
@@ -386,8 +371,8 @@ func (k *Kept) waitCreated(ctx context.Context) error {
 		}
 		select {
 		case <-cond:
-		case <-k.done:
-			return fmt.Errorf("node: keep %s: %w", k.path, k.err)
+		case <-k.ended.Done():
+			return fmt.Errorf("node: keep %s: %w", k.path, k.ended.Err())
 		case <-ctx.Done():
 			return ctx.Err()
 		}

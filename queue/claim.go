@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/end"
 	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
@@ -20,17 +20,14 @@ type Claim struct {
 	marker string
 	tag    []byte // the marker's data
 
-	once sync.Once
-	done chan struct{} // closed by Ack, Release or the end of the Session
-	stop func() bool
-	mu   sync.Mutex
-	err  error
+	ended *end.End // by Ack, Release or the end of the Session
+	stop  func() bool
 
 	own recipe.OwnContext
 }
 
 func newClaim(q *claimer, name string, data, tag []byte) *Claim {
-	c := &Claim{q: q, name: name, data: data, marker: zkcoord.Join(q.taken, name), tag: tag, done: make(chan struct{})}
+	c := &Claim{q: q, name: name, data: data, marker: zkcoord.Join(q.taken, name), tag: tag, ended: end.New()}
 	c.stop = context.AfterFunc(q.sess.Context(), func() {
 		c.end(fmt.Errorf("%w: %w", ErrClaimLost, q.sess.Err()))
 	})
@@ -59,23 +56,15 @@ func (c *Claim) Name() string { return c.name }
 // Done is closed when the claim ends: acknowledged, released, or lost with
 // the Session (Err says which). After a loss the item is visible to other
 // consumers once the server has expired the Session; stop working on it.
-func (c *Claim) Done() <-chan struct{} { return c.done }
+func (c *Claim) Done() <-chan struct{} { return c.ended.Done() }
 
 // Err returns nil while the claim is held, then why it ended.
-func (c *Claim) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
+func (c *Claim) Err() error { return c.ended.Err() }
 
 func (c *Claim) end(err error) {
-	c.once.Do(func() {
-		c.mu.Lock()
-		c.err = err
-		c.mu.Unlock()
-		close(c.done)
+	if c.ended.End(err) {
 		c.stop()
-	})
+	}
 }
 
 var (
@@ -161,7 +150,7 @@ func (c *Claim) Release(ctx context.Context) error {
 // held returns why the claim cannot be used any more, or nil.
 func (c *Claim) held() error {
 	select {
-	case <-c.done:
+	case <-c.ended.Done():
 		if err := c.Err(); errors.Is(err, ErrClaimLost) {
 			return err
 		}

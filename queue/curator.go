@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/recipe"
 )
 
 // Errors of the Curator queues.
@@ -41,6 +42,14 @@ func noLockPath(path string, opts []Option) error {
 		return fmt.Errorf("queue %s: lock path %s: %w: a lock path is for Curator's DistributedQueue layouts", path, lock, zkcoord.ErrInvalidPath)
 	}
 	return nil
+}
+
+// checkLockless checks the arguments of a queue whose layout has no lock.
+func checkLockless(sess *zkcoord.Session, path string, opts []Option) error {
+	if err := recipe.Validate(sess, path); err != nil {
+		return fmt.Errorf("queue: %w", err)
+	}
+	return noLockPath(path, opts)
 }
 
 // WithLockPath makes takers lock an item before they take it, as Curator's
@@ -137,17 +146,14 @@ func NewCurator(sess *zkcoord.Session, path string, opts ...Option) (*CuratorQue
 // Put waits for the outcome even if ctx ends, for as long as the Session
 // lives.
 func (q *CuratorQueue) Put(ctx context.Context, item []byte) error {
-	return q.q.put(ctx, itemPrefix, encodeItems([][]byte{item}))
+	return q.q.putItems(ctx, itemPrefix, [][]byte{item})
 }
 
 // PutMulti appends items in one node, as Curator's putMulti does: one
 // create, so all of them are added or none, and a taker gets them together,
 // in order, from one Take. See Put.
 func (q *CuratorQueue) PutMulti(ctx context.Context, items [][]byte) error {
-	if len(items) == 0 {
-		return fmt.Errorf("queue: put to %s: %w", q.q.path, ErrBatch)
-	}
-	return q.q.put(ctx, itemPrefix, encodeItems(items))
+	return q.q.putItems(ctx, itemPrefix, items)
 }
 
 // CuratorPriorityQueue is a queue in the layout of Curator's
@@ -170,16 +176,13 @@ func NewCuratorPriority(sess *zkcoord.Session, path string, opts ...Option) (*Cu
 // Put adds an item with a priority (any int32; lower is served first). See
 // CuratorQueue.Put.
 func (q *CuratorPriorityQueue) Put(ctx context.Context, priority int32, item []byte) error {
-	return q.q.put(ctx, priorityName(priority), encodeItems([][]byte{item}))
+	return q.q.putItems(ctx, priorityName(priority), [][]byte{item})
 }
 
 // PutMulti adds items with one priority in one node. See
 // CuratorQueue.PutMulti.
 func (q *CuratorPriorityQueue) PutMulti(ctx context.Context, priority int32, items [][]byte) error {
-	if len(items) == 0 {
-		return fmt.Errorf("queue: put to %s: %w", q.q.path, ErrBatch)
-	}
-	return q.q.put(ctx, priorityName(priority), encodeItems(items))
+	return q.q.putItems(ctx, priorityName(priority), items)
 }
 
 // CuratorDelayQueue is a queue in the layout of Curator's
@@ -210,14 +213,11 @@ func (q *CuratorDelayQueue) Put(ctx context.Context, due time.Time, item []byte)
 // PutMulti adds items due at one time in one node. See
 // CuratorQueue.PutMulti.
 func (q *CuratorDelayQueue) PutMulti(ctx context.Context, due time.Time, items [][]byte) error {
-	if len(items) == 0 {
-		return fmt.Errorf("queue: put to %s: %w", q.q.path, ErrBatch)
-	}
 	ms := due.UnixMilli()
-	if ms <= 0 {
+	if ms <= 0 && len(items) > 0 { // no items: putItems says ErrBatch
 		return fmt.Errorf("queue: put to %s: %w: due at %v, before 1970", q.q.path, ErrInvalid, due)
 	}
-	return q.q.put(ctx, delayName(ms), encodeItems(items))
+	return q.q.putItems(ctx, delayName(ms), items)
 }
 
 // CuratorIDQueue is a queue in the layout of Curator's DistributedIdQueue:
@@ -245,7 +245,7 @@ func (q *CuratorIDQueue) Put(ctx context.Context, id string, item []byte) error 
 	if id == "" {
 		return fmt.Errorf("queue: put to %s: %w: empty id", q.q.path, ErrInvalid)
 	}
-	return q.q.put(ctx, idName(id), encodeItems([][]byte{item}))
+	return q.q.putItems(ctx, idName(id), [][]byte{item})
 }
 
 // Remove removes the items with id that no consumer holds, and returns how

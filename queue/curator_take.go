@@ -67,6 +67,15 @@ func (q *curatorQueue) ensure(ctx context.Context) error {
 	return nil
 }
 
+// putItems puts items in one node, in Curator's framing; none is
+// ErrBatch.
+func (q *curatorQueue) putItems(ctx context.Context, prefix string, items [][]byte) error {
+	if len(items) == 0 {
+		return fmt.Errorf("queue: put to %s: %w", q.path, ErrBatch)
+	}
+	return q.put(ctx, prefix, encodeItems(items))
+}
+
 // put creates an item named prefix plus the sequence number. With a lock
 // path the create goes with a receipt under the lock path, which settles
 // a lost reply, so the item is added exactly once; without one, a lost

@@ -44,10 +44,7 @@ type Queue struct {
 // New returns the queue at path. It does no I/O; the queue node is created
 // (as a container) by the first Put.
 func New(sess *zkcoord.Session, path string, opts ...Option) (*Queue, error) {
-	if err := recipe.Validate(sess, path); err != nil {
-		return nil, fmt.Errorf("queue: %w", err)
-	}
-	if err := noLockPath(path, opts); err != nil {
+	if err := checkLockless(sess, path, opts); err != nil {
 		return nil, err
 	}
 	return &Queue{sess: sess, path: path}, nil

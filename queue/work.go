@@ -42,10 +42,7 @@ type WorkQueue struct {
 
 // NewWork returns the work queue at path. It does no I/O.
 func NewWork(sess *zkcoord.Session, path string, opts ...Option) (*WorkQueue, error) {
-	if err := recipe.Validate(sess, path); err != nil {
-		return nil, fmt.Errorf("queue: %w", err)
-	}
-	if err := noLockPath(path, opts); err != nil {
+	if err := checkLockless(sess, path, opts); err != nil {
 		return nil, err
 	}
 	q := &WorkQueue{claimer: claimer{
@@ -213,16 +210,9 @@ func (q *WorkQueue) next(ctx context.Context, n int, watch bool) ([]string, <-ch
 func (q *WorkQueue) list(ctx context.Context, watch bool) (entries, taken []string, w <-chan zkcoord.Event, err error) {
 	for {
 		var we, wt <-chan zkcoord.Event
-		if watch {
-			entries, _, we, err = q.sess.ChildrenW(ctx, q.entries)
-			if err == nil {
-				taken, _, wt, err = q.sess.ChildrenW(ctx, q.taken)
-			}
-		} else {
-			entries, _, err = q.sess.Children(ctx, q.entries)
-			if err == nil {
-				taken, _, err = q.sess.Children(ctx, q.taken)
-			}
+		entries, _, we, err = recipe.Read(ctx, q.entries, watch, q.sess.Children, q.sess.ChildrenW)
+		if err == nil {
+			taken, _, wt, err = recipe.Read(ctx, q.taken, watch, q.sess.Children, q.sess.ChildrenW)
 		}
 		if errors.Is(err, zkcoord.ErrNoNode) {
 			if err := q.ensure(ctx); err != nil {

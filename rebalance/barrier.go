@@ -12,12 +12,14 @@ import (
 )
 
 // takeover is what acquireBarrier returns: the barrier's fencing token
-// (its czxid), a watch on it, and whether the resource's previous barrier
-// was released cleanly.
+// (its czxid), a watch on it, whether the resource's previous barrier
+// was released cleanly, and the version of the handover mark that the
+// take left (-1: unknown), which guards the release.
 type takeover struct {
 	token int64
 	watch <-chan zkcoord.Event
 	clean bool
+	held  int32
 }
 
 // acquireBarrier creates the ephemeral barrier node at path for client
@@ -74,8 +76,25 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, 
 			if b.ok {
 				if b.mine {
 					// Just created, or created by an attempt whose reply was
-					// lost: its data say what the mark was then.
-					return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean}, nil
+					// lost: its data say what the mark was then. The mark
+					// stays as that take left it while the barrier exists.
+					held := mk.held()
+					if !created {
+						held = -1
+						if b.mark.exists {
+							held = b.mark.version
+						}
+					} else if b.info.Clean && mk.exists {
+						// Was the mark the take set the one read before?
+						now, err := readMark(settle, sess, markPath)
+						if err != nil {
+							return takeover{}, err
+						}
+						if !now.exists || now.czxid != mk.czxid {
+							b.info.Clean = false
+						}
+					}
+					return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean, held: held}, nil
 				}
 				created = false
 				ev, err := recipe.WaitEvent(ctx, sess, b.w)
@@ -97,7 +116,7 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, 
 		b, err := createBarrier(settle, sess, path, markPath, owner, gen, mk)
 		switch {
 		case err == nil && b.mine:
-			return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean}, nil
+			return takeover{token: b.st.Czxid, watch: b.w, clean: b.info.Clean, held: mk.held()}, nil
 		case err == nil:
 			created = true // look at the node again to learn the token
 		case zkcoord.IsRetryable(err):
@@ -135,13 +154,16 @@ func createBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, o
 		got     []byte
 		readErr error
 	)
-	_, err := sess.MultiThen(ctx, []zkcoord.Op{mk.take(markPath), zkcoord.CreateOp(path, data, zkcoord.FlagEphemeral)},
+	res, err := sess.MultiThen(ctx, []zkcoord.Op{mk.take(markPath), zkcoord.CreateOp(path, data, zkcoord.FlagEphemeral)},
 		func(ctx context.Context) { got, b.st, b.w, readErr = sess.GetW(ctx, path) })
 	if err != nil || readErr != nil {
 		return barrierLook{}, err
 	}
 	b.ok = true
 	b.info, b.mine = barrierOf(sess, owner, b.st, got)
+	if b.info.Clean && len(res) > 0 && mk.remade(res[0].Stat) {
+		b.info.Clean = false
+	}
 	return b, nil
 }
 
@@ -225,14 +247,24 @@ func ownBarrier(ctx context.Context, sess *zkcoord.Session, path, owner string, 
 // the given token, and in the same transaction marks the resource
 // released at markPath, or, if the resource was removed (removed), deletes
 // the mark; a barrier that is gone, or that belongs to a later owner, is
-// left alone. A missing mark is not created again: the barrier goes
-// alone.
-func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath string, token int64, removed bool) error {
-	marked := true // the mark is there to be written
-	markOp := releaseOp(markPath)
-	if removed {
-		markOp = forgetOp(markPath)
-	}
+// left alone. A barrier whose takeover was not served (slot.served: given
+// back during its lock-delay) leaves the mark "held", and the next owner
+// waits, since the owner before this one may still be paused
+// (model/handover.pml -DMARK_CANCELLED); the transaction only checks the
+// mark then.
+//
+// The mark guards the delete: the transaction requires it at version
+// held, as this barrier's take left it. A barrier has a fixed name and
+// every barrier has version 0, so between the read of the barrier and
+// the delete, a barrier deleted by hand and created again by the next
+// owner would otherwise be deleted instead, and marked released: that
+// owner would lose the resource behind its back, and the one after it
+// would not wait. The next owner's take moves the mark, so the
+// transaction fails, and the next read finds a barrier of another token.
+// A mark that is missing or was changed by hand while the barrier is
+// still this one's is not written: the barrier goes alone.
+func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath string, token int64, held int32, removed, served bool) error {
+	r := newRelease(path, markPath, held, removed, served)
 	for {
 		ok, st, err := sess.Exists(ctx, path) // retries while disconnected
 		if err != nil {
@@ -241,23 +273,54 @@ func releaseBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath s
 		if !ok || st.Czxid != token {
 			return nil
 		}
-		ops := []zkcoord.Op{zkcoord.DeleteOp(path, st.Version)}
-		if marked {
-			ops = append(ops, markOp)
+		if done, err := r.try(ctx, sess, st.Version); done || err != nil {
+			return err
 		}
-		res, err := sess.Multi(ctx, ops...)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, zkcoord.ErrNoNode) && marked && len(res) == 2 && errors.Is(res[1].Error, zkcoord.ErrNoNode):
-			marked = false // no mark: delete the barrier alone
-		case errors.Is(err, zkcoord.ErrNoNode):
-			return nil
-		case errors.Is(err, zkcoord.ErrBadVersion), zkcoord.IsRetryable(err):
-			// changed, or the reply was lost: look again
-		default:
-			return fmt.Errorf("rebalance: delete barrier %s: %w", path, err)
-		}
+	}
+}
+
+// release is the transaction of releaseBarrier.
+type release struct {
+	path    string
+	markOp  zkcoord.Op // guards the delete, and may write the mark
+	guarded bool       // the mark is there to guard (and maybe to be written)
+}
+
+func newRelease(path, markPath string, held int32, removed, served bool) *release {
+	r := &release{path: path, markOp: zkcoord.CheckOp(markPath, held), guarded: true}
+	switch {
+	case served && removed:
+		r.markOp = forgetOp(markPath, held)
+	case served:
+		r.markOp = releaseOp(markPath, held)
+	}
+	return r
+}
+
+// try sends the transaction for the barrier read at version; done reports
+// that there is nothing left to delete.
+func (r *release) try(ctx context.Context, sess *zkcoord.Session, version int32) (done bool, err error) {
+	ops := []zkcoord.Op{zkcoord.DeleteOp(r.path, version)}
+	if r.guarded {
+		ops = append(ops, r.markOp)
+	}
+	res, err := sess.Multi(ctx, ops...)
+	switch {
+	case err == nil:
+		return true, nil
+	case r.guarded && len(res) == 2 && (errors.Is(res[1].Error, zkcoord.ErrNoNode) || errors.Is(res[1].Error, zkcoord.ErrBadVersion)):
+		// The mark is not as the take left it: someone took the resource
+		// since (then the barrier is gone, and the next read says so), or
+		// the mark is missing or was changed by hand: the barrier goes
+		// alone.
+		r.guarded = false
+		return false, nil
+	case errors.Is(err, zkcoord.ErrNoNode):
+		return true, nil
+	case errors.Is(err, zkcoord.ErrBadVersion), zkcoord.IsRetryable(err):
+		return false, nil // changed, or the reply was lost: look again
+	default:
+		return true, fmt.Errorf("rebalance: delete barrier %s: %w", r.path, err)
 	}
 }
 

@@ -217,7 +217,6 @@ func (r *role) rebalance(ctx context.Context, term int64) error {
 	if err != nil {
 		return err
 	}
-	ids := clientIDs(g.clients)
 	next, err := r.allocate(ctx, g)
 	if err != nil {
 		return err
@@ -233,7 +232,7 @@ func (r *role) rebalance(ctx context.Context, term int64) error {
 		return err
 	}
 	r.log.Debug("rebalance: allocation written", "generation", rec.Generation,
-		"clients", len(ids), "resources", len(g.resources), "moved", len(alloc.Moved(g.record.Assignment, next)))
+		"clients", len(g.clients), "resources", len(g.resources), "moved", len(alloc.Moved(g.record.Assignment, next)))
 	return nil
 }
 

@@ -294,3 +294,66 @@ func TestLockDelayBadInput(t *testing.T) {
 		t.Fatalf("group root after the refusal: exists %v, %v", ok, err)
 	}
 }
+
+// TestLockDelayGivenBackDuringDelay: b takes r0 over after a's session
+// expired and waits its lock-delay; r0 is removed meanwhile, so b gives
+// the barrier back without having started r0. Its release leaves the mark
+// "held" rather than marking r0 released (or deleting the mark with the
+// removed resource): a may still be paused, and whoever runs r0 next must
+// wait the delay too (model/handover.pml -DMARK_CANCELLED finds the
+// overlap otherwise).
+func TestLockDelayGivenBackDuringDelay(t *testing.T) {
+	root, group := newRoot(t), "g"
+	path := zkcoord.Join(root, group)
+	op := connect(t)
+	addResources(t, op, root, group, "r0")
+	ctx := testCtx(t, 90*time.Second)
+	sa := connect(t)
+	a := start(t, sa, root, group, newRecorder().handler("a"))
+	testkit.WaitFor(t, 30*time.Second, "a runs r0", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{a}, []string{"r0"})
+	})
+	started := make(chan struct{}, 1)
+	sb := connect(t)
+	b := start(t, sb, root, group, rebalance.Handler{
+		Assigned: func(context.Context, rebalance.Assignment) error {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return nil
+		},
+	}, rebalance.WithLockDelay(long))
+	testkit.WaitFor(t, 30*time.Second, "b joined", func() error {
+		return balanced(ctx, op, root, group, []*rebalance.Client{a, b}, []string{"r0"})
+	})
+	if err := cluster.ExpireSession(ctx, sa.ID(), sa.Password()); err != nil {
+		t.Fatal(err)
+	}
+	_, _, barriers, _ := rebalance.PathsForTest(root, group)
+	testkit.WaitFor(t, 30*time.Second, "b's barrier on r0", func() error {
+		ok, st, err := op.Exists(ctx, barriers+"/r0")
+		if err != nil || !ok || st.EphemeralOwner != sb.ID() {
+			return errors.Join(err, errors.New("r0 has no barrier of b's"))
+		}
+		return nil
+	})
+	if err := rebalance.RemoveResource(ctx, op, path, "r0"); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 30*time.Second, "b gave r0 back", func() error {
+		if ok, _, err := op.Exists(ctx, barriers+"/r0"); err != nil || ok {
+			return errors.Join(err, errors.New("the barrier of r0 is still there"))
+		}
+		return nil
+	})
+	data, _, err := op.Get(ctx, rebalance.HandoverForTest(root, group, "r0"))
+	if err != nil || string(data) != "held" {
+		t.Fatalf("mark of r0 after b gave it back during its delay: %q, %v; want held", data, err)
+	}
+	select {
+	case <-started:
+		t.Fatal("b started r0 before its lock-delay had passed")
+	default:
+	}
+}

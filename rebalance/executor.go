@@ -104,7 +104,7 @@ func (e *executor) do(j job) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		err := releaseBarrier(m.ctx, m.sess, m.lay.barrier(s.res), m.lay.handover(s.res), s.a.Token, errors.Is(j.cause, ErrRemoved))
+		err := releaseBarrier(m.ctx, m.sess, m.lay.barrier(s.res), m.lay.handover(s.res), s.a.Token, s.held, errors.Is(j.cause, ErrRemoved), s.served)
 		m.send(evReleased{res: s.res, attempt: s.attempt, err: err})
 	}()
 }

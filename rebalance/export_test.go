@@ -77,6 +77,47 @@ func TakeOverForTest(ctx context.Context, sess *zkcoord.Session, path, mark, own
 	return t.token, t.clean, err
 }
 
+// TakeOverHeldForTest is TakeOverForTest, returning the version of the
+// handover mark that the take left instead of whether it was clean.
+func TakeOverHeldForTest(ctx context.Context, sess *zkcoord.Session, path, mark, owner string) (int64, int32, error) {
+	t, err := acquireBarrier(ctx, sess, path, mark, owner, 1)
+	return t.token, t.held, err
+}
+
+// ReleaseAtVersionForTest sends the transaction with which a member
+// releases, cleanly, the barrier at path that its take left with the
+// mark at version held, once it has read the barrier at version.
+func ReleaseAtVersionForTest(ctx context.Context, sess *zkcoord.Session, path, mark string, held, version int32) error {
+	_, err := newRelease(path, mark, held, false, true).try(ctx, sess, version)
+	return err
+}
+
+// ReleaseBarrierForTest releases the barrier at path with token as a
+// member does once its resource stopped after a clean takeover.
+func ReleaseBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, mark string, token int64, held int32) error {
+	return releaseBarrier(ctx, sess, path, mark, token, held, false, true)
+}
+
+// MarkForTest is a handover mark as read before a take.
+type MarkForTest = mark
+
+// ReadMarkForTest reads the handover mark at path as a member does before
+// it creates a barrier.
+func ReadMarkForTest(ctx context.Context, sess *zkcoord.Session, path string) (MarkForTest, error) {
+	return readMark(ctx, sess, path)
+}
+
+// CreateBarrierForTest sends the transaction that creates the barrier at
+// path for owner, provided the mark at markPath is still mk, and returns
+// the barrier's token and whether the takeover counts as clean.
+func CreateBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, markPath, owner string, mk MarkForTest) (int64, bool, error) {
+	b, err := createBarrier(ctx, sess, path, markPath, owner, 1, mk)
+	if err != nil {
+		return 0, false, err
+	}
+	return b.st.Czxid, b.info.Clean, nil
+}
+
 // ReadGroupForTest reads what a coordinator reads before a rebalancing.
 func ReadGroupForTest(ctx context.Context, sess *zkcoord.Session, root, group string) error {
 	lay, err := newLayout(zkcoord.Join(root, group))

@@ -26,8 +26,13 @@ import (
 // create is "released" exactly when the previous barrier was released
 // cleanly and no marked barrier came and went since; "held", or no mark
 // (a resource registered by an older zkcoord, a race with a removal),
-// counts as a barrier that vanished. The barrier records the answer
-// (barrierInfo.Clean).
+// counts as a barrier that vanished. A version does not survive a
+// delete, so the take also compares the creation zxid of the mark it set
+// (in the transaction's reply) with that of the mark it read: a mark
+// deleted and created again since counts as not released either
+// (mark.remade). The barrier records the answer of the version check
+// (barrierInfo.Clean); a member that learns its take only from a read
+// after a lost reply compares the zxids by reading the mark again.
 //
 // A mark is deleted only by a removed resource's clean release and by
 // RemoveResource (forgetMark), which deletes a "released" mark at the
@@ -49,6 +54,7 @@ var (
 type mark struct {
 	data    []byte
 	version int32
+	czxid   int64
 	exists  bool
 }
 
@@ -61,7 +67,16 @@ func readMark(ctx context.Context, sess *zkcoord.Session, path string) (mark, er
 	case err != nil:
 		return mark{}, err
 	}
-	return mark{data: data, version: st.Version, exists: true}, nil
+	return mark{data: data, version: st.Version, czxid: st.Czxid, exists: true}, nil
+}
+
+// remade reports whether the mark that a take's transaction set, with
+// stat st (nil: not known), is not the node mk was read from: deleted and
+// created again since, it may have reached the version read with another
+// owner's "held" (docs/protocol.md, Lock-delay). The take then counts as
+// not clean.
+func (mk mark) remade(st *zkcoord.Stat) bool {
+	return mk.exists && (st == nil || st.Czxid != mk.czxid)
 }
 
 // released reports whether the mark says that the resource's last barrier
@@ -78,13 +93,25 @@ func (mk mark) take(path string) zkcoord.Op {
 	return zkcoord.CreateOp(path, markHeld, zkcoord.FlagPersistent)
 }
 
+// held returns the version the mark has once take's transaction
+// succeeded: nothing else writes it while the barrier it created exists.
+func (mk mark) held() int32 {
+	if mk.exists {
+		return mk.version + 1
+	}
+	return 0
+}
+
 // releaseOp returns the operation that, in the transaction deleting a
-// barrier after its resource stopped, marks the resource released.
-func releaseOp(path string) zkcoord.Op { return zkcoord.SetOp(path, markReleased, -1) }
+// barrier after its resource stopped, marks the resource released,
+// provided the mark is still at version held, as the barrier's take left
+// it (-1: any version).
+func releaseOp(path string, held int32) zkcoord.Op { return zkcoord.SetOp(path, markReleased, held) }
 
 // forgetOp returns the operation that, in the transaction deleting the
-// barrier of a removed resource after it stopped, deletes its mark.
-func forgetOp(path string) zkcoord.Op { return zkcoord.DeleteOp(path, -1) }
+// barrier of a removed resource after it stopped, deletes its mark,
+// provided it is still at version held.
+func forgetOp(path string, held int32) zkcoord.Op { return zkcoord.DeleteOp(path, held) }
 
 // markNew writes the mark of a resource just registered: "released",
 // unless a mark is there already (it tells how the resource's last

@@ -86,6 +86,14 @@ type slot struct {
 	a           Assignment
 	run         *runState
 	barrierGone bool
+	// served: the takeover was clean, or its lock-delay was waited out
+	// (or there is none), so its release may mark the resource released.
+	// A takeover given back during its delay leaves the mark "held": the
+	// owner before it may still be paused.
+	served bool
+	// held: the version of the handover mark that the takeover left (-1:
+	// unknown); it guards the release (releaseBarrier).
+	held int32
 }
 
 // runState is owned by the executor.
@@ -110,6 +118,8 @@ type (
 		attempt uint64
 		token   int64
 		watch   <-chan zkcoord.Event
+		served  bool  // see slot.served
+		held    int32 // see slot.held
 		err     error
 	}
 	evAssigned struct {
@@ -411,12 +421,18 @@ func (m *member) acquire(res string) {
 	go func() {
 		defer m.wg.Done()
 		t, err := acquireBarrier(ctx, m.sess, path, markPath, m.reg.id, gen)
+		served := t.clean || m.opts.lockDelay <= 0
 		if err == nil {
 			if d := m.takeoverDelay(res, t.clean); d > 0 {
-				delay.Sleep(ctx, d, nil) // cancelled: reported as acquired, run sees the cancellation
+				// Cancelled: reported as acquired, run sees the
+				// cancellation. Waited out: the delay was at least the
+				// lock-delay (takeoverDelay).
+				if delay.Sleep(ctx, d, nil) {
+					served = true
+				}
 			}
 		}
-		m.send(evAcquired{res: res, attempt: s.attempt, token: t.token, watch: t.watch, err: err})
+		m.send(evAcquired{res: res, attempt: s.attempt, token: t.token, watch: t.watch, served: served, held: t.held, err: err})
 	}()
 }
 
@@ -448,6 +464,7 @@ func (m *member) onAcquired(ev evAcquired) {
 		return
 	}
 	s.a = Assignment{Resource: s.res, Token: ev.token, Generation: s.gen, Client: m.reg.id, Barrier: m.lay.barrier(s.res)}
+	s.served, s.held = ev.served, ev.held
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	if s.cancelled {
 		// Taken over after all, but no longer wanted: give the barrier back

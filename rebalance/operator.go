@@ -28,11 +28,8 @@ import (
 // the first takeover of a new resource does not wait; an error then says
 // that the resource was added but not the mark.
 func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) error {
-	lay, err := newLayout(path)
+	lay, err := resourceLayout(path, id)
 	if err != nil {
-		return err
-	}
-	if err := validResource(id); err != nil {
 		return err
 	}
 	if err := lay.ensure(ctx, sess); err != nil {
@@ -70,6 +67,16 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 	}
 }
 
+// resourceLayout checks a group path and a resource id given by an
+// operator, and returns the group's layout.
+func resourceLayout(path, id string) (layout, error) {
+	lay, err := newLayout(path)
+	if err != nil {
+		return layout{}, err
+	}
+	return lay, validResource(id)
+}
+
 // RemoveResource unregisters resource id. Its current owner stops it after
 // the next rebalancing and then deletes the resource's barrier; the barrier
 // is never deleted here, so the resource stays protected until its owner
@@ -89,11 +96,8 @@ func AddResource(ctx context.Context, sess *zkcoord.Session, path, id string) er
 // owner's release, or kept if the barrier vanished without one. An error
 // then says that the resource was removed but the mark is left.
 func RemoveResource(ctx context.Context, sess *zkcoord.Session, path, id string) error {
-	lay, err := newLayout(path)
+	lay, err := resourceLayout(path, id)
 	if err != nil {
-		return err
-	}
-	if err := validResource(id); err != nil {
 		return err
 	}
 	node := lay.resource(id)

@@ -61,17 +61,7 @@ func truncate(s string) string {
 
 // readDecision reads the decision, with a watch if watch is set.
 func readDecision(ctx context.Context, sess *zkcoord.Session, t tx, watch bool) (Outcome, bool, <-chan zkcoord.Event, error) {
-	var (
-		data []byte
-		st   *zkcoord.Stat
-		w    <-chan zkcoord.Event
-		err  error
-	)
-	if watch {
-		data, st, w, err = sess.GetW(ctx, t.decision())
-	} else {
-		data, st, err = sess.Get(ctx, t.decision())
-	}
+	data, st, w, err := recipe.Read(ctx, t.decision(), watch, sess.Get, sess.GetW)
 	if errors.Is(err, zkcoord.ErrNoNode) {
 		return Outcome{}, false, nil, fmt.Errorf("%w: %s", ErrNoTransaction, t)
 	}

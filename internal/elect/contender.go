@@ -229,17 +229,7 @@ func (c *Contender) Determine(ctx context.Context) (Place, error) {
 
 // readOwn reads the contender's node, with a watch if watch is set.
 func (c *Contender) readOwn(ctx context.Context, watch bool) error {
-	var (
-		ok  bool
-		st  *zkcoord.Stat
-		w   <-chan zkcoord.Event
-		err error
-	)
-	if watch {
-		ok, st, w, err = c.sess.ExistsW(ctx, c.node)
-	} else {
-		ok, st, err = c.sess.Exists(ctx, c.node)
-	}
+	ok, st, w, err := recipe.Read(ctx, c.node, watch, c.sess.Exists, c.sess.ExistsW)
 	if err != nil {
 		return err
 	}
@@ -254,6 +244,15 @@ func (c *Contender) ownRead(ok bool, st *zkcoord.Stat, w <-chan zkcoord.Event) e
 	}
 	c.own, c.ownW = st, w
 	return nil
+}
+
+// ownGone says why the watch on the contender's own node fired: the
+// Session's end, or else ErrMissing.
+func (c *Contender) ownGone() error {
+	if err := c.sess.Err(); err != nil {
+		return err
+	}
+	return ErrMissing
 }
 
 // Wait blocks a follower until its place may have changed: its
@@ -277,10 +276,7 @@ func (c *Contender) Wait(ctx context.Context, p Place) (notified bool, err error
 			}
 			return true, nil
 		case <-c.ownW:
-			if err := c.sess.Err(); err != nil {
-				return false, err
-			}
-			return false, ErrMissing
+			return false, c.ownGone()
 		case <-rc.Tick():
 			rc.Start()
 		case err := <-rc.Result():

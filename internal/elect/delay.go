@@ -26,10 +26,7 @@ func (c *Contender) hold(ctx context.Context) (waited bool, err error) {
 			c.delay.Passed()
 			return true, nil
 		case <-c.ownW:
-			if err := c.sess.Err(); err != nil {
-				return true, err
-			}
-			return true, ErrMissing
+			return true, c.ownGone()
 		case sc, ok := <-c.states.C:
 			c.states.Handle(sc, ok)
 		case <-c.sess.Done():

@@ -37,3 +37,19 @@ func Detach(ctx context.Context, f func(ctx context.Context) error) error {
 		return ctx.Err()
 	}
 }
+
+// DetachValue is Detach for an f that returns a value: the value f
+// returned, or on any error the zero value, never one f may still be
+// writing.
+func DetachValue[T any](ctx context.Context, f func(ctx context.Context) (T, error)) (T, error) {
+	var v T
+	err := Detach(ctx, func(ctx context.Context) (err error) {
+		v, err = f(ctx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}

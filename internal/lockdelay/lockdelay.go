@@ -68,9 +68,9 @@ func Release(ctx context.Context, sess *zkcoord.Session, node string) error {
 	})
 }
 
-// Arrival is what a contender read of its directory before it created its
+// arrival is what a contender read of its directory before it created its
 // node.
-type Arrival struct {
+type arrival struct {
 	read     bool
 	absent   bool
 	crowded  bool // a contender was there
@@ -79,33 +79,38 @@ type Arrival struct {
 }
 
 // Arrive reads dir's children and stat before the contender's node is
-// created; isContender tells contenders from other children.
-func Arrive(ctx context.Context, sess *zkcoord.Session, dir string, isContender func(string) bool) (Arrival, error) {
+// created, and returns the contender's Tracker for a delay of d: nil,
+// without a read, when d <= 0. isContender tells contenders from other
+// children.
+func Arrive(ctx context.Context, sess *zkcoord.Session, dir string, d time.Duration, isContender func(string) bool) (*Tracker, error) {
+	if d <= 0 {
+		return nil, nil
+	}
 	children, st, err := sess.Children(ctx, dir)
 	switch {
 	case errors.Is(err, zkcoord.ErrNoNode):
-		return Arrival{read: true, absent: true}, nil
+		return &Tracker{d: d, arrival: arrival{read: true, absent: true}}, nil
 	case err != nil:
-		return Arrival{}, err
+		return nil, err
 	}
-	a := Arrival{read: true, stat: *st, children: len(children)}
+	a := arrival{read: true, stat: *st, children: len(children)}
 	for _, c := range children {
 		if isContender(c) {
 			a.crowded = true
 		}
 	}
-	return a, nil
+	return &Tracker{d: d, arrival: a}, nil
 }
 
 // free reports whether the directory, when the contender arrived, was
 // free after a clean release (or had never been used).
-func (a Arrival) free() bool {
+func (a arrival) free() bool {
 	return a.read && !a.crowded && (a.absent || a.stat.Pzxid == a.stat.Mzxid)
 }
 
 // clean reports whether a directory free on arrival that now has these
 // children and this stat lost no child meanwhile.
-func (a Arrival) clean(children []string, st *zkcoord.Stat) bool {
+func (a arrival) clean(children []string, st *zkcoord.Stat) bool {
 	return st.Cversion == a.stat.Cversion+int32(len(children)-a.children)
 }
 
@@ -114,15 +119,9 @@ func (a Arrival) clean(children []string, st *zkcoord.Stat) bool {
 // contender's goroutine.
 type Tracker struct {
 	d       time.Duration
-	arrival Arrival
+	arrival arrival
 	pred    string // the last predecessor a listing showed
 	passed  bool   // the delay was waited since pred was seen
-}
-
-// NewTracker returns a Tracker for a delay of d (none if d <= 0) and the
-// contender's arrival.
-func NewTracker(d time.Duration, a Arrival) *Tracker {
-	return &Tracker{d: d, arrival: a}
 }
 
 // Behind records that a listing showed pred (a path) just before the

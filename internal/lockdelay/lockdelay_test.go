@@ -38,7 +38,7 @@ func isContender(name string) bool { return strings.HasPrefix(name, "n-") }
 // tracker.
 func contend(t *testing.T, ctx context.Context, sess *zkcoord.Session, dir string) (string, *lockdelay.Tracker) {
 	t.Helper()
-	a, err := lockdelay.Arrive(ctx, sess, dir, isContender)
+	tr, err := lockdelay.Arrive(ctx, sess, dir, d, isContender)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func contend(t *testing.T, ctx context.Context, sess *zkcoord.Session, dir strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return node, lockdelay.NewTracker(d, a)
+	return node, tr
 }
 
 func wait(t *testing.T, ctx context.Context, sess *zkcoord.Session, tr *lockdelay.Tracker, node string) time.Duration {
@@ -91,7 +91,7 @@ func TestArrivals(t *testing.T) {
 	}
 	// Free and clean on arrival, but a child comes and goes before the
 	// contender checks.
-	a, err := lockdelay.Arrive(ctx, sess, dir, isContender)
+	tr, err := lockdelay.Arrive(ctx, sess, dir, d, isContender)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestArrivals(t *testing.T) {
 	if err := sess.Delete(ctx, other, -1); err != nil {
 		t.Fatal(err)
 	}
-	if w := wait(t, ctx, sess, lockdelay.NewTracker(d, a), n); w != d {
+	if w := wait(t, ctx, sess, tr, n); w != d {
 		t.Fatalf("a child vanished since the arrival: waits %v, want %v", w, d)
 	}
 }

@@ -112,25 +112,30 @@ func (r *DeleteRequest) Decode(d *Decoder) {
 	r.Version = d.Int32()
 }
 
-// ExistsRequest reads a node's Stat (OpExists, reply ExistsResponse; a
-// missing node is the error NoNode). Watch leaves a watch on the node,
-// also when it does not exist.
-type ExistsRequest struct {
+// ReadRequest is the record of the reads that may leave a watch, Path and
+// Watch, which ZooKeeper's jute declares four times alike: ExistsRequest,
+// GetDataRequest, GetChildrenRequest and GetChildren2Request.
+type ReadRequest struct {
 	Path  string
 	Watch bool
 }
 
 // Encode appends the record.
-func (r *ExistsRequest) Encode(e *Encoder) {
+func (r *ReadRequest) Encode(e *Encoder) {
 	e.String(r.Path)
 	e.Bool(r.Watch)
 }
 
 // Decode reads the record.
-func (r *ExistsRequest) Decode(d *Decoder) {
+func (r *ReadRequest) Decode(d *Decoder) {
 	r.Path = d.String()
 	r.Watch = d.Bool()
 }
+
+// ExistsRequest reads a node's Stat (OpExists, reply ExistsResponse; a
+// missing node is the error NoNode). Watch leaves a watch on the node,
+// also when it does not exist.
+type ExistsRequest = ReadRequest
 
 // ExistsResponse is the reply to OpExists.
 type ExistsResponse struct {
@@ -145,22 +150,7 @@ func (r *ExistsResponse) Decode(d *Decoder) { r.Stat.Decode(d) }
 
 // GetDataRequest reads a node's data and Stat (OpGetData, reply
 // GetDataResponse). Watch leaves a data watch.
-type GetDataRequest struct {
-	Path  string
-	Watch bool
-}
-
-// Encode appends the record.
-func (r *GetDataRequest) Encode(e *Encoder) {
-	e.String(r.Path)
-	e.Bool(r.Watch)
-}
-
-// Decode reads the record.
-func (r *GetDataRequest) Decode(d *Decoder) {
-	r.Path = d.String()
-	r.Watch = d.Bool()
-}
+type GetDataRequest = ReadRequest
 
 // GetDataResponse is the reply to OpGetData and to OpReconfig (the new
 // configuration). Data is nil for a node created with null data.
@@ -216,22 +206,7 @@ func (r *SetDataResponse) Decode(d *Decoder) { r.Stat.Decode(d) }
 
 // GetChildrenRequest lists a node's children (OpGetChildren, reply
 // GetChildrenResponse). Watch leaves a child watch.
-type GetChildrenRequest struct {
-	Path  string
-	Watch bool
-}
-
-// Encode appends the record.
-func (r *GetChildrenRequest) Encode(e *Encoder) {
-	e.String(r.Path)
-	e.Bool(r.Watch)
-}
-
-// Decode reads the record.
-func (r *GetChildrenRequest) Decode(d *Decoder) {
-	r.Path = d.String()
-	r.Watch = d.Bool()
-}
+type GetChildrenRequest = ReadRequest
 
 // GetChildrenResponse is the reply to OpGetChildren: the children's names
 // (not paths), in no particular order.
@@ -247,22 +222,7 @@ func (r *GetChildrenResponse) Decode(d *Decoder) { r.Children = d.Strings() }
 
 // GetChildren2Request lists a node's children together with its Stat
 // (OpGetChildren2, reply GetChildren2Response).
-type GetChildren2Request struct {
-	Path  string
-	Watch bool
-}
-
-// Encode appends the record.
-func (r *GetChildren2Request) Encode(e *Encoder) {
-	e.String(r.Path)
-	e.Bool(r.Watch)
-}
-
-// Decode reads the record.
-func (r *GetChildren2Request) Decode(d *Decoder) {
-	r.Path = d.String()
-	r.Watch = d.Bool()
-}
+type GetChildren2Request = ReadRequest
 
 // GetChildren2Response is the reply to OpGetChildren2.
 type GetChildren2Response struct {

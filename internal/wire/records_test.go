@@ -65,7 +65,7 @@ func records() []Record {
 		&ReconfigRequest{JoiningServers: "server.4=127.0.0.1:2:3;4", LeavingServers: "1", CurConfigID: -1},
 		&WatcherEvent{Type: EventNodeChildrenChanged, State: StateSyncConnected, Path: "/a"},
 		&SetWatches{RelativeZxid: 77, DataWatches: []string{"/d"}, ExistWatches: []string{"/e"}, ChildWatches: []string{"/c", "/c2"}},
-		&SetWatches2{RelativeZxid: 78, DataWatches: []string{"/d"}, PersistentWatches: []string{"/p"}, PersistentRecursiveWatches: []string{"/r"}},
+		&SetWatches2{SetWatches: SetWatches{RelativeZxid: 78, DataWatches: []string{"/d"}}, PersistentWatches: []string{"/p"}, PersistentRecursiveWatches: []string{"/r"}},
 		&AddWatchRequest{Path: "/a", Mode: AddWatchPersistentRecursive},
 		&CheckWatchesRequest{Path: "/a", Type: WatcherData},
 		&RemoveWatchesRequest{Path: "/a", Type: WatcherAny},

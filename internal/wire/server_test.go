@@ -386,7 +386,7 @@ func TestAgainstZooKeeper(t *testing.T) {
 		if re.session.SessionID != c.session.SessionID {
 			t.Fatalf("reattached to session %x, want %x", re.session.SessionID, c.session.SessionID)
 		}
-		re.send(XidSetWatches, OpSetWatches2, &SetWatches2{RelativeZxid: seen, DataWatches: []string{"/re"}, PersistentWatches: []string{"/re"}})
+		re.send(XidSetWatches, OpSetWatches2, &SetWatches2{SetWatches: SetWatches{RelativeZxid: seen, DataWatches: []string{"/re"}}, PersistentWatches: []string{"/re"}})
 		if h := re.reply(XidSetWatches, nil); h.Err != OK {
 			t.Fatalf("setWatches2: %v", h.Err)
 		}

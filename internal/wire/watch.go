@@ -54,32 +54,24 @@ func (r *SetWatches) Decode(d *Decoder) {
 }
 
 // SetWatches2 is SetWatches with persistent and persistent recursive
-// watches too (OpSetWatches2, servers from 3.6 on).
+// watches too (OpSetWatches2, servers from 3.6 on): SetWatches' fields,
+// then two more lists.
 type SetWatches2 struct {
-	RelativeZxid               int64
-	DataWatches                []string
-	ExistWatches               []string
-	ChildWatches               []string
+	SetWatches
 	PersistentWatches          []string
 	PersistentRecursiveWatches []string
 }
 
 // Encode appends the record.
 func (r *SetWatches2) Encode(e *Encoder) {
-	e.Int64(r.RelativeZxid)
-	e.Strings(r.DataWatches)
-	e.Strings(r.ExistWatches)
-	e.Strings(r.ChildWatches)
+	r.SetWatches.Encode(e)
 	e.Strings(r.PersistentWatches)
 	e.Strings(r.PersistentRecursiveWatches)
 }
 
 // Decode reads the record.
 func (r *SetWatches2) Decode(d *Decoder) {
-	r.RelativeZxid = d.Int64()
-	r.DataWatches = d.Strings()
-	r.ExistWatches = d.Strings()
-	r.ChildWatches = d.Strings()
+	r.SetWatches.Decode(d)
 	r.PersistentWatches = d.Strings()
 	r.PersistentRecursiveWatches = d.Strings()
 }
@@ -126,20 +118,7 @@ func (r *CheckWatchesRequest) Decode(d *Decoder) {
 // RemoveWatchesRequest removes the connection's watches of Type on Path
 // (OpRemoveWatches, no reply record; NoWatcher if there were none). The
 // server sends no event for them: the DataWatchRemoved, ChildWatchRemoved
-// and PersistentWatchRemoved events are the client's to deliver.
-type RemoveWatchesRequest struct {
-	Path string
-	Type WatcherType
-}
-
-// Encode appends the record.
-func (r *RemoveWatchesRequest) Encode(e *Encoder) {
-	e.String(r.Path)
-	e.Int32(int32(r.Type))
-}
-
-// Decode reads the record.
-func (r *RemoveWatchesRequest) Decode(d *Decoder) {
-	r.Path = d.String()
-	r.Type = WatcherType(d.Int32())
-}
+// and PersistentWatchRemoved events are the client's to deliver. Its
+// record is CheckWatchesRequest's, field for field, as in ZooKeeper's
+// jute.
+type RemoveWatchesRequest = CheckWatchesRequest

@@ -74,30 +74,24 @@ func (c *Client) SetData(ctx context.Context, path string, data []byte, version 
 // missing node it fires on its creation), as ZooKeeper's exists does.
 func (c *Client) Exists(ctx context.Context, path string, watch bool) (wire.Stat, Reply, *Watch, error) {
 	var resp wire.ExistsResponse
-	r := newRequest(wire.OpExists, &wire.ExistsRequest{Path: path, Watch: watch}, &resp)
-	w := c.watchFor(r, watch, KindExist, path)
-	res := c.call(ctx, r)
-	return resp.Stat, res.reply, watched(w, res), res.err
+	reply, w, err := c.callWatch(ctx, newRequest(wire.OpExists, &wire.ExistsRequest{Path: path, Watch: watch}, &resp), watch, KindExist, path)
+	return resp.Stat, reply, w, err
 }
 
 // GetData reads a node's data and Stat. With watch, the Watch is set
 // only when the node exists (nil otherwise).
 func (c *Client) GetData(ctx context.Context, path string, watch bool) (wire.GetDataResponse, Reply, *Watch, error) {
 	var resp wire.GetDataResponse
-	r := newRequest(wire.OpGetData, &wire.GetDataRequest{Path: path, Watch: watch}, &resp)
-	w := c.watchFor(r, watch, KindData, path)
-	res := c.call(ctx, r)
-	return resp, res.reply, watched(w, res), res.err
+	reply, w, err := c.callWatch(ctx, newRequest(wire.OpGetData, &wire.GetDataRequest{Path: path, Watch: watch}, &resp), watch, KindData, path)
+	return resp, reply, w, err
 }
 
 // GetChildren lists a node's children with its Stat (getChildren2). With
 // watch, the Watch is set only when the node exists.
 func (c *Client) GetChildren(ctx context.Context, path string, watch bool) (wire.GetChildren2Response, Reply, *Watch, error) {
 	var resp wire.GetChildren2Response
-	r := newRequest(wire.OpGetChildren2, &wire.GetChildren2Request{Path: path, Watch: watch}, &resp)
-	w := c.watchFor(r, watch, KindChild, path)
-	res := c.call(ctx, r)
-	return resp, res.reply, watched(w, res), res.err
+	reply, w, err := c.callWatch(ctx, newRequest(wire.OpGetChildren2, &wire.GetChildren2Request{Path: path, Watch: watch}, &resp), watch, KindChild, path)
+	return resp, reply, w, err
 }
 
 // AddWatch sets a persistent watch on path, recursive or not (servers
@@ -109,10 +103,7 @@ func (c *Client) AddWatch(ctx context.Context, path string, mode wire.AddWatchMo
 		kind = KindPersistentRecursive
 	}
 	var resp wire.ErrorResponse
-	r := newRequest(wire.OpAddWatch, &wire.AddWatchRequest{Path: path, Mode: mode}, &resp)
-	w := c.watchFor(r, true, kind, path)
-	res := c.call(ctx, r)
-	return res.reply, watched(w, res), res.err
+	return c.callWatch(ctx, newRequest(wire.OpAddWatch, &wire.AddWatchRequest{Path: path, Mode: mode}, &resp), true, kind, path)
 }
 
 // RemoveWatches removes the connection's watches of type t on path from
@@ -166,17 +157,15 @@ func (c *Client) Multi(ctx context.Context, ops []wire.MultiOp) (wire.MultiRespo
 	return resp, reply, err
 }
 
-func (c *Client) watchFor(r *request, watch bool, kind WatchKind, path string) *Watch {
-	if !watch {
-		return nil
+// callWatch sends r, with a watch of kind on path if watch is set, and
+// returns that watch only if the server set it.
+func (c *Client) callWatch(ctx context.Context, r *request, watch bool, kind WatchKind, path string) (Reply, *Watch, error) {
+	if watch {
+		r.watch = newWatch(kind, path)
 	}
-	r.watch = newWatch(kind, path)
-	return r.watch
-}
-
-func watched(w *Watch, res result) *Watch {
-	if res.watched {
-		return w
+	res := c.call(ctx, r)
+	if !res.watched {
+		return res.reply, nil, res.err
 	}
-	return nil
+	return res.reply, r.watch, res.err
 }

@@ -215,7 +215,7 @@ func (r *registry) materialize(e Event) []*Watch {
 	}
 	out = append(out, r.tables[KindPersistent][e.Path]...)
 	if e.Type != wire.EventNodeChildrenChanged {
-		for p := e.Path; ; p = parent(p) {
+		for p := e.Path; ; p = Parent(p) {
 			out = append(out, r.tables[KindPersistentRecursive][p]...)
 			if p == "/" {
 				break
@@ -225,8 +225,9 @@ func (r *registry) materialize(e Event) []*Watch {
 	return out
 }
 
-// parent returns the parent of a path ("/" for "/" and top-level nodes).
-func parent(p string) string {
+// Parent returns the parent of a path ("/" for "/" and top-level nodes).
+// It is zkcoord.Parent, here for the connection's own use.
+func Parent(p string) string {
 	i := strings.LastIndexByte(p, '/')
 	if i <= 0 {
 		return "/"
@@ -323,14 +324,14 @@ func (r *registry) rearm(lastZxid int64) []*request {
 			return out
 		}
 		req := &request{xid: wire.XidSetWatches, internal: true, done: make(chan result, 1)}
+		sw := wire.SetWatches{RelativeZxid: lastZxid, DataWatches: b[KindData],
+			ExistWatches: b[KindExist], ChildWatches: b[KindChild]}
 		if len(b[KindPersistent]) == 0 && len(b[KindPersistentRecursive]) == 0 {
 			req.op = wire.OpSetWatches
-			req.body = &wire.SetWatches{RelativeZxid: lastZxid, DataWatches: b[KindData],
-				ExistWatches: b[KindExist], ChildWatches: b[KindChild]}
+			req.body = &sw
 		} else {
 			req.op = wire.OpSetWatches2
-			req.body = &wire.SetWatches2{RelativeZxid: lastZxid, DataWatches: b[KindData],
-				ExistWatches: b[KindExist], ChildWatches: b[KindChild],
+			req.body = &wire.SetWatches2{SetWatches: sw,
 				PersistentWatches:          b[KindPersistent],
 				PersistentRecursiveWatches: b[KindPersistentRecursive]}
 		}

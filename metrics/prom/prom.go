@@ -39,31 +39,20 @@ var DurationBuckets = prometheus.ExponentialBuckets(0.01, 2, 14)
 // register nothing, for tests).
 func New(reg prometheus.Registerer) (*Recorder, error) {
 	r := &Recorder{
-		sessionState: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace,
-			Name: "session_state", Help: "1 for the current state of the ZooKeeper session, 0 for the others."},
-			[]string{"state"}),
-		sessionTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace,
-			Name: "session_transitions_total", Help: "ZooKeeper session state transitions, by new state."},
-			[]string{"state"}),
-		leader: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace,
-			Name: "leader", Help: "1 while this process leads the election at path."},
-			[]string{"path"}),
-		lockHeld: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace,
-			Name: "lock_held", Help: "1 while this process holds the lock at path."},
-			[]string{"path"}),
-		assigned: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace,
-			Name: "assigned_resources", Help: "Resources of the group this process runs."},
-			[]string{"group"}),
-		rebalances: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace,
-			Name: "rebalances_total", Help: "Completed rebalancings of the group."},
-			[]string{"group"}),
+		sessionState: gaugeVec("session_state",
+			"1 for the current state of the ZooKeeper session, 0 for the others.", "state"),
+		sessionTransitions: counterVec("session_transitions_total",
+			"ZooKeeper session state transitions, by new state.", "state"),
+		leader:     gaugeVec("leader", "1 while this process leads the election at path.", "path"),
+		lockHeld:   gaugeVec("lock_held", "1 while this process holds the lock at path.", "path"),
+		assigned:   gaugeVec("assigned_resources", "Resources of the group this process runs.", "group"),
+		rebalances: counterVec("rebalances_total", "Completed rebalancings of the group.", "group"),
 		rebalanceDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace,
 			Name: "rebalance_duration_seconds", Help: "Time from a change of the group until every resource is held by its allocated owner.",
 			Buckets: DurationBuckets},
 			[]string{"group"}),
-		childRestarts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace,
-			Name: "child_restarts_total", Help: "Supervised child processes started again after they ended."},
-			[]string{"group"}),
+		childRestarts: counterVec("child_restarts_total",
+			"Supervised child processes started again after they ended.", "group"),
 	}
 	for _, s := range states {
 		r.sessionState.WithLabelValues(stateLabel(s)).Set(0)
@@ -76,6 +65,16 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 		}
 	}
 	return r, nil
+}
+
+// gaugeVec is a gauge of the namespace with one label.
+func gaugeVec(name, help, label string) *prometheus.GaugeVec {
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: name, Help: help}, []string{label})
+}
+
+// counterVec is a counter of the namespace with one label.
+func counterVec(name, help, label string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: name, Help: help}, []string{label})
 }
 
 func (r *Recorder) collectors() []prometheus.Collector {

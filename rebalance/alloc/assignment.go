@@ -116,14 +116,7 @@ func (a Assignment) Clone() Assignment {
 func (a Assignment) Check(clients, resources []string) error {
 	cs := uniqueSorted(clients)
 	rs := uniqueSorted(resources)
-	known := make(map[string]bool, len(cs))
-	for _, c := range cs {
-		known[c] = true
-	}
-	wanted := make(map[string]bool, len(rs))
-	for _, r := range rs {
-		wanted[r] = true
-	}
+	known, wanted := set(cs), set(rs)
 	owner := make(map[string]string, len(rs))
 	for _, c := range a.Clients() {
 		list := a[c]
@@ -146,14 +139,8 @@ func (a Assignment) Check(clients, resources []string) error {
 	if len(cs) == 0 {
 		return nil // nothing can be owned, and nothing is
 	}
-	if len(owner) != len(rs) {
-		var missing []string
-		for _, r := range rs {
-			if _, ok := owner[r]; !ok {
-				missing = append(missing, r)
-			}
-		}
-		return fmt.Errorf("%w: %d of %d resources unowned: %s", ErrInvalid, len(missing), len(rs), sample(missing))
+	if err := unowned(owner, rs); err != nil {
+		return err
 	}
 	lo, hi := len(a[cs[0]]), len(a[cs[0]])
 	loC, hiC := cs[0], cs[0]
@@ -230,6 +217,31 @@ func sortedCopy(s []string) []string {
 // uniqueSorted returns a sorted copy of s without duplicates.
 func uniqueSorted(s []string) []string {
 	return slices.Compact(sortedCopy(s))
+}
+
+// set returns the ids as a set.
+func set(ids []string) map[string]bool {
+	s := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		s[id] = true
+	}
+	return s
+}
+
+// unowned returns the error for the resources of rs that owner gives no
+// client, or nil when every one has an owner (owner holds only resources
+// of rs).
+func unowned(owner map[string]string, rs []string) error {
+	if len(owner) == len(rs) {
+		return nil
+	}
+	var missing []string
+	for _, r := range rs {
+		if _, ok := owner[r]; !ok {
+			missing = append(missing, r)
+		}
+	}
+	return fmt.Errorf("%w: %d of %d resources unowned: %s", ErrInvalid, len(missing), len(rs), sample(missing))
 }
 
 func sample(ids []string) string {

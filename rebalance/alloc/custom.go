@@ -42,10 +42,7 @@ func Validate(a Assignment, clients, resources []string) (Assignment, error) {
 	for _, c := range cs {
 		out[c] = []string{}
 	}
-	wanted := make(map[string]bool, len(rs))
-	for _, r := range rs {
-		wanted[r] = true
-	}
+	wanted := set(rs)
 	owner := make(map[string]string, len(rs))
 	for _, c := range a.Clients() {
 		list := a[c]
@@ -69,14 +66,8 @@ func Validate(a Assignment, clients, resources []string) (Assignment, error) {
 		}
 		out[c] = sortedCopy(list)
 	}
-	if len(owner) != len(rs) {
-		var missing []string
-		for _, r := range rs {
-			if _, ok := owner[r]; !ok {
-				missing = append(missing, r)
-			}
-		}
-		return nil, fmt.Errorf("%w: %d of %d resources unowned: %s", ErrInvalid, len(missing), len(rs), sample(missing))
+	if err := unowned(owner, rs); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

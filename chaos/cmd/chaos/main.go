@@ -54,7 +54,7 @@ func run() int {
 		"; for -workload queue: "+chaos.BugAckFirst+" (c1 acknowledges items before processing them) or "+
 		chaos.BugClaimCallerCtx+" (c1's takes leave behind claims whose deadline expired in flight)"+
 		"; for -workload counter: "+chaos.BugValueSettle+" (every writer settles lost writes by equal data, as zkcoord once did)")
-	lockDelay := flag.Duration("lock-delay", 0, "lock-delay of the clients' locks and elections (lock, election and recovery workloads)")
+	lockDelay := flag.Duration("lock-delay", 0, "lock-delay of the clients' locks, elections and rebalancers' barrier takeovers (lock, election, recovery and rebalance workloads)")
 	unfenced := flag.Bool("unfenced", false, "judge as if resources ignored fencing tokens: every overlap of two holders is a violation, also after a pause")
 	plan := flag.Int("plan", 0, "print the first N faults of the schedule for -seed and exit")
 	quiet := flag.Bool("q", false, "print only the verdicts")
