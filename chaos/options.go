@@ -114,7 +114,9 @@ const (
 	// sends its claims with the caller's context, as it did before claims
 	// were settled: a take whose deadline expires while its claim is in
 	// flight returns, the claim commits, and the item stays claimed, by
-	// nobody, for as long as the consumer's Session lives. It needs the
+	// nobody, for as long as the consumer's Session lives. The broken
+	// build makes it certain for every hurried take that claims an item,
+	// so that a run always shows it. It needs the
 	// clients built with the zkcoord_broken_claim tag: no other build of
 	// the queue package can be switched to it.
 	BugClaimCallerCtx = "claim-caller-ctx"

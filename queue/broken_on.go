@@ -4,7 +4,8 @@ package queue
 
 import "os"
 
-// brokenClaim, in this build only, restores the claim sent with the
-// caller's context and left unsettled when that context ends in flight,
-// for the processes whose ZKCOORD_TEST_BROKEN is "claim-caller-ctx".
+// brokenClaim, in this build only, restores the claim left unsettled when
+// the caller's context ends while it is in flight (every time a take with
+// a deadline claims something: see claimer.send), for the processes whose
+// ZKCOORD_TEST_BROKEN is "claim-caller-ctx".
 func brokenClaim() bool { return os.Getenv("ZKCOORD_TEST_BROKEN") == "claim-caller-ctx" }

@@ -112,7 +112,17 @@ type attempt struct {
 // a Take that returned an error.
 func (q *claimer) send(ctx context.Context, names []string, tag []byte) (attempt, error) {
 	if brokenClaim() {
-		return q.attempt(ctx, names, tag), nil
+		// The claim as it was before claims were settled, its failure made
+		// certain rather than left to timing: a take with a deadline whose
+		// claim committed returns the deadline's error once it passes, and
+		// keeps nothing, as when the deadline passed while the claim was in
+		// flight. The claims stay, by nobody.
+		a := q.attempt(context.WithoutCancel(ctx), names, tag)
+		if _, hurried := ctx.Deadline(); hurried && a.outcome == ours {
+			<-ctx.Done()
+			return attempt{}, fmt.Errorf("queue: take from %s: %w", q.path, ctx.Err())
+		}
+		return a, nil
 	}
 	done := make(chan attempt, 1)
 	go func() { done <- q.attempt(context.WithoutCancel(ctx), names, tag) }()
