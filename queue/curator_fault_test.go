@@ -187,24 +187,13 @@ func curatorPutLost(t *testing.T, path string, lock bool, delay time.Duration) (
 	return true
 }
 
-// returned waits for step, the fault's next step, or for the Put to return
-// first (then the fault was not exercised: it heals the proxy, checks the
-// Put succeeded and reports true).
-func returned[T any](t *testing.T, ctx context.Context, proxy interface{ Heal() error }, step <-chan T, done <-chan error) bool {
+// returned is testkit.First for a write that must not fail when it
+// returns before the step.
+func returned[T any](t *testing.T, ctx context.Context, proxy interface{ Heal() error }, step <-chan T, done chan error) bool {
 	t.Helper()
-	select {
-	case <-step:
-		return false
-	case err := <-done:
-		if err := proxy.Heal(); err != nil {
-			t.Fatal(err)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return true
-	case <-ctx.Done():
-		t.Fatal("the put never got that far")
-		return false
+	ok, err := testkit.First(t, ctx, proxy, step, done, "the put never got that far")
+	if err != nil {
+		t.Fatal(err)
 	}
+	return ok
 }

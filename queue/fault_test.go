@@ -247,16 +247,9 @@ func putLostThenTaken(t *testing.T, path string, delay time.Duration) (exercised
 		_, err := p.Put(ctx, []byte("once"))
 		done <- err
 	}()
-	select {
-	case <-added: // committed; the reply is still in the slowed link
-	case err := <-done:
-		proxy.Heal()
-		if err != nil {
-			t.Fatal(err)
-		}
+	// Once committed, the reply is still in the slowed link.
+	if returned(t, ctx, proxy, added, done) {
 		return false
-	case <-ctx.Done():
-		t.Fatal("the put never reached the server")
 	}
 	// Someone takes the item before the putter hears of it.
 	if data, err := taker.TryTake(ctx); err != nil || string(data) != "once" {
@@ -265,16 +258,10 @@ func putLostThenTaken(t *testing.T, path string, delay time.Duration) (exercised
 	if err := proxy.Cut(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-unknown: // the putter saw the connection drop
-	case err := <-done: // the reply got through before the cut
-		proxy.Heal()
-		if err != nil {
-			t.Fatal(err)
-		}
+	// The putter sees the connection drop, unless the reply got through
+	// before the cut.
+	if returned(t, ctx, proxy, unknown, done) {
 		return false
-	case <-ctx.Done():
-		t.Fatal("the putter never noticed the cut")
 	}
 	if err := proxy.Heal(); err != nil {
 		t.Fatal(err)

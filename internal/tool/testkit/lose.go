@@ -35,13 +35,13 @@ func LoseReply(t testing.TB, ctx context.Context, p *zktest.Proxy, observer *zkc
 	done := make(chan error, 1)
 	go func() { done <- write() }()
 	// Once committed, the reply is still in the slowed link.
-	if returned, err := first(t, ctx, p, changed, done, "the write never reached the server"); returned {
+	if returned, err := First(t, ctx, p, changed, done, "the write never reached the server"); returned {
 		return false, err
 	}
 	if err := p.Cut(); err != nil {
 		t.Fatal(err)
 	}
-	if returned, err := first(t, ctx, p, unknown, done, "the write never noticed the cut"); returned {
+	if returned, err := First(t, ctx, p, unknown, done, "the write never noticed the cut"); returned {
 		return false, err
 	}
 	heal(t, p)
@@ -65,7 +65,7 @@ func LoseRequest(t testing.TB, ctx context.Context, p *zktest.Proxy, observer *z
 	}
 	done := make(chan error, 1)
 	go func() { done <- write() }()
-	if returned, err := first(t, ctx, p, unknown, done, "the write never noticed the reset"); returned {
+	if returned, err := First(t, ctx, p, unknown, done, "the write never noticed the reset"); returned {
 		return false, err
 	}
 	if _, st, err := observer.Exists(ctx, path); err != nil || st.Mzxid != before.Mzxid {
@@ -88,15 +88,24 @@ func UntilLost(t testing.TB, scenario func(delay time.Duration) bool) {
 	t.Fatal("the reply was never lost: the fault was not exercised")
 }
 
-// first waits for ch, the sign of the fault's next step, or for the write
+// First waits for ch, the sign of the fault's next step, or for the write
 // to return before it: then it heals p and reports true with the write's
-// result. It fails the test with never when ctx ends first.
-func first[T any](t testing.TB, ctx context.Context, p *zktest.Proxy, ch <-chan T, done <-chan error, never string) (returned bool, err error) {
+// result. It fails the test with never when ctx ends first. The step wins
+// when both are there: a package's hook signals it before the write
+// returns, so a write found returned after its step had happened is put
+// back on done, for the caller to take later.
+func First[T any](t testing.TB, ctx context.Context, p interface{ Heal() error }, ch <-chan T, done chan error, never string) (returned bool, err error) {
 	t.Helper()
 	select {
 	case <-ch:
 		return false, nil
 	case err := <-done:
+		select {
+		case <-ch:
+			done <- err
+			return false, nil
+		default:
+		}
 		heal(t, p)
 		return true, err
 	case <-ctx.Done():
@@ -105,7 +114,7 @@ func first[T any](t testing.TB, ctx context.Context, p *zktest.Proxy, ch <-chan 
 	}
 }
 
-func heal(t testing.TB, p *zktest.Proxy) {
+func heal(t testing.TB, p interface{ Heal() error }) {
 	t.Helper()
 	if err := p.Heal(); err != nil {
 		t.Fatal(err)
