@@ -29,7 +29,8 @@ type contention struct {
 
 // acquire creates a contender node and waits until it holds the lock. With
 // try it gives up, with ErrLocked, as soon as it would have to wait. On any
-// failure its node is deleted (in the background if need be).
+// failure its node is deleted before acquire returns (in the background
+// only if ctx has ended or the delete failed).
 func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -41,7 +42,7 @@ func (c contention) acquire(ctx context.Context, try bool) (*Lease, error) {
 	node, children, err := c.sess.CreateProtectedAndList(ctx, c.dir, c.name, c.data, zkcoord.FlagEphemeralSequential)
 	if err != nil {
 		if node != "" {
-			recipe.EnsureDeletedLater(c.sess, node)
+			deleteNow(ctx, c.sess, node)
 		}
 		return nil, fmt.Errorf("lock: %s: %w", c.dir, err)
 	}
@@ -64,7 +65,9 @@ func (c contention) contend(ctx context.Context, node string, children []string,
 		deleteNow(ctx, c.sess, node)
 		return nil, err
 	case err != nil:
-		recipe.EnsureDeletedLater(c.sess, node)
+		// Gone before the failure is reported, unless ctx has ended: a
+		// node left behind for a moment would turn the next TryLock away.
+		deleteNow(ctx, c.sess, node)
 		return nil, err
 	}
 	return l, nil

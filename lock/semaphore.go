@@ -237,8 +237,11 @@ func (s *Semaphore) acquire(ctx context.Context, n int, try bool) ([]*Lease, err
 	}
 	leases, err := s.wait(ctx, nodes, guard, try)
 	if err != nil {
+		// Gone before the acquirers' mutex is released, unless ctx has
+		// ended: a lease left behind for a moment would count against the
+		// next acquirer.
 		for _, node := range nodes {
-			recipe.EnsureDeletedLater(s.sess, node)
+			deleteNow(ctx, s.sess, node)
 		}
 		return nil, err
 	}
@@ -267,7 +270,7 @@ func (s *Semaphore) createLeases(ctx context.Context, n int) ([]string, error) {
 	}
 	for i, node := range nodes {
 		if errs[i] == nil {
-			recipe.EnsureDeletedLater(s.sess, node)
+			deleteNow(ctx, s.sess, node)
 		}
 	}
 	return nil, errs[failed]

@@ -147,7 +147,7 @@ func (s *Semaphore) createKazooLeases(ctx context.Context, n int) ([]*Lease, err
 	if failed := slices.IndexFunc(errs, func(err error) bool { return err != nil }); failed >= 0 {
 		// A failed create's node may exist too: its outcome is unknown.
 		for _, node := range nodes {
-			recipe.EnsureDeletedLater(s.sess, node)
+			deleteNow(ctx, s.sess, node)
 		}
 		return nil, fmt.Errorf("lock: semaphore %s: %w", s.path, errs[failed])
 	}
