@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // MultiRead answers several reads in one request, each on its own, the
 // chroot applied.
 func TestMultiRead(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/multiread"})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	if _, err := s.Create(ctx, "/a", []byte("va"), 0); err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestFourLetter(t *testing.T) {
 // SetACL read and replace it.
 func TestACLForPath(t *testing.T) {
 	readOnly := zkcoord.WorldACL(zkcoord.PermRead | zkcoord.PermAdmin)
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/aclfor",
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t),
 		ACLFor: func(p string) []zkcoord.ACL {
 			if strings.HasPrefix(p, "/ro") {
 				return readOnly

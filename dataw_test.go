@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // DataW reads a node that exists like GetW, and watches for the creation
 // of one that does not.
 func TestDataWWatchesCreationThenChange(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers()})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	path := "/dataw/" + t.Name()
 	if err := s.EnsurePath(ctx, zkcoord.Parent(path)); err != nil {

@@ -58,7 +58,7 @@ func TestGuardRefusesRecreatedNode(t *testing.T) {
 // A fence's Check makes a caller's own transaction conditional on the
 // ownership; an empty operation is refused before anything is sent.
 func TestFenceCheckInOwnTransaction(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/fence-check"})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	owner, err := s.Create(ctx, "/owner-", nil, zkcoord.FlagEphemeralSequential)
 	if err != nil {

@@ -135,17 +135,19 @@ func (d *faultyDialer) Dial(network, addr string, timeout time.Duration) (net.Co
 	if err != nil {
 		return nil, err
 	}
-	fc := &faultyConn{Conn: c, d: d, closed: make(chan struct{})}
-	d.last.Store(fc)
-	return fc, nil
+	return &faultyConn{Conn: c, d: d, closed: make(chan struct{})}, nil
 }
 
 type faultyConn struct {
 	net.Conn
-	d         *faultyDialer
-	mu        sync.Mutex
-	pending   []byte      // whole frames ready for the reader
-	started   atomic.Bool // the connect response has passed
+	d       *faultyDialer
+	mu      sync.Mutex
+	pending []byte      // whole frames ready for the reader
+	started atomic.Bool // the connect response has passed
+	// plain is set when the first write is a four-letter word (the
+	// Session asks a server for its "conf" on the same dialer): its
+	// answer is text, not frames, and passes as it is.
+	plain     atomic.Bool
 	closed    chan struct{}
 	closeOnce sync.Once
 	// Unix nanoseconds of the first write, the connect response passing,
@@ -162,13 +164,37 @@ func (c *faultyConn) Close() error {
 }
 
 func (c *faultyConn) Write(p []byte) (int, error) {
-	c.wroteAt.CompareAndSwap(0, time.Now().UnixNano())
+	if c.wroteAt.CompareAndSwap(0, time.Now().UnixNano()) {
+		if fourLetterWord(p) {
+			c.plain.Store(true)
+		} else {
+			c.d.last.Store(c)
+		}
+	}
 	return c.Conn.Write(p)
+}
+
+// fourLetterWord reports whether p is a four-letter command such as
+// "conf"; a session's first write is a frame, whose length starts with a
+// zero byte.
+func fourLetterWord(p []byte) bool {
+	if len(p) != 4 {
+		return false
+	}
+	for _, b := range p {
+		if b < 'a' || b > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Read passes whole frames through, except a swallowed reply, and holds
 // them back while the dialer stalls.
 func (c *faultyConn) Read(p []byte) (int, error) {
+	if c.plain.Load() {
+		return c.Conn.Read(p)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for len(c.pending) == 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -73,7 +74,7 @@ func TestCreateProtectedAndListAcrossDroppedReply(t *testing.T) {
 // The reads sent right behind a transaction see what it wrote when it
 // succeeds, and what stood before when it fails.
 func TestMultiThenReadsSeeTheTransaction(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers()})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	if err := s.EnsurePath(ctx, "/multithen"); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -110,7 +111,7 @@ func TestPersistentWatch(t *testing.T) {
 // WhoAmI, Ephemerals and CountDescendants answer from the server, the
 // chroot applied.
 func TestServerInfo(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/info",
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t),
 		Auth: []zkcoord.Auth{{Scheme: "digest", Credential: "alice:pw"}}})
 	ctx := testCtx(t, 30*time.Second)
 	ids, err := s.WhoAmI(ctx)

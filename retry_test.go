@@ -18,7 +18,7 @@ var errLoss = fmt.Errorf("get /x: %w", zkcoord.ErrConnectionClosed)
 // Retry repeats an operation that failed with a connection loss and returns
 // as soon as it succeeds.
 func TestRetrySucceedsAfterConnectionLoss(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/retry-success"})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	if _, err := s.Create(ctx, "/value", []byte("v"), 0); err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestRetrySucceedsAfterConnectionLoss(t *testing.T) {
 
 // Any other error ends Retry at once.
 func TestRetryReturnsOtherErrorsAtOnce(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/retry-other"})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	calls := 0
 	err := s.Retry(ctx, func(ctx context.Context) error {

@@ -14,7 +14,7 @@ import (
 
 // A server without extended types refuses TTL nodes with a clear error.
 func TestCreateTTLDisabled(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/ttl-disabled"})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	_, err := s.CreateTTL(ctx, "/n", nil, zkcoord.FlagPersistent, time.Second)
 	if !errors.Is(err, zkcoord.ErrTTLDisabled) {

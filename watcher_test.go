@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 )
 
 // A Watcher delivers what its read function calls new, keeps the newest
 // value for a slow reader, and ends with the Session.
 func TestWatcher(t *testing.T) {
-	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/watcher"})
+	s := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	ctx := testCtx(t, 30*time.Second)
 	if _, err := s.Create(ctx, "/v", []byte("0"), zkcoord.FlagPersistent); err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestWatcher(t *testing.T) {
 		t.Fatalf("Err after Stop = %v, want nil", err)
 	}
 
-	other := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: "/watcher"})
+	other := connect(t, zkcoord.Config{Servers: sharedServers(), Chroot: testkit.Chroot(t)})
 	w2 := zkcoord.NewWatcher(ctx, other, func(ctx context.Context) (int, bool, <-chan zkcoord.Event, error) {
 		_, _, fire, err := other.GetW(ctx, "/v")
 		return 0, false, fire, err
