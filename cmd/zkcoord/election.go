@@ -106,7 +106,7 @@ func runElection(a *app, sub, path string, o *electionOptions) error {
 		}
 		return a.printJSON(out)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ROLE\tID\tNODE\tTOKEN\tSESSION\tSINCE")
 	for _, p := range ps {
 		role := "waits"

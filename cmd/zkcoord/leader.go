@@ -131,7 +131,7 @@ func toLeaderJSON(l election.Leader) *leaderJSON {
 }
 
 func printLeader(a *app, info leaderInfo) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	defer tw.Flush()
 	if info.Leader == nil {
 		fmt.Fprintf(tw, "leader\t(none)\n")
@@ -153,7 +153,7 @@ func printLeader(a *app, info leaderInfo) {
 }
 
 func watchLeader(a *app, e *election.Election, path string, asJSON bool) error {
-	ch := e.Observe(a.ctx).Changes()
+	ch := e.Observe(a.Ctx).Changes()
 	for l := range ch {
 		var line string
 		switch {
@@ -175,7 +175,7 @@ func watchLeader(a *app, e *election.Election, path string, asJSON bool) error {
 		}
 		a.printf("%s\n", line)
 	}
-	if a.ctx.Err() != nil {
+	if a.Ctx.Err() != nil {
 		return nil
 	}
 	return errors.New("stopped watching: the session ended")

@@ -95,7 +95,7 @@ func runServerStat(a *app, servers []string, asJSON bool) error {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SERVER\tMODE\tZXID\tNODES\tCONNECTIONS\tOUTSTANDING\tLATENCY MS (MIN/AVG/MAX)\tVERSION")
 		for _, s := range stats {
 			if s.Error != "" {

@@ -72,10 +72,10 @@ func runStatus(a *app, group string, o *statusOptions) error {
 			a.printf("%s\n", b)
 			return
 		}
-		printStatus(a.stdout, d)
+		printStatus(a.Stdout, d)
 	}
 	if o.watch {
-		err := groupwatch.Watch(a.ctx, sess, o.root, group, func(s groupwatch.Snapshot) {
+		err := groupwatch.Watch(a.Ctx, sess, o.root, group, func(s groupwatch.Snapshot) {
 			if !o.asJSON {
 				a.printf("--- %s\n", s.At.Format(time.RFC3339Nano))
 			}
@@ -89,7 +89,7 @@ func runStatus(a *app, group string, o *statusOptions) error {
 			}
 			show(s.D)
 		})
-		if a.ctx.Err() != nil {
+		if a.Ctx.Err() != nil {
 			return nil
 		}
 		return err

@@ -58,8 +58,8 @@ func runWhoAmI(a *app, asJSON bool) error {
 		}
 		return a.printJSON(out)
 	}
-	term := isTerminal(a.stdout)
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	term := isTerminal(a.Stdout)
+	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 	for _, id := range ids {
 		fmt.Fprintf(tw, "%s\t%s\n", shownName(id.Scheme, term), shownName(id.User, term))
 	}
