@@ -270,47 +270,11 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 		defer cancel()
 	}
 	opts := []lock.Option{lock.WithData(data), lock.WithLockDelay(lockDelay)}
-	var (
-		lease *lock.Lease
-		err   error
-	)
-	switch {
-	case limit > 0:
-		s, err2 := lock.NewSemaphore(sess, path, limit, append(opts, semOpts...)...)
-		if err2 != nil {
-			return nil, cli.Usagef("lock: %v", err2)
-		}
-		if try {
-			lease, err = s.TryAcquire(ctx)
-		} else {
-			lease, err = s.Acquire(ctx)
-		}
-	case kind == kindRead || kind == kindWrite:
-		rw, err2 := lock.NewRWMutex(sess, path, opts...)
-		if err2 != nil {
-			return nil, cli.Usagef("lock: %v", err2)
-		}
-		switch {
-		case kind == kindRead && try:
-			lease, err = rw.TryRLock(ctx)
-		case kind == kindRead:
-			lease, err = rw.RLock(ctx)
-		case try:
-			lease, err = rw.TryLock(ctx)
-		default:
-			lease, err = rw.Lock(ctx)
-		}
-	default:
-		m, err2 := lock.NewMutex(sess, path, opts...)
-		if err2 != nil {
-			return nil, cli.Usagef("lock: %v", err2)
-		}
-		if try {
-			lease, err = m.TryLock(ctx)
-		} else {
-			lease, err = m.Lock(ctx)
-		}
+	take, err := taking(sess, path, kind, limit, try, opts, semOpts)
+	if err != nil {
+		return nil, cli.Usagef("lock: %v", err)
 	}
+	lease, err := take(ctx)
 	switch {
 	case err == nil:
 		return lease, nil
@@ -329,6 +293,42 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 		return nil, fmt.Errorf("lock %s not acquired within %v", path, wait)
 	}
 	return nil, fmt.Errorf("acquiring the lock %s: %w", path, err)
+}
+
+// taking returns the call that takes the lock the flags ask for: a
+// semaphore with a limit, else a read/write lock's read or write side, else
+// a mutex; the call waits for the lock unless try. semOpts are the options
+// of a semaphore only.
+func taking(sess *zkcoord.Session, path string, kind lockKind, limit int, try bool, opts, semOpts []lock.Option) (
+	func(context.Context) (*lock.Lease, error), error) {
+	pick := func(wait, now func(context.Context) (*lock.Lease, error)) func(context.Context) (*lock.Lease, error) {
+		if try {
+			return now
+		}
+		return wait
+	}
+	switch {
+	case limit > 0:
+		s, err := lock.NewSemaphore(sess, path, limit, append(opts, semOpts...)...)
+		if err != nil {
+			return nil, err
+		}
+		return pick(s.Acquire, s.TryAcquire), nil
+	case kind == kindRead || kind == kindWrite:
+		rw, err := lock.NewRWMutex(sess, path, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if kind == kindRead {
+			return pick(rw.RLock, rw.TryRLock), nil
+		}
+		return pick(rw.Lock, rw.TryLock), nil
+	}
+	m, err := lock.NewMutex(sess, path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return pick(m.Lock, m.TryLock), nil
 }
 
 // defaultHolderData identifies this process in the nodes it creates.
