@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -239,7 +238,7 @@ func (a *app) printEnsemble(c zkcoord.EnsembleConfig, asJSON bool) error {
 		fmt.Fprintf(a.Stderr, "zkcoord: %s lists no members: a standalone server\n", zkcoord.ConfigNode)
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	fmt.Fprintln(tw, "ID\tROLE\tCLIENT\tQUORUM\tELECTION")
 	for _, m := range c.Members {
 		client := m.ClientAddr

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
@@ -99,7 +98,7 @@ func runEphemerals(a *app, path string, o *ephemeralsOptions) error {
 	}
 	if len(found) > 0 {
 		term := isTerminal(a.Stdout)
-		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+		tw := cli.Table(a.Stdout)
 		fmt.Fprintln(tw, "NODE\tSESSION")
 		for _, e := range found {
 			fmt.Fprintf(tw, "%s\t%s\n", shownName(e.Path, term), e.Session)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -131,7 +130,7 @@ func toLeaderJSON(l election.Leader) *leaderJSON {
 }
 
 func printLeader(a *app, info leaderInfo) {
-	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	defer tw.Flush()
 	if info.Leader == nil {
 		fmt.Fprintf(tw, "leader\t(none)\n")

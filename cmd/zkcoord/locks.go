@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -94,7 +93,7 @@ func runLocks(a *app, path, kind string, kindGiven, asJSON bool) error {
 		}
 		return a.printJSON(out)
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	fmt.Fprintln(tw, "STATE\tNODE\tTOKEN\tSESSION\tSINCE\tDATA")
 	for _, c := range cs {
 		state := "waits"

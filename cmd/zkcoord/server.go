@@ -6,7 +6,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -95,7 +94,7 @@ func runServerStat(a *app, servers []string, asJSON bool) error {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+		tw := cli.Table(a.Stdout)
 		fmt.Fprintln(tw, "SERVER\tMODE\tZXID\tNODES\tCONNECTIONS\tOUTSTANDING\tLATENCY MS (MIN/AVG/MAX)\tVERSION")
 		for _, s := range stats {
 			if s.Error != "" {

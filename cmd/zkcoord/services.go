@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -143,7 +142,7 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 	if o.asJSON {
 		return a.printJSON(ins)
 	}
-	tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	fmt.Fprintln(tw, "ID\tADDRESS\tPORT\tENABLED\tPAYLOAD")
 	for _, in := range ins {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", in.ID, in.Address, portString(in.Port), !in.Disabled, in.Payload)
