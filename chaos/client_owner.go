@@ -10,6 +10,7 @@ import (
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/election"
 	"github.com/zkcoord/zkcoord/internal/delay"
+	"github.com/zkcoord/zkcoord/internal/end"
 	"github.com/zkcoord/zkcoord/internal/fifo"
 	"github.com/zkcoord/zkcoord/internal/tool/event"
 	"github.com/zkcoord/zkcoord/lock"
@@ -86,12 +87,10 @@ type ownerApp struct {
 	svc  *serviceConn
 	sm   *sessions // nil for the recovery workload
 
-	mu      sync.Mutex
-	loops   map[string]*ownerLoop
-	wg      sync.WaitGroup
-	ended   chan struct{} // closed if a supervised loop gave up (recovery)
-	endOnce sync.Once
-	endErr  error
+	mu    sync.Mutex
+	loops map[string]*ownerLoop
+	wg    sync.WaitGroup
+	ended *end.End // ends if a supervised loop gave up (recovery)
 }
 
 type ownerLoop struct {
@@ -101,7 +100,7 @@ type ownerLoop struct {
 
 func startOwner(ctx context.Context, f clientFlags, cfg zkcoord.Config, em *event.Emitter, svc *serviceConn) (*ownerApp, error) {
 	a := &ownerApp{f: f, cfg: cfg, kind: ownerKinds[f.workload], em: em, svc: svc, loops: map[string]*ownerLoop{},
-		ended: make(chan struct{})}
+		ended: end.New()}
 	if f.workload == Recovery {
 		for _, r := range f.resources {
 			a.add(r)
@@ -171,23 +170,11 @@ func (a *ownerApp) stop(ctx context.Context) error {
 	return nil
 }
 
-func (a *ownerApp) done() <-chan struct{} { return a.ended }
-func (a *ownerApp) err() error {
-	select {
-	case <-a.ended:
-		return a.endErr
-	default:
-		return nil
-	}
-}
+func (a *ownerApp) done() <-chan struct{} { return a.ended.Done() }
+func (a *ownerApp) err() error            { return a.ended.Err() }
 
 // end ends the app on its own: a supervised loop gave up.
-func (a *ownerApp) end(err error) {
-	a.endOnce.Do(func() {
-		a.endErr = err
-		close(a.ended)
-	})
-}
+func (a *ownerApp) end(err error) { a.ended.End(err) }
 
 // loop competes for resource r until ctx ends.
 func (a *ownerApp) loop(ctx context.Context, r string) {

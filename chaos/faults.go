@@ -333,11 +333,19 @@ func (h *harness) applyServer(n int, f Fault) (string, func()) {
 	}
 	dur := f.Dur.Round(time.Millisecond)
 	h.mark(event.Fault, name, fmt.Sprintf("#%d %s (%s) for %v", n, f.Kind, role, dur))
-	waitReady := func() {
-		ctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
-		defer cancel()
-		if err := h.zk.WaitReady(ctx); err != nil {
-			h.problem("ZooKeeper not ready after fault #%d: %v", n, err)
+	// undo ends the fault with do (restart, resume) and waits until the
+	// ensemble serves again.
+	undo := func(what string, do func() error) func() {
+		return func() {
+			if err := do(); err != nil {
+				h.problem("%s %s: %v", what, name, err)
+			}
+			h.endSpan(name)
+			ctx, cancel := context.WithTimeout(h.ctx, 2*time.Minute)
+			defer cancel()
+			if err := h.zk.WaitReady(ctx); err != nil {
+				h.problem("ZooKeeper not ready after fault #%d: %v", n, err)
+			}
 		}
 	}
 	switch f.Kind {
@@ -346,25 +354,13 @@ func (h *harness) applyServer(n int, f Fault) (string, func()) {
 			h.problem("kill %s: %v", name, err)
 		}
 		h.span(n, name, "down")
-		return fmt.Sprintf("kill %s (%s), restart after %v", name, role, dur), func() {
-			if err := s.Start(); err != nil {
-				h.problem("restart %s: %v", name, err)
-			}
-			h.endSpan(name)
-			waitReady()
-		}
+		return fmt.Sprintf("kill %s (%s), restart after %v", name, role, dur), undo("restart", s.Start)
 	default:
 		if err := s.Pause(); err != nil {
 			h.problem("pause %s: %v", name, err)
 			return "pause " + name + " (failed)", nil
 		}
 		h.span(n, name, "paused")
-		return fmt.Sprintf("pause %s (%s) for %v", name, role, dur), func() {
-			if err := s.Resume(); err != nil {
-				h.problem("resume %s: %v", name, err)
-			}
-			h.endSpan(name)
-			waitReady()
-		}
+		return fmt.Sprintf("pause %s (%s) for %v", name, role, dur), undo("resume", s.Resume)
 	}
 }

@@ -86,6 +86,22 @@ def result(samples=None, ops=0, extra=None):
     return {"samples": samples, "ops": ops or len(samples), "extra": extra or {}}
 
 
+def run_threads(target, args, failures, started=None):
+    """Runs target(*a) in a thread of its own for each a of args, calls
+    started once they have all started, waits for them all and raises the
+    first of failures (which the threads append to). Returns what started
+    returned."""
+    threads = [threading.Thread(target=target, args=a) for a in args]
+    for th in threads:
+        th.start()
+    got = started() if started else None
+    for th in threads:
+        th.join()
+    if failures:
+        raise failures[0]
+    return got
+
+
 def ensure(path):
     try:
         MAIN.ensure_path(path)
@@ -145,16 +161,12 @@ def handoff(path, sessions, n, warm):
             failures.append(e)
             done.set()
 
-    threads = [threading.Thread(target=contend, args=(c, i)) for i, c in enumerate(clients)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    for c in clients:
-        c.stop()
-        c.close()
-    if failures:
-        raise failures[0]
+    try:
+        run_threads(contend, [(c, i) for i, c in enumerate(clients)], failures)
+    finally:
+        for c in clients:
+            c.stop()
+            c.close()
     out = [ms(times[i] - times[i - 1]) for i in range(warm + 1, len(times))]
     return result(out, acquisitions[0])
 
@@ -186,17 +198,14 @@ def distinct(path, nthreads, per, warm):
         except Exception as e:
             failures.append(e)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(nthreads)]
-    for th in threads:
-        th.start()
-    warmed.wait()
-    t0 = time.perf_counter()
-    go.set()
-    for th in threads:
-        th.join()
+    def start():
+        warmed.wait()
+        t = time.perf_counter()
+        go.set()
+        return t
+
+    t0 = run_threads(work, [(k,) for k in range(nthreads)], failures, start)
     wall = time.perf_counter() - t0
-    if failures:
-        raise failures[0]
     ops = nthreads * per
     allv = sorted(v for l in lat for v in l)
     # ops counts the warm-up too: its requests are in the counters.
@@ -615,16 +624,10 @@ def queue(kind, path, consumers, limit, window_ms):
         except Exception as e:  # noqa: BLE001 - reported to the driver
             failures.append(e)
 
-    threads = [threading.Thread(target=consume, args=(c,)) for c in clients]
     start = time.perf_counter()
     deadline = start + window_ms / 1000.0
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(consume, [(c,) for c in clients], failures)
     elapsed = time.perf_counter() - start
-    if failures:
-        raise failures[0]
     taken = count[1]
     if taken == 0:
         raise RuntimeError("no item taken in %.0f ms" % ms(elapsed))

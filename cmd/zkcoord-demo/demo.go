@@ -42,7 +42,7 @@ type demoOptions struct {
 }
 
 // runDemo checks the options and plays the demo.
-func runDemo(a *app, cmd *cobra.Command, o demoOptions) error {
+func runDemo(a *cli.App, cmd *cobra.Command, o demoOptions) error {
 	if o.workers < 2 || o.workers > 9 {
 		return cli.Usagef("demo: --workers must be between 2 and 9")
 	}
@@ -57,7 +57,7 @@ func runDemo(a *app, cmd *cobra.Command, o demoOptions) error {
 	}
 	o.paceSet = cmd.Flags().Changed("pace")
 	if cmd.Flags().Changed("zk") {
-		cfg, err := a.conn.Config()
+		cfg, err := a.Conn.Config()
 		if err != nil {
 			return err
 		}
@@ -66,9 +66,9 @@ func runDemo(a *app, cmd *cobra.Command, o demoOptions) error {
 	// The demo's own logs would break a redrawn view: show only problems
 	// unless asked for more.
 	if !cmd.Flags().Changed("log-level") && os.Getenv(cli.EnvLogLevel) == "" {
-		a.logging.Level = "error"
+		a.Logging.Level = "error"
 	}
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
 	if o.zkcoord == "" {
@@ -84,7 +84,7 @@ func runDemo(a *app, cmd *cobra.Command, o demoOptions) error {
 
 // demo is one run of the demo.
 type demo struct {
-	a     *app
+	a     *cli.App
 	o     demoOptions
 	t0    time.Time
 	runID string // marks every process the demo starts (environment)
@@ -129,7 +129,7 @@ type stepRecord struct {
 	err        error
 }
 
-func newDemo(a *app, o demoOptions) *demo {
+func newDemo(a *cli.App, o demoOptions) *demo {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	d := &demo{a: a, o: o, t0: time.Now(), runID: hex.EncodeToString(b[:]), root: rebalance.DefaultRoot,
@@ -140,7 +140,7 @@ func newDemo(a *app, o demoOptions) *demo {
 	for i := 1; i <= o.resources; i++ {
 		d.resources = append(d.resources, fmt.Sprintf("shard-%02d", i))
 	}
-	d.view = newDemoView(d, a.stdout, o.plain)
+	d.view = newDemoView(d, a.Stdout, o.plain)
 	if !d.o.paceSet && !d.view.plain() {
 		d.o.pace = 3 * time.Second
 	}
@@ -158,7 +158,7 @@ func (d *demo) run() error {
 
 // play sets everything up and runs the script.
 func (d *demo) play() error {
-	ctx := d.a.ctx
+	ctx := d.a.Ctx
 	if len(d.o.zk) == 0 {
 		d.logf("starting a ZooKeeper server for the demo (from the Debian package zookeeper)")
 		c, err := zkserver.Launch()
@@ -171,7 +171,7 @@ func (d *demo) play() error {
 		d.servers = d.o.zk
 		d.logf("using ZooKeeper at %s, group %s", strings.Join(d.servers, ","), d.group)
 	}
-	cfg, err := d.a.conn.Config()
+	cfg, err := d.a.Conn.Config()
 	if err != nil {
 		return err
 	}
@@ -179,8 +179,8 @@ func (d *demo) play() error {
 	if len(d.o.zk) == 0 {
 		cfg = zkcoord.Config{Servers: d.servers}
 	}
-	cfg.Logger = d.a.log
-	sess, err := d.a.connectConfig(ctx, cfg)
+	cfg.Logger = d.a.Log
+	sess, err := d.a.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (d *demo) serveUI(ctx context.Context) (func(), error) {
 		defer close(done)
 		defer ln.Close()
 		announce := func(url string) { d.logf("the web console is at %s", url) }
-		err := cli.ServeConsole(ctx, d.sess, ln, console.Options{Root: d.root, Logger: d.a.log}, announce, d.a.stderr, d.a.log)
+		err := cli.ServeConsole(ctx, d.sess, ln, console.Options{Root: d.root, Logger: d.a.Log}, announce, d.a.Stderr, d.a.Log)
 		if err != nil && ctx.Err() == nil {
 			d.logf("the web console stopped: %v", err)
 		}
@@ -308,7 +308,7 @@ func (d *demo) startWorker(name string) (*demoWorker, error) {
 		"--name", name, "--events", "--zk", strings.Join(p.Servers(), ","),
 		"--session-timeout", d.o.sessionTimeout.String(), "--grace", "1s", "--log-level", "warn"}
 	if len(d.o.zk) > 0 {
-		args = append(args, d.a.conn.PassOn()...)
+		args = append(args, d.a.Conn.PassOn()...)
 	} else {
 		args = append(args, (&cli.ConnOptions{ACL: "open"}).PassOn()...)
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
@@ -19,50 +16,11 @@ func main() {
 // run plays the demo as the command line args say and returns the exit
 // code.
 func run(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, args: args, log: slog.New(slog.DiscardHandler)}
-	return cli.Run(args, stderr, a.close, func(ctx context.Context) *cobra.Command {
-		a.ctx = ctx
-		return newDemoCommand(a)
-	})
+	a := cli.NewApp(args, stdout, stderr)
+	return a.Run(func() *cobra.Command { return newDemoCommand(a) })
 }
 
-// app is what the demo's code shares: the output streams, the common flags
-// of the zkcoord programs and the logger they set up.
-type app struct {
-	ctx            context.Context // cancelled by SIGINT and SIGTERM
-	stdout, stderr io.Writer
-	args           []string // the command line, for messages
-
-	conn    cli.ConnOptions
-	logging cli.LogOptions
-	log     *slog.Logger
-	closers []func()
-}
-
-// setup applies the logging and metrics flags.
-func (a *app) setup() error {
-	log, _, stop, err := a.logging.Start(a.stderr)
-	if err != nil {
-		return err
-	}
-	a.log = log
-	a.closers = append(a.closers, stop)
-	return nil
-}
-
-func (a *app) close() {
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		a.closers[i]()
-	}
-}
-
-// connectConfig opens a Session with cfg, waiting at most the connect
-// timeout.
-func (a *app) connectConfig(ctx context.Context, cfg zkcoord.Config) (*zkcoord.Session, error) {
-	return cli.Connect(ctx, cfg, a.conn.ConnectTimeout, a.log)
-}
-
-func newDemoCommand(a *app) *cobra.Command {
+func newDemoCommand(a *cli.App) *cobra.Command {
 	var o demoOptions
 	cmd := &cobra.Command{
 		// Named as zkcoord users know it: "zkcoord demo" runs this program.
@@ -71,17 +29,12 @@ func newDemoCommand(a *app) *cobra.Command {
 		Long:          demoHelp,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return cli.Usagef("demo: unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args:          cli.NoArgs("demo: unexpected argument"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDemo(a, cmd, o)
 		},
 	}
-	cli.Prepare(cmd, a.stdout, a.stderr, a.args, &a.conn, &a.logging)
+	a.Prepare(cmd)
 	cmd.SetHelpFunc(func(cc *cobra.Command, _ []string) { cli.PrintCommandHelp(cc, cc.OutOrStdout()) })
 	fs := cmd.Flags()
 	fs.IntVar(&o.workers, "workers", 3, "start with `n` workers (2 to 9)")

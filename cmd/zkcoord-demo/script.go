@@ -23,7 +23,7 @@ const stepTimeout = 45 * time.Second
 
 // script plays the steps in order; it stops at the first that fails.
 func (d *demo) script() error {
-	ctx := d.a.ctx
+	ctx := d.a.Ctx
 	st := d.o.sessionTimeout
 	steps := []struct {
 		title, explain string
@@ -316,8 +316,8 @@ func (d *demo) waitFor(ctx context.Context, cond func() (bool, string)) error {
 		case <-d.changed:
 		case <-tick.C:
 		case <-ctx.Done():
-			if d.a.ctx.Err() != nil {
-				return d.a.ctx.Err()
+			if d.a.Ctx.Err() != nil {
+				return d.a.Ctx.Err()
 			}
 			return fmt.Errorf("not done after %v: %s", stepTimeout, why)
 		}

@@ -271,7 +271,7 @@ func (d *demo) render(compact int) []string {
 
 // verdict prints the summary and returns the demo's result.
 func (d *demo) verdict(runErr error) error {
-	w := d.a.stdout
+	w := d.a.Stdout
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	fmt.Fprintln(w)

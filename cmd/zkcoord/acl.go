@@ -126,7 +126,7 @@ func runACLGet(a *app, path string, asJSON bool) error {
 		}
 		return a.printJSON(out)
 	}
-	term := isTerminal(a.stdout)
+	term := isTerminal(a.Stdout)
 	for _, e := range acl {
 		a.printf("%s\n", shownName(formatACL(e), term))
 	}

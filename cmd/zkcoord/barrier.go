@@ -77,9 +77,9 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 	)
 	switch {
 	case (sub == "wait" || sub == "enter") && o.timeout > 0:
-		ctx, cancel = context.WithTimeout(a.ctx, o.timeout)
+		ctx, cancel = context.WithTimeout(a.Ctx, o.timeout)
 	case sub == "wait" || sub == "enter":
-		ctx, cancel = context.WithCancel(a.ctx) // waits for ever
+		ctx, cancel = context.WithCancel(a.Ctx) // waits for ever
 	default:
 		ctx, cancel = a.opContext(sess)
 	}
@@ -104,7 +104,7 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 		if o.ephemeral {
 			a.printf("barrier %s set; holding it until interrupted\n", path)
 			select {
-			case <-a.ctx.Done():
+			case <-a.Ctx.Done():
 				return nil
 			case <-sess.Done():
 				return cli.Lostf("the session ended, and the barrier with it: %v", sess.Err())
@@ -125,12 +125,12 @@ func runBarrier(a *app, sub, path string, cmdArgs []string, o *barrierOptions) e
 	case "wait":
 		start := time.Now()
 		if err := b.Wait(ctx); err != nil {
-			if a.ctx.Err() == nil && ctx.Err() != nil {
+			if a.Ctx.Err() == nil && ctx.Err() != nil {
 				return fmt.Errorf("barrier %s still set after %v", path, o.timeout)
 			}
 			return fmt.Errorf("waiting for the barrier %s: %w", path, err)
 		}
-		a.log.Debug("barrier passed", "path", path, "waited", time.Since(start))
+		a.Log.Debug("barrier passed", "path", path, "waited", time.Since(start))
 	}
 	return nil
 }
@@ -141,12 +141,12 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 		return cli.Usagef("barrier enter: %v", err)
 	}
 	if err := d.Enter(ctx); err != nil {
-		if a.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		if a.Ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("the double barrier %s did not gather %d members within %v", path, members, timeout)
 		}
 		return fmt.Errorf("entering the double barrier %s: %w", path, err)
 	}
-	a.log.Info("entered", "path", path, "members", members)
+	a.Log.Info("entered", "path", path, "members", members)
 	status := 0
 	if len(cmdArgs) > 0 {
 		c, err := supervise.Start(supervise.Spec{Name: cmdArgs[0], Argv: cmdArgs, Env: []string{"ZKCOORD_PATH=" + path}})
@@ -155,7 +155,7 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 		}
 		select {
 		case <-c.Done():
-		case <-a.ctx.Done():
+		case <-a.Ctx.Done():
 			c.Stop(10*time.Second, nil, nil)
 		}
 		status = c.Status()
@@ -164,10 +164,10 @@ func runDoubleBarrier(ctx context.Context, a *app, sess *zkcoord.Session, path s
 	}
 	lctx, cancel := context.WithTimeout(context.Background(), 24*time.Hour)
 	defer cancel()
-	if a.ctx.Err() != nil {
-		lctx = a.ctx // interrupted: leave, but do not wait for the others
+	if a.Ctx.Err() != nil {
+		lctx = a.Ctx // interrupted: leave, but do not wait for the others
 	}
-	if err := d.Leave(lctx); err != nil && a.ctx.Err() == nil {
+	if err := d.Leave(lctx); err != nil && a.Ctx.Err() == nil {
 		return fmt.Errorf("leaving the double barrier %s: %w", path, err)
 	}
 	return cli.ExitStatus(status)

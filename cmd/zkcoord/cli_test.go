@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
 // Every command has a help text listing its own flags, and the top-level
@@ -56,7 +58,7 @@ func TestHelp(t *testing.T) {
 	subs := map[string]string{"resources": "add", "barrier": "enter", "queue": "take", "counter": "add",
 		"locks": "ls", "election": "ls", "services": "get", "acl": "set", "server": "stat", "ensemble": "show"}
 	seen := map[string]bool{}
-	for _, c := range newRootCommand(&app{stdout: io.Discard, stderr: io.Discard}).Commands() {
+	for _, c := range newRootCommand(&app{App: cli.NewApp(nil, io.Discard, io.Discard)}).Commands() {
 		cname := c.Name()
 		if cname == "help" || cname == "completion" {
 			continue

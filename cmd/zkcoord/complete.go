@@ -48,7 +48,7 @@ func addCompletions(a *app, root *cobra.Command) {
 	}
 	walk(root)
 	_ = root.RegisterFlagCompletionFunc("chroot", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		a.conn.Chroot = "" // the chroot is looked for from the root
+		a.Conn.Chroot = "" // the chroot is looked for from the root
 		return completeNodes(a, toComplete)
 	})
 }
@@ -74,7 +74,7 @@ func argNames(use string) []string {
 // completeArg completes the argument after args, of the command whose
 // arguments are names.
 func completeArg(a *app, cmd *cobra.Command, names, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(names) == 0 || afterDash(a.args) {
+	if len(names) == 0 || afterDash(a.Args) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	name := names[min(len(args), len(names)-1)]
@@ -165,13 +165,13 @@ func completeChildren(a *app, parent, toComplete string) ([]string, cobra.ShellC
 // bounded by completeTimeout; a completion that cannot reach ZooKeeper
 // offers nothing, silently.
 func withSession(a *app, f func(ctx context.Context, sess *zkcoord.Session) error) error {
-	cfg, err := a.conn.Config()
+	cfg, err := a.Conn.Config()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(a.ctx, completeTimeout)
+	ctx, cancel := context.WithTimeout(a.Ctx, completeTimeout)
 	defer cancel()
-	sess, err := cli.Connect(ctx, cfg, completeTimeout, a.log)
+	sess, err := cli.Connect(ctx, cfg, completeTimeout, a.Log)
 	if err != nil {
 		return err
 	}

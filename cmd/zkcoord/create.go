@@ -105,17 +105,17 @@ func runCreate(a *app, path, arg string, o *createOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
-	cfg, err := a.conn.Config()
+	cfg, err := a.Conn.Config()
 	if err != nil {
 		return err
 	}
 	// --parents creates a missing chroot too, as it creates the path's
 	// other ancestors.
 	cfg.ChrootMustExist = !o.parents
-	sess, err := a.connectConfig(a.ctx, cfg)
+	sess, err := a.ConnectConfig(a.Ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -167,9 +167,9 @@ func runCreate(a *app, path, arg string, o *createOptions) error {
 		return nil
 	}
 	cancel()
-	a.log.Info("holding the ephemeral node until interrupted", "path", created, "session", sessionID(sess.ID()))
+	a.Log.Info("holding the ephemeral node until interrupted", "path", created, "session", sessionID(sess.ID()))
 	select {
-	case <-a.ctx.Done():
+	case <-a.Ctx.Done():
 		return nil
 	case <-sess.Done():
 		return cli.Lostf("the session ended, and the ephemeral node %s with it: %v", created, sess.Err())

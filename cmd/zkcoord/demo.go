@@ -43,8 +43,8 @@ func runDemo(a *app, args []string) error {
 	if self, err := os.Executable(); err == nil {
 		args = append([]string{"--zkcoord", self}, args...)
 	}
-	c := exec.CommandContext(a.ctx, path, args...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, a.stdout, a.stderr
+	c := exec.CommandContext(a.Ctx, path, args...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, a.Stdout, a.Stderr
 	// An interrupt from the terminal reaches both programs; SIGTERM to
 	// zkcoord alone is passed on, and the demo cleans up as usual.
 	c.Cancel = func() error {
@@ -62,7 +62,7 @@ func runDemo(a *app, args []string) error {
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		return cli.ExitStatus(ee.ExitCode())
 	}
-	if errors.Is(a.ctx.Err(), context.Canceled) {
+	if errors.Is(a.Ctx.Err(), context.Canceled) {
 		return nil
 	}
 	return fmt.Errorf("running %s: %w", path, err)

@@ -198,7 +198,7 @@ func runElect(a *app, o *electOptions) error {
 		if o.fence != "" {
 			healthOpt = append(healthOpt, failover.WithHealthCheck(check, o.healthInterval, o.healthFailures))
 		} else {
-			o.gate = newHealthGate(check, o.healthInterval, o.healthFailures, func(msg string, args ...any) { a.log.Warn(msg, args...) })
+			o.gate = newHealthGate(check, o.healthInterval, o.healthFailures, func(msg string, args ...any) { a.Log.Warn(msg, args...) })
 		}
 	}
 	if len(o.cmd) > 0 {
@@ -206,11 +206,11 @@ func runElect(a *app, o *electOptions) error {
 			return fmt.Errorf("elect: %w (no candidacy was started)", err)
 		}
 	}
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
 	if o.gate != nil {
-		gctx, stop := context.WithCancel(a.ctx)
+		gctx, stop := context.WithCancel(a.Ctx)
 		defer stop()
 		go o.gate.Run(gctx)
 	}
@@ -221,17 +221,17 @@ func runElect(a *app, o *electOptions) error {
 	// and Supervise runs it again on a new Session: a new candidacy, a
 	// new token, once the command of the old one was stopped.
 	var final error
-	err := a.supervise(a.ctx, func(_ context.Context, sess *zkcoord.Session) error {
+	err := a.supervise(a.Ctx, func(_ context.Context, sess *zkcoord.Session) error {
 		res := electSession(a, sess, o, fenceCmd, healthOpt)
-		if res.lost && !res.sessOK && !o.noRecover && a.ctx.Err() == nil {
-			a.log.Warn("the session ended: standing by again with a new session", "path", o.path, "err", res.err)
+		if res.lost && !res.sessOK && !o.noRecover && a.Ctx.Err() == nil {
+			a.Log.Warn("the session ended: standing by again with a new session", "path", o.path, "err", res.err)
 			return errStandAgain
 		}
 		final = res.err
 		return errDecided
 	}, zkcoord.WithRestartIf(func(err error) bool { return errors.Is(err, errStandAgain) }))
 	switch {
-	case errors.Is(err, errDecided) || a.ctx.Err() != nil:
+	case errors.Is(err, errDecided) || a.Ctx.Err() != nil:
 		return final
 	case err != nil:
 		return err
@@ -258,10 +258,10 @@ func electSession(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comma
 		} else {
 			res = electPlain(a, sess, o)
 		}
-		if !(res.stepDown || res.lost && o.rejoin) || !res.sessOK || a.ctx.Err() != nil {
+		if !(res.stepDown || res.lost && o.rejoin) || !res.sessOK || a.Ctx.Err() != nil {
 			return res
 		}
-		a.log.Info("standing by again", "path", o.path)
+		a.Log.Info("standing by again", "path", o.path)
 	}
 }
 
@@ -275,27 +275,27 @@ type activeData struct {
 // electPlain campaigns once on the election at o.path and runs the command
 // while leading.
 func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
-	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.log), election.WithLockDelay(o.lockDelay))
+	e, err := election.New(sess, o.path, election.WithID(o.id), election.WithLogger(a.Log), election.WithLockDelay(o.lockDelay))
 	if err != nil {
 		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
-	ctx := a.ctx
+	ctx := a.Ctx
 	if o.gate != nil {
-		if o.gate.Wait(a.ctx) != nil {
+		if o.gate.Wait(a.Ctx) != nil {
 			return electResult{}
 		}
 		var cancel context.CancelFunc
-		ctx, cancel = o.gate.While(a.ctx, failover.ErrUnhealthy)
+		ctx, cancel = o.gate.While(a.Ctx, failover.ErrUnhealthy)
 		defer cancel()
 	}
-	a.log.Info("standing by", "path", o.path, "id", o.id)
+	a.Log.Info("standing by", "path", o.path, "id", o.id)
 	lead, err := e.Campaign(ctx)
 	if err != nil {
-		if a.ctx.Err() != nil {
+		if a.Ctx.Err() != nil {
 			return electResult{}
 		}
 		if errors.Is(context.Cause(ctx), failover.ErrUnhealthy) {
-			a.log.Warn("health check failing: not standing", "path", o.path)
+			a.Log.Warn("health check failing: not standing", "path", o.path)
 			return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
 		}
 		if errors.Is(err, zkcoord.ErrSequenceWrapped) || errors.Is(err, election.ErrOtherElection) {
@@ -307,12 +307,12 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 		ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
 		defer cancel()
 		if err := lead.Resign(ctx); err != nil && sess.Err() == nil {
-			a.log.Warn("resigning", "path", o.path, "err", err)
+			a.Log.Warn("resigning", "path", o.path, "err", err)
 		}
 	}
-	a.rec.Leading(o.path, true)
-	defer a.rec.Leading(o.path, false)
-	a.log.Info("leading", "path", o.path, "id", lead.ID(), "term", lead.Term(), "token", lead.Token())
+	a.Rec.Leading(o.path, true)
+	defer a.Rec.Leading(o.path, false)
+	a.Log.Info("leading", "path", o.path, "id", lead.ID(), "term", lead.Term(), "token", lead.Token())
 	var own zkcoord.Ownership = lead
 	if o.gate != nil {
 		// Leadership ends for this process when the checks fail too.
@@ -328,7 +328,7 @@ func electPlain(a *app, sess *zkcoord.Session, o *electOptions) electResult {
 	}
 	res := leadWith(a, sess, o, own, o.revokedOf(lead), lead.Term(), nil, resign)
 	if res.lost && errors.Is(own.Err(), failover.ErrUnhealthy) {
-		a.log.Warn("health check failing: stepped down", "path", o.path)
+		a.Log.Warn("health check failing: stepped down", "path", o.path)
 		resign()
 		return electResult{lost: true, sessOK: sess.Err() == nil, stepDown: true}
 	}
@@ -352,15 +352,15 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, own zkcoord.Owners
 			a.printf("leader %s id %s term %d token %d\n", o.path, o.id, term, token)
 		}
 		select {
-		case <-a.ctx.Done():
+		case <-a.Ctx.Done():
 			resign()
 			return electResult{}
 		case <-revoked:
-			a.log.Info("asked to step down: resigning", "path", o.path)
+			a.Log.Info("asked to step down: resigning", "path", o.path)
 			resign()
 			return electResult{revoked: true}
 		case <-done:
-			if a.ctx.Err() != nil {
+			if a.Ctx.Err() != nil {
 				return electResult{}
 			}
 			err := cause()
@@ -381,10 +381,10 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, own zkcoord.Owners
 	select {
 	case <-c.Done():
 		resign()
-		a.log.Info("command ended; leaving the election", "how", c.Describe())
+		a.Log.Info("command ended; leaving the election", "how", c.Describe())
 		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-done:
-		if a.ctx.Err() != nil { // interrupted, and leadership ended with it
+		if a.Ctx.Err() != nil { // interrupted, and leadership ended with it
 			c.Stop(o.grace, sess, nil)
 			resign()
 			return electResult{err: cli.ExitStatus(c.Status())}
@@ -394,17 +394,17 @@ func leadWith(a *app, sess *zkcoord.Session, o *electOptions, own zkcoord.Owners
 		if errors.Is(err, failover.ErrUnhealthy) {
 			g = o.grace // still leading: no one else may act yet
 		}
-		a.log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
+		a.Log.Error("leadership lost: stopping the command", "path", o.path, "err", err, "grace", g)
 		c.Stop(g, sess, nil)
 		return electResult{err: cli.Lostf("lost leadership of %s: %v (the command was stopped: %s)", o.path, err, c.Describe()),
 			lost: true, sessOK: sess.Err() == nil}
-	case <-a.ctx.Done():
-		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
+	case <-a.Ctx.Done():
+		a.Log.Info("interrupted: stopping the command", "pid", c.Pid())
 		c.Stop(o.grace, sess, own)
 		resign()
 		return electResult{err: cli.ExitStatus(c.Status())}
 	case <-revoked:
-		a.log.Info("asked to step down: stopping the command", "pid", c.Pid())
+		a.Log.Info("asked to step down: stopping the command", "pid", c.Pid())
 		c.Stop(o.grace, sess, own)
 		resign()
 		return electResult{err: cli.ExitStatus(c.Status()), revoked: true}
@@ -428,24 +428,24 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 		return runFence(ctx, a, o, fenceCmd, prev)
 	}
 	events, stopEvents := fifo.Relay(16, func(ev failover.Event) {
-		a.log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
+		a.Log.Debug("failover", "event", ev.Type.String(), "token", ev.Token, "err", ev.Err)
 	})
 	defer stopEvents() // after Run returned: its last events are in the channel
 	fopts := append([]failover.Option{failover.WithID(o.id), failover.WithData([]byte(o.data)), failover.WithLockDelay(o.lockDelay),
-		failover.WithLogger(a.log), failover.WithEvents(events)}, opts...)
+		failover.WithLogger(a.Log), failover.WithEvents(events)}, opts...)
 	f, err := failover.New(sess, o.path, fence, fopts...)
 	if err != nil {
 		return electResult{err: cli.Usagef("elect: %v", err)}
 	}
-	runCtx, cancelRun := context.WithCancel(a.ctx)
+	runCtx, cancelRun := context.WithCancel(a.Ctx)
 	defer cancelRun()
 	var res electResult
 	decided := false
-	a.log.Info("standing by", "path", o.path, "id", o.id)
+	a.Log.Info("standing by", "path", o.path, "id", o.id)
 	err = f.Run(runCtx, func(ctx context.Context, act failover.Activation) error {
-		a.rec.Leading(o.path, true)
-		defer a.rec.Leading(o.path, false)
-		a.log.Info("active", "path", o.path, "id", o.id, "term", act.Term, "token", act.Token, "fenced", act.Fenced)
+		a.Rec.Leading(o.path, true)
+		defer a.Rec.Leading(o.path, false)
+		a.Log.Info("active", "path", o.path, "id", o.id, "term", act.Term, "token", act.Token, "fenced", act.Fenced)
 		var extra []string
 		if act.Previous != nil {
 			extra = append(extra, "ZKCOORD_PREV_ID="+act.Previous.ID)
@@ -464,7 +464,7 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 			return nil
 		case r.lost && errors.Is(context.Cause(ctx), failover.ErrUnhealthy):
 			// Run steps down and stands again once the checks pass.
-			a.log.Warn("health check failing: stepped down", "path", o.path)
+			a.Log.Warn("health check failing: stepped down", "path", o.path)
 			return context.Cause(ctx)
 		case r.lost:
 			res, decided = r, true
@@ -484,7 +484,7 @@ func electFailover(a *app, sess *zkcoord.Session, o *electOptions, fenceCmd comm
 	switch {
 	case decided && (!res.lost || !o.rejoin):
 		return res
-	case a.ctx.Err() != nil:
+	case a.Ctx.Err() != nil:
 		return electResult{}
 	case errors.Is(err, zkcoord.ErrSequenceWrapped) || errors.Is(err, election.ErrOtherElection):
 		return electResult{err: fmt.Errorf("failover %s: %w%s", o.path, err, otherWay(err, false))} // standing again cannot help
@@ -511,7 +511,7 @@ func otherWay(err error, plain bool) string {
 func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, prev failover.Breadcrumb) error {
 	if prev.Token == o.stopped.Load() {
 		// This process, after a session loss: FENCE would act on itself.
-		a.log.Info("the previous active was this process, its command stopped: nothing to fence", "token", prev.Token)
+		a.Log.Info("the previous active was this process, its command stopped: nothing to fence", "token", prev.Token)
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.fenceTimeout)
@@ -532,10 +532,10 @@ func runFence(ctx context.Context, a *app, o *electOptions, t commandTemplate, p
 	if json.Unmarshal(prev.Data, &ad) == nil && ad.Host != "" {
 		env = append(env, "ZKCOORD_PREV_HOST="+ad.Host, "ZKCOORD_PREV_PID="+strconv.Itoa(ad.PID))
 	}
-	a.log.Warn("fencing the previous active", "prev", prev.ID, "token", prev.Token, "cmd", t.text)
-	if err := runToEnd(ctx, supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.stderr}, o.grace, "fence command"); err != nil {
+	a.Log.Warn("fencing the previous active", "prev", prev.ID, "token", prev.Token, "cmd", t.text)
+	if err := runToEnd(ctx, supervise.Spec{Name: "fence", Argv: t.argv(nil), Env: env, Stdout: a.Stderr}, o.grace, "fence command"); err != nil {
 		return err
 	}
-	a.log.Info("previous active fenced", "prev", prev.ID)
+	a.Log.Info("previous active fenced", "prev", prev.ID)
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 func healthCheck(a *app, o *electOptions, t commandTemplate) failover.HealthFunc {
 	return func(ctx context.Context) error {
 		env := []string{"ZKCOORD_PATH=" + o.path, "ZKCOORD_ID=" + o.id}
-		return runToEnd(ctx, supervise.Spec{Name: "health", Argv: t.argv(nil), Env: env, Stdout: a.stderr}, 0, "health check")
+		return runToEnd(ctx, supervise.Spec{Name: "health", Argv: t.argv(nil), Env: env, Stdout: a.Stderr}, 0, "health check")
 	}
 }
 

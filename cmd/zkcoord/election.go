@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -106,7 +105,7 @@ func runElection(a *app, sub, path string, o *electionOptions) error {
 		}
 		return a.printJSON(out)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	fmt.Fprintln(tw, "ROLE\tID\tNODE\tTOKEN\tSESSION\tSINCE")
 	for _, p := range ps {
 		role := "waits"

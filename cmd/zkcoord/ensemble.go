@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -173,7 +172,7 @@ func runEnsemble(a *app, o *ensembleOptions, r *zkcoord.Reconfig) error {
 		if c, err = sess.EnsembleConfig(ctx); err != nil || !applied(r, c) {
 			return errors.New("the connection was lost before the ensemble answered, and the membership read again does not show the change (yet): see zkcoord ensemble show before trying again")
 		}
-		fmt.Fprintf(a.stderr, "zkcoord: the connection was lost with the answer; the membership read again shows the change\n")
+		fmt.Fprintf(a.Stderr, "zkcoord: the connection was lost with the answer; the membership read again shows the change\n")
 	}
 	return a.printEnsemble(c, o.asJSON)
 }
@@ -236,10 +235,10 @@ func (a *app) printEnsemble(c zkcoord.EnsembleConfig, asJSON bool) error {
 		return a.printJSON(out)
 	}
 	if len(c.Members) == 0 {
-		fmt.Fprintf(a.stderr, "zkcoord: %s lists no members: a standalone server\n", zkcoord.ConfigNode)
+		fmt.Fprintf(a.Stderr, "zkcoord: %s lists no members: a standalone server\n", zkcoord.ConfigNode)
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	fmt.Fprintln(tw, "ID\tROLE\tCLIENT\tQUORUM\tELECTION")
 	for _, m := range c.Members {
 		client := m.ClientAddr

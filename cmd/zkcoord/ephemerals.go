@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord/cmd/internal/cli"
@@ -80,7 +79,7 @@ func runEphemerals(a *app, path string, o *ephemeralsOptions) error {
 	}
 	defer cli.CloseSession(sess)
 	// No time limit, as for ls -R.
-	nodes, err := walkTree(a.ctx, sess, path)
+	nodes, err := walkTree(a.Ctx, sess, path)
 	if err != nil {
 		return nodeError("ephemerals", path, err)
 	}
@@ -98,8 +97,8 @@ func runEphemerals(a *app, path string, o *ephemeralsOptions) error {
 		return unlisted(nodes)
 	}
 	if len(found) > 0 {
-		term := isTerminal(a.stdout)
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		term := isTerminal(a.Stdout)
+		tw := cli.Table(a.Stdout)
 		fmt.Fprintln(tw, "NODE\tSESSION")
 		for _, e := range found {
 			fmt.Fprintf(tw, "%s\t%s\n", shownName(e.Path, term), e.Session)

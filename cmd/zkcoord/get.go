@@ -72,10 +72,10 @@ func runGet(a *app, path string, o *getOptions) error {
 	case o.asJSON:
 		text, enc := jsonData(data)
 		return a.printJSON(nodeJSON{Path: path, Data: text, Encoding: enc, Stat: toStatJSON(st)})
-	case o.raw || !isTerminal(a.stdout):
-		_, err := a.stdout.Write(data)
+	case o.raw || !isTerminal(a.Stdout):
+		_, err := a.Stdout.Write(data)
 		return err
 	}
-	showData(a.stdout, a.stderr, data)
+	showData(a.Stdout, a.Stderr, data)
 	return nil
 }

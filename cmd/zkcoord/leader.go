@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -131,7 +130,7 @@ func toLeaderJSON(l election.Leader) *leaderJSON {
 }
 
 func printLeader(a *app, info leaderInfo) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	defer tw.Flush()
 	if info.Leader == nil {
 		fmt.Fprintf(tw, "leader\t(none)\n")
@@ -153,7 +152,7 @@ func printLeader(a *app, info leaderInfo) {
 }
 
 func watchLeader(a *app, e *election.Election, path string, asJSON bool) error {
-	ch := e.Observe(a.ctx).Changes()
+	ch := e.Observe(a.Ctx).Changes()
 	for l := range ch {
 		var line string
 		switch {
@@ -175,7 +174,7 @@ func watchLeader(a *app, e *election.Election, path string, asJSON bool) error {
 		}
 		a.printf("%s\n", line)
 	}
-	if a.ctx.Err() != nil {
+	if a.Ctx.Err() != nil {
 		return nil
 	}
 	return errors.New("stopped watching: the session ended")

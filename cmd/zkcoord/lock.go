@@ -154,11 +154,11 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 			return fmt.Errorf("lock %s: %w (the lock was not taken)", path, err)
 		}
 	}
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
 
-	sess, err := a.connect(a.ctx)
+	sess, err := a.connect(a.Ctx)
 	if err != nil {
 		return err
 	}
@@ -176,15 +176,15 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 	if err != nil {
 		return err
 	}
-	a.rec.LockHeld(path, true)
-	defer a.rec.LockHeld(path, false)
+	a.Rec.LockHeld(path, true)
+	defer a.Rec.LockHeld(path, false)
 	token := lease.Token()
-	a.log.Info("lock acquired", "path", path, "node", lease.Path(), "token", token)
+	a.Log.Info("lock acquired", "path", path, "node", lease.Path(), "token", token)
 	release := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
 		defer cancel()
 		if err := lease.Release(ctx); err != nil && !errors.Is(err, lock.ErrLost) {
-			a.log.Warn("releasing the lock", "path", path, "err", err)
+			a.Log.Warn("releasing the lock", "path", path, "err", err)
 		}
 	}
 
@@ -203,11 +203,11 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 			a.printf("locked %s token %d\n", path, token)
 		}
 		select {
-		case <-a.ctx.Done():
+		case <-a.Ctx.Done():
 			release()
 			return nil
 		case <-revoked:
-			a.log.Info("asked to release the lock", "path", path)
+			a.Log.Info("asked to release the lock", "path", path)
 			release()
 			return nil
 		case <-lease.Done():
@@ -225,25 +225,25 @@ func runLock(a *app, o *lockOptions, path string, cmdArgs []string) error {
 		release()
 		return err
 	}
-	a.log.Debug("command started", "pid", c.Pid(), "cmd", cmdArgs)
+	a.Log.Debug("command started", "pid", c.Pid(), "cmd", cmdArgs)
 	select {
 	case <-c.Done():
 		release()
-		a.log.Debug("command ended", "pid", c.Pid(), "how", c.Describe())
+		a.Log.Debug("command ended", "pid", c.Pid(), "how", c.Describe())
 		return cli.ExitStatus(c.Status())
 	case <-lease.Done():
 		cause := lease.Err()
 		g := supervise.LossGrace(sess, cause, o.grace)
-		a.log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
+		a.Log.Error("lock lost: stopping the command", "path", path, "err", cause, "grace", g)
 		c.Stop(g, sess, nil)
 		return cli.Lostf("lost the lock %s: %v (the command was stopped: %s)", path, cause, c.Describe())
-	case <-a.ctx.Done():
-		a.log.Info("interrupted: stopping the command", "pid", c.Pid())
+	case <-a.Ctx.Done():
+		a.Log.Info("interrupted: stopping the command", "pid", c.Pid())
 		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
 	case <-revoked:
-		a.log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
+		a.Log.Info("asked to release the lock: stopping the command", "path", path, "pid", c.Pid())
 		c.Stop(o.grace, sess, lease)
 		release()
 		return cli.ExitStatus(c.Status())
@@ -263,54 +263,18 @@ const (
 // semaphore only.
 func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit int, wait time.Duration, try bool,
 	data []byte, lockDelay time.Duration, semOpts ...lock.Option) (*lock.Lease, error) {
-	ctx := a.ctx
+	ctx := a.Ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
 	opts := []lock.Option{lock.WithData(data), lock.WithLockDelay(lockDelay)}
-	var (
-		lease *lock.Lease
-		err   error
-	)
-	switch {
-	case limit > 0:
-		s, err2 := lock.NewSemaphore(sess, path, limit, append(opts, semOpts...)...)
-		if err2 != nil {
-			return nil, cli.Usagef("lock: %v", err2)
-		}
-		if try {
-			lease, err = s.TryAcquire(ctx)
-		} else {
-			lease, err = s.Acquire(ctx)
-		}
-	case kind == kindRead || kind == kindWrite:
-		rw, err2 := lock.NewRWMutex(sess, path, opts...)
-		if err2 != nil {
-			return nil, cli.Usagef("lock: %v", err2)
-		}
-		switch {
-		case kind == kindRead && try:
-			lease, err = rw.TryRLock(ctx)
-		case kind == kindRead:
-			lease, err = rw.RLock(ctx)
-		case try:
-			lease, err = rw.TryLock(ctx)
-		default:
-			lease, err = rw.Lock(ctx)
-		}
-	default:
-		m, err2 := lock.NewMutex(sess, path, opts...)
-		if err2 != nil {
-			return nil, cli.Usagef("lock: %v", err2)
-		}
-		if try {
-			lease, err = m.TryLock(ctx)
-		} else {
-			lease, err = m.Lock(ctx)
-		}
+	take, err := taking(sess, path, kind, limit, try, opts, semOpts)
+	if err != nil {
+		return nil, cli.Usagef("lock: %v", err)
 	}
+	lease, err := take(ctx)
 	switch {
 	case err == nil:
 		return lease, nil
@@ -323,12 +287,48 @@ func acquire(a *app, sess *zkcoord.Session, path string, kind lockKind, limit in
 			"('zkcoord lock' takes a mutex, --read and --write a read/write lock, --limit a semaphore)", path, err)
 	case errors.Is(err, lock.ErrLimitMismatch):
 		return nil, fmt.Errorf("acquiring the lock %s: %w; give --limit the limit its Kazoo clients use", path, err)
-	case a.ctx.Err() != nil:
+	case a.Ctx.Err() != nil:
 		return nil, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("interrupted while waiting for the lock %s", path)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("lock %s not acquired within %v", path, wait)
 	}
 	return nil, fmt.Errorf("acquiring the lock %s: %w", path, err)
+}
+
+// taking returns the call that takes the lock the flags ask for: a
+// semaphore with a limit, else a read/write lock's read or write side, else
+// a mutex; the call waits for the lock unless try. semOpts are the options
+// of a semaphore only.
+func taking(sess *zkcoord.Session, path string, kind lockKind, limit int, try bool, opts, semOpts []lock.Option) (
+	func(context.Context) (*lock.Lease, error), error) {
+	pick := func(wait, now func(context.Context) (*lock.Lease, error)) func(context.Context) (*lock.Lease, error) {
+		if try {
+			return now
+		}
+		return wait
+	}
+	switch {
+	case limit > 0:
+		s, err := lock.NewSemaphore(sess, path, limit, append(opts, semOpts...)...)
+		if err != nil {
+			return nil, err
+		}
+		return pick(s.Acquire, s.TryAcquire), nil
+	case kind == kindRead || kind == kindWrite:
+		rw, err := lock.NewRWMutex(sess, path, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if kind == kindRead {
+			return pick(rw.RLock, rw.TryRLock), nil
+		}
+		return pick(rw.Lock, rw.TryLock), nil
+	}
+	m, err := lock.NewMutex(sess, path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return pick(m.Lock, m.TryLock), nil
 }
 
 // defaultHolderData identifies this process in the nodes it creates.

@@ -74,7 +74,7 @@ func runLockRevoke(a *app, path string, wait time.Duration) error {
 // waitGone waits, at most d, until node no longer exists. It returns
 // context.DeadlineExceeded if it still exists after d.
 func waitGone(a *app, sess *zkcoord.Session, node string, d time.Duration) error {
-	ctx, cancel := context.WithTimeout(a.ctx, d)
+	ctx, cancel := context.WithTimeout(a.Ctx, d)
 	defer cancel()
 	for {
 		var (
@@ -92,7 +92,7 @@ func waitGone(a *app, sess *zkcoord.Session, node string, d time.Duration) error
 			_, err = recipe.WaitEvent(ctx, sess, w)
 		}
 		if err != nil {
-			if ctx.Err() != nil && a.ctx.Err() == nil {
+			if ctx.Err() != nil && a.Ctx.Err() == nil {
 				return context.DeadlineExceeded
 			}
 			return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -94,7 +93,7 @@ func runLocks(a *app, path, kind string, kindGiven, asJSON bool) error {
 		}
 		return a.printJSON(out)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	fmt.Fprintln(tw, "STATE\tNODE\tTOKEN\tSESSION\tSINCE\tDATA")
 	for _, c := range cs {
 		state := "waits"
@@ -151,6 +150,6 @@ func hintOtherKind(ctx context.Context, a *app, sess *zkcoord.Session, path stri
 	if err != nil || len(children) == 0 {
 		return
 	}
-	fmt.Fprintf(a.stderr, "zkcoord: no mutex contender at %s, but it has children (%d): "+
+	fmt.Fprintf(a.Stderr, "zkcoord: no mutex contender at %s, but it has children (%d): "+
 		"a read/write lock or a semaphore is listed with --kind rwlock or --kind semaphore\n", path, len(children))
 }

@@ -55,7 +55,7 @@ func runLs(a *app, path string, o *lsOptions) error {
 	if o.recursive {
 		// No time limit: a large tree takes many requests. The Session
 		// ends the walk if it loses the ensemble; an interrupt ends it too.
-		nodes, err := walkTree(a.ctx, sess, path)
+		nodes, err := walkTree(a.Ctx, sess, path)
 		if err != nil {
 			return nodeError("ls", path, err)
 		}
@@ -79,7 +79,7 @@ func runLs(a *app, path string, o *lsOptions) error {
 		}
 		return incomplete
 	}
-	term := isTerminal(a.stdout)
+	term := isTerminal(a.Stdout)
 	for _, n := range names {
 		a.printf("%s\n", shownName(n, term))
 	}

@@ -186,9 +186,9 @@ func runQueue(a *app, cmd *cobra.Command, pos []string, o *queueOptions) error {
 // takeContext bounds a take that waits by --timeout.
 func takeContext(a *app, timeout time.Duration) (context.Context, context.CancelFunc) {
 	if timeout > 0 {
-		return context.WithTimeout(a.ctx, timeout)
+		return context.WithTimeout(a.Ctx, timeout)
 	}
-	return context.WithCancel(a.ctx)
+	return context.WithCancel(a.Ctx)
 }
 
 // takeError says why a take ended before it had all the items it was
@@ -201,7 +201,7 @@ func takeError(a *app, path string, timeout time.Duration, err error, taken int)
 	switch {
 	case errors.Is(err, queue.ErrEmpty):
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("queue %s is empty%s", path, done)}
-	case a.ctx.Err() != nil:
+	case a.Ctx.Err() != nil:
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("interrupted%s", done)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("no item in %s within %v%s", path, timeout, done)
@@ -263,7 +263,7 @@ func printAndAck(a *app, sess *zkcoord.Session, path string, cs []*queue.Claim, 
 	defer cancel()
 	var werr error
 	for i, c := range cs {
-		if _, werr = fmt.Fprintf(a.stdout, "%s\n", itemLine(c.Data(), asJSON)); werr != nil {
+		if _, werr = fmt.Fprintf(a.Stdout, "%s\n", itemLine(c.Data(), asJSON)); werr != nil {
 			for _, c := range cs[i:] {
 				_ = c.Release(ctx)
 			}

@@ -172,7 +172,7 @@ func runRebalance(a *app, o *rebalanceOptions) error {
 		h, _ := os.Hostname()
 		o.name = fmt.Sprintf("%s-%d", h, os.Getpid())
 	}
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
 	return newWorker(a, o).run()
@@ -190,7 +190,7 @@ type worker struct {
 func newWorker(a *app, o *rebalanceOptions) *worker {
 	w := &worker{a: a, o: o, giveUp: make(chan error, 1)}
 	if o.events {
-		w.em = event.NewEmitter(a.stdout, o.name)
+		w.em = event.NewEmitter(a.Stdout, o.name)
 	}
 	w.runs = newRunSet(w)
 	return w
@@ -201,7 +201,7 @@ func newWorker(a *app, o *rebalanceOptions) *worker {
 func (w *worker) run() error {
 	a, o := w.a, w.o
 	joined := false // work runs on Supervise's goroutine only
-	err := a.supervise(a.ctx, func(_ context.Context, sess *zkcoord.Session) error {
+	err := a.supervise(a.Ctx, func(_ context.Context, sess *zkcoord.Session) error {
 		joined = true
 		return w.runSession(sess)
 	}, zkcoord.WithRestartIf(func(err error) bool {
@@ -209,12 +209,12 @@ func (w *worker) run() error {
 		if errors.As(err, &ee) || o.noRecover || !recoverable(err) {
 			return false
 		}
-		a.log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err)
+		a.Log.Warn("lost the group membership; joining again with a new session", "group", o.group, "err", err)
 		return true
 	}))
 	var ee *cli.ExitError
 	switch {
-	case err == nil || a.ctx.Err() != nil:
+	case err == nil || a.Ctx.Err() != nil:
 		return nil
 	case !joined || errors.As(err, &ee):
 		return err
@@ -240,7 +240,7 @@ func recoverable(err error) bool {
 // the end of the membership otherwise.
 func (w *worker) runSession(sess *zkcoord.Session) error {
 	a, o := w.a, w.o
-	ctx, cancel := context.WithCancel(a.ctx)
+	ctx, cancel := context.WithCancel(a.Ctx)
 	defer cancel()
 	h := rebalance.Handler{
 		Assigned: func(ctx context.Context, as rebalance.Assignment) error {
@@ -253,11 +253,11 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 		},
 	}
 	opts := []rebalance.Option{rebalance.WithMode(o.mode), rebalance.WithName(o.name),
-		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLockDelay(o.lockDelay), rebalance.WithLogger(a.log),
+		rebalance.WithMinInterval(o.minInterval), rebalance.WithStartDelay(o.startDelay), rebalance.WithLockDelay(o.lockDelay), rebalance.WithLogger(a.Log),
 		rebalance.WithWeight(o.weight)}
 	c, err := rebalance.Start(ctx, sess, zkcoord.Join(o.root, o.group), h, opts...)
 	if err != nil {
-		if a.ctx.Err() != nil {
+		if a.Ctx.Err() != nil {
 			return nil
 		}
 		if errors.Is(err, rebalance.ErrInvalidOption) {
@@ -265,22 +265,22 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 		}
 		return err
 	}
-	a.log.Info("joined the group", "group", o.group, "client", c.ID(), "mode", o.mode.String())
+	a.Log.Info("joined the group", "group", o.group, "client", c.ID(), "mode", o.mode.String())
 	go w.observe(ctx, sess, c)
 	stop := func() {
 		sctx, scancel := context.WithTimeout(context.Background(), sess.Timeout()+o.grace+10*time.Second)
 		defer scancel()
 		if err := c.Stop(sctx); err != nil {
-			a.log.Warn("leaving the group", "err", err)
+			a.Log.Warn("leaving the group", "err", err)
 		}
 	}
 	select {
-	case <-a.ctx.Done():
-		a.log.Info("leaving the group", "group", o.group)
+	case <-a.Ctx.Done():
+		a.Log.Info("leaving the group", "group", o.group)
 		stop()
 		return nil
 	case err := <-w.giveUp:
-		a.log.Error("giving up: leaving the group", "group", o.group, "err", err)
+		a.Log.Error("giving up: leaving the group", "group", o.group, "err", err)
 		stop()
 		return &cli.ExitError{Code: cli.ExitFailure, Err: err}
 	case <-c.Done():
@@ -301,7 +301,7 @@ func (w *worker) runSession(sess *zkcoord.Session) error {
 // watches).
 func (w *worker) observe(ctx context.Context, sess *zkcoord.Session, c *rebalance.Client) {
 	a, o := w.a, w.o
-	if _, off := a.rec.(metrics.Nop); off {
+	if _, off := a.Rec.(metrics.Nop); off {
 		return
 	}
 	var stopWatching func() // set while watching the group
@@ -325,17 +325,17 @@ func (w *worker) observe(ctx context.Context, sess *zkcoord.Session, c *rebalanc
 				// finds settled was rebalanced before it looked.
 				eps := groupwatch.Episodes{Joined: true}
 				path := zkcoord.Join(o.root, o.group)
-				defer a.rec.Leading(path, false)
+				defer a.Rec.Leading(path, false)
 				first := true
 				_ = groupwatch.Watch(wctx, sess, o.root, o.group, func(s groupwatch.Snapshot) {
 					if first {
 						// Coordinating, and watching the group.
-						a.rec.Leading(path, true)
+						a.Rec.Leading(path, true)
 						first = false
 					}
 					if e := eps.Observe(s); e != nil {
-						a.rec.Rebalanced(o.group, e.Duration())
-						a.log.Info("rebalanced", "group", o.group, "change", e.Trigger, "moved", e.Moved,
+						a.Rec.Rebalanced(o.group, e.Duration())
+						a.Log.Info("rebalanced", "group", o.group, "change", e.Trigger, "moved", e.Moved,
 							"took", e.Duration().Round(time.Millisecond), "generation", e.Generation)
 					}
 				})

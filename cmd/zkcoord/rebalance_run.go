@@ -43,9 +43,9 @@ func (s *runSet) start(ctx context.Context, sess *zkcoord.Session, as rebalance.
 	s.runs[as.Resource] = r
 	n := len(s.runs)
 	s.mu.Unlock()
-	s.w.a.rec.Assigned(s.w.o.group, n)
+	s.w.a.Rec.Assigned(s.w.o.group, n)
 	s.emit(event.Event{Kind: event.Acquire, Resource: as.Resource, Token: as.Token})
-	s.w.a.log.Info("resource assigned", "resource", as.Resource, "token", as.Token, "generation", as.Generation)
+	s.w.a.Log.Info("resource assigned", "resource", as.Resource, "token", as.Token, "generation", as.Generation)
 	go s.supervise(ctx, sess, r)
 }
 
@@ -64,14 +64,14 @@ func (s *runSet) stop(as rebalance.Assignment, cause error) {
 	delete(s.runs, as.Resource)
 	n := len(s.runs)
 	s.mu.Unlock()
-	s.w.a.rec.Assigned(s.w.o.group, n)
-	s.w.a.log.Info("resource released", "resource", as.Resource, "why", cause)
+	s.w.a.Rec.Assigned(s.w.o.group, n)
+	s.w.a.Log.Info("resource released", "resource", as.Resource, "why", cause)
 }
 
 func (s *runSet) emit(e event.Event) {
 	if s.w.em != nil {
 		if err := s.w.em.Emit(e); err != nil {
-			s.w.a.log.Error("writing an event", "err", err)
+			s.w.a.Log.Error("writing an event", "err", err)
 		}
 	}
 }
@@ -86,21 +86,21 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 	restarts := 0
 	for {
 		started := time.Now()
-		var stdout = a.stdout
+		var stdout = a.Stdout
 		if w.em != nil {
-			stdout = a.stderr // standard output carries the events
+			stdout = a.Stderr // standard output carries the events
 		}
 		argv := w.childArgv(res)
-		c, err := supervise.Start(supervise.Spec{Name: argv[0], Argv: argv, Env: w.childEnv(r.as), Stdout: stdout, Stderr: a.stderr})
+		c, err := supervise.Start(supervise.Spec{Name: argv[0], Argv: argv, Env: w.childEnv(r.as), Stdout: stdout, Stderr: a.Stderr})
 		failed := err != nil
 		if err != nil {
-			a.log.Error("could not start the command", "resource", res, "err", err)
+			a.Log.Error("could not start the command", "resource", res, "err", err)
 		} else {
-			a.log.Info("command started", "resource", res, "pid", c.Pid())
+			a.Log.Info("command started", "resource", res, "pid", c.Pid())
 			select {
 			case <-c.Done():
 				failed = c.Status() != 0
-				a.log.Warn("command exited", "resource", res, "pid", c.Pid(), "how", c.Describe())
+				a.Log.Warn("command exited", "resource", res, "pid", c.Pid(), "how", c.Describe())
 			case <-ctx.Done():
 				cause := context.Cause(ctx)
 				g := o.grace
@@ -108,12 +108,12 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 					g = supervise.LossGrace(sess, cause, o.grace)
 				}
 				c.Stop(g, sess, nil)
-				a.log.Info("command stopped", "resource", res, "pid", c.Pid(), "why", cause, "how", c.Describe())
+				a.Log.Info("command stopped", "resource", res, "pid", c.Pid(), "why", cause, "how", c.Describe())
 				return
 			}
 		}
 		if o.restart == "never" || (o.restart == "on-failure" && !failed) {
-			a.log.Info("not restarting the command; the resource stays idle until it moves", "resource", res)
+			a.Log.Info("not restarting the command; the resource stays idle until it moves", "resource", res)
 			<-ctx.Done()
 			return
 		}
@@ -129,11 +129,11 @@ func (s *runSet) supervise(ctx context.Context, sess *zkcoord.Session, r *resour
 		if time.Since(started) > maxRestartDelay {
 			backoff = o.restartDelay // it ran well for a while
 		}
-		a.log.Info("restarting the command", "resource", res, "in", backoff, "restarts", restarts)
+		a.Log.Info("restarting the command", "resource", res, "in", backoff, "restarts", restarts)
 		if !delay.Sleep(ctx, backoff, nil) {
 			return
 		}
-		a.rec.ChildRestarted(o.group)
+		a.Rec.ChildRestarted(o.group)
 		backoff = min(2*backoff, maxRestartDelay)
 	}
 }

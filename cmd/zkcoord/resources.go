@@ -104,7 +104,7 @@ func runResources(a *app, cmd *cobra.Command, pos []string, o *resourcesOptions)
 		switch {
 		case err == nil:
 			did = append(did, id)
-			a.log.Debug("done", "op", sub, "group", group, "resource", id)
+			a.Log.Debug("done", "op", sub, "group", group, "resource", id)
 		case errors.Is(err, rebalance.ErrResourceExists):
 			failed = append(failed, id+": already registered")
 		case errors.Is(err, rebalance.ErrNoResource):

@@ -105,9 +105,9 @@ func runRm(a *app, path string, o *rmOptions) error {
 	}
 	// No time limit: a large tree takes many requests. The Session ends
 	// the delete if it loses the ensemble; an interrupt ends it too.
-	deleted, err := tree.DeleteAll(a.ctx, sess, path)
+	deleted, err := tree.DeleteAll(a.Ctx, sess, path)
 	switch {
-	case err != nil && a.ctx.Err() != nil:
+	case err != nil && a.Ctx.Err() != nil:
 		return fmt.Errorf("rm -r %s: interrupted after deleting %s; the rest is still there", path, plural(deleted, "node"))
 	case err != nil:
 		return fmt.Errorf("rm -r %s: deleted %d of the %d nodes counted, then stopped; the rest is still there: %w",
@@ -153,15 +153,15 @@ func runRmNode(a *app, path string, o *rmOptions) error {
 // confirm asks question on the terminal and reports whether the answer is
 // yes. An interrupt while it waits is a no.
 func confirm(a *app, question string) bool {
-	fmt.Fprintf(a.stderr, "%s [y/N] ", question)
+	fmt.Fprintf(a.Stderr, "%s [y/N] ", question)
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 		answer <- line
 	}()
 	select {
-	case <-a.ctx.Done():
-		fmt.Fprintln(a.stderr)
+	case <-a.Ctx.Done():
+		fmt.Fprintln(a.Stderr)
 		return false
 	case line := <-answer:
 		s := strings.ToLower(strings.TrimSpace(line))

@@ -18,18 +18,13 @@ func newRootCommand(a *app) *cobra.Command {
 		Short:         "coordinate processes through Apache ZooKeeper",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return cli.Usagef("unknown command %q", args[0])
-			}
-			return nil
-		},
+		Args:          cli.NoArgs("unknown command"),
 		RunE: func(cc *cobra.Command, _ []string) error {
-			printHelp(cc, a.stderr)
+			printHelp(cc, a.Stderr)
 			return cli.Usagef("missing command")
 		},
 	}
-	cli.Prepare(root, a.stdout, a.stderr, a.args, &a.conn, &a.logging)
+	a.Prepare(root)
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(cc *cobra.Command, args []string) {
 		switch {
@@ -37,7 +32,7 @@ func newRootCommand(a *app) *cobra.Command {
 			printHelp(cc, cc.OutOrStdout())
 		case cc.DisableFlagParsing: // the program it runs shows the help
 			if err := cc.RunE(cc, []string{"--help"}); err != nil {
-				fmt.Fprintf(a.stderr, "zkcoord: %v\n", err)
+				fmt.Fprintf(a.Stderr, "zkcoord: %v\n", err)
 			}
 		case topCommand(cc).Name() == "completion":
 			defaultHelp(cc, args)

@@ -6,7 +6,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -95,7 +94,7 @@ func runServerStat(a *app, servers []string, asJSON bool) error {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		tw := cli.Table(a.Stdout)
 		fmt.Fprintln(tw, "SERVER\tMODE\tZXID\tNODES\tCONNECTIONS\tOUTSTANDING\tLATENCY MS (MIN/AVG/MAX)\tVERSION")
 		for _, s := range stats {
 			if s.Error != "" {
@@ -134,12 +133,7 @@ func serverStat(ctx context.Context, sess *zkcoord.Session, server string, mntr 
 			st.Error = "mntr: " + cause(err).Error()
 			return st
 		}
-		st.Mntr = map[string]string{}
-		for _, line := range strings.Split(reply, "\n") {
-			if k, v, ok := strings.Cut(line, "\t"); ok {
-				st.Mntr[k] = strings.TrimSpace(v)
-			}
-		}
+		st.Mntr = keyValues(reply, "\t")
 		if len(st.Mntr) == 0 {
 			st.Error = "mntr: " + firstLine(reply)
 		}
@@ -151,34 +145,26 @@ func serverStat(ctx context.Context, sess *zkcoord.Session, server string, mntr 
 // without a mode is a refusal (a word not in the whitelist, a server not
 // serving), reported by its first line.
 func parseSrvr(reply string, st *serverStatJSON) error {
-	num := func(v string) int64 { n, _ := strconv.ParseInt(v, 10, 64); return n }
-	for _, line := range strings.Split(reply, "\n") {
-		k, v, ok := strings.Cut(line, ": ")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		switch k {
-		case "Zookeeper version":
-			st.Version = v
-		case "Latency min/avg/max":
-			st.Latency = v
-		case "Connections":
-			st.Connections = num(v)
-		case "Outstanding":
-			st.Outstanding = num(v)
-		case "Zxid":
-			st.Zxid = v
-		case "Mode":
-			st.Mode = v
-		case "Node count":
-			st.NodeCount = num(v)
-		}
-	}
+	m := keyValues(reply, ": ")
+	num := func(k string) int64 { n, _ := strconv.ParseInt(m[k], 10, 64); return n }
+	st.Version, st.Latency, st.Zxid, st.Mode = m["Zookeeper version"], m["Latency min/avg/max"], m["Zxid"], m["Mode"]
+	st.Connections, st.Outstanding, st.NodeCount = num("Connections"), num("Outstanding"), num("Node count")
 	if st.Mode == "" {
 		return fmt.Errorf("srvr: %s", firstLine(reply))
 	}
 	return nil
+}
+
+// keyValues reads the lines of a four-letter word's reply that hold a name
+// and a value separated by sep, the value trimmed.
+func keyValues(reply, sep string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(reply, "\n") {
+		if k, v, ok := strings.Cut(line, sep); ok {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	return m
 }
 
 // firstLine returns the first line of a reply, or a note that it is empty.

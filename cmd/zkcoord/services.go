@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
@@ -138,12 +137,12 @@ func runServices(a *app, cmd *cobra.Command, pos []string, o *servicesOptions) e
 	}
 	for _, err := range skipped {
 		why := strings.TrimPrefix(cli.Message(err), cli.Message(zkcoord.ErrBadData)+": ")
-		fmt.Fprintf(a.stderr, "zkcoord: services get: skipped a node: %s\n", why)
+		fmt.Fprintf(a.Stderr, "zkcoord: services get: skipped a node: %s\n", why)
 	}
 	if o.asJSON {
 		return a.printJSON(ins)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := cli.Table(a.Stdout)
 	fmt.Fprintln(tw, "ID\tADDRESS\tPORT\tENABLED\tPAYLOAD")
 	for _, in := range ins {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", in.ID, in.Address, portString(in.Port), !in.Disabled, in.Payload)
@@ -187,7 +186,7 @@ func readInstances(ctx context.Context, sess *zkcoord.Session, d *discovery.Disc
 // Session (the same instance, as last registered), or, with --no-recover,
 // exits with status 3.
 func registerService(a *app, base, name string, o *servicesOptions) error {
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
 	in := discovery.Instance{Name: name, ID: o.id, Address: o.address, Port: o.port}
@@ -199,7 +198,7 @@ func registerService(a *app, base, name string, o *servicesOptions) error {
 		opts = append(opts, zkcoord.WithRestartIf(func(error) bool { return false }))
 	}
 	var reg *discovery.Registration
-	err := a.supervise(a.ctx, func(ctx context.Context, sess *zkcoord.Session) error {
+	err := a.supervise(a.Ctx, func(ctx context.Context, sess *zkcoord.Session) error {
 		d, err := discovery.New(sess, base)
 		if err != nil {
 			return cli.Usagef("services: %v", err)
@@ -216,22 +215,22 @@ func registerService(a *app, base, name string, o *servicesOptions) error {
 		}
 		a.printf("registered %s id %s\n", reg.Path(), reg.Instance().ID)
 		<-ctx.Done() // interrupted, or the Session ended
-		if a.ctx.Err() != nil {
+		if a.Ctx.Err() != nil {
 			uctx, cancel := context.WithTimeout(context.Background(), sess.Timeout())
 			defer cancel()
 			if err := reg.Unregister(uctx); err != nil {
-				a.log.Warn("unregistering", "path", reg.Path(), "err", err)
+				a.Log.Warn("unregistering", "path", reg.Path(), "err", err)
 			}
 			return nil
 		}
 		if o.noRecover {
 			return cli.Lostf("the session ended, and with it the registration %s: %v", reg.Path(), sess.Err())
 		}
-		a.log.Warn("the session ended, and with it the registration: registering again with a new session",
+		a.Log.Warn("the session ended, and with it the registration: registering again with a new session",
 			"path", reg.Path(), "err", sess.Err())
 		return sess.Err()
 	}, opts...)
-	if a.ctx.Err() != nil {
+	if a.Ctx.Err() != nil {
 		return nil
 	}
 	return err

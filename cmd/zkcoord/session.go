@@ -11,32 +11,26 @@ import (
 
 // connect opens a Session as the connection flags say (see cli.Connect).
 func (a *app) connect(ctx context.Context) (*zkcoord.Session, error) {
-	cfg, err := a.conn.Config()
+	cfg, err := a.Conn.Config()
 	if err != nil {
 		return nil, err
 	}
-	return a.connectConfig(ctx, cfg)
-}
-
-// connectConfig opens a Session with cfg, waiting at most the connect
-// timeout.
-func (a *app) connectConfig(ctx context.Context, cfg zkcoord.Config) (*zkcoord.Session, error) {
-	return cli.Connect(ctx, cfg, a.conn.ConnectTimeout, a.log)
+	return a.ConnectConfig(ctx, cfg)
 }
 
 // opContext bounds a one-shot operation by the connect timeout plus the
 // session timeout, so that a command never hangs on an unreachable ensemble.
 func (a *app) opContext(sess *zkcoord.Session) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(a.ctx, a.conn.ConnectTimeout+sess.Timeout())
+	return context.WithTimeout(a.Ctx, a.Conn.ConnectTimeout+sess.Timeout())
 }
 
 // open applies the common flags (logging, metrics) and connects: how every
 // command that talks to ZooKeeper starts.
 func (a *app) open() (*zkcoord.Session, error) {
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return nil, err
 	}
-	return a.connect(a.ctx)
+	return a.connect(a.Ctx)
 }
 
 // oneShot sets up logging and metrics and connects, for a command that
@@ -57,11 +51,11 @@ func (a *app) oneShot() (*zkcoord.Session, context.Context, func(), error) {
 // watchSession does.
 func (a *app) supervise(ctx context.Context, work func(ctx context.Context, sess *zkcoord.Session) error,
 	opts ...zkcoord.SuperviseOption) error {
-	cfg, err := a.conn.Config()
+	cfg, err := a.Conn.Config()
 	if err != nil {
 		return err
 	}
-	return cli.Supervise(ctx, cfg, a.conn.ConnectTimeout, a.log, func(ctx context.Context, sess *zkcoord.Session) error {
+	return cli.Supervise(ctx, cfg, a.Conn.ConnectTimeout, a.Log, func(ctx context.Context, sess *zkcoord.Session) error {
 		go watchSession(a, sess)
 		return work(ctx, sess)
 	}, opts...)
@@ -71,19 +65,19 @@ func (a *app) supervise(ctx context.Context, work func(ctx context.Context, sess
 // to an operator, and reports every state to the metrics, until the Session
 // ends.
 func watchSession(a *app, sess *zkcoord.Session) {
-	_, noMetrics := a.rec.(metrics.Nop)
-	for ch := range sess.Watch(a.ctx) {
+	_, noMetrics := a.Rec.(metrics.Nop)
+	for ch := range sess.Watch(a.Ctx) {
 		if !noMetrics {
-			a.rec.SessionState(ch.State)
+			a.Rec.SessionState(ch.State)
 		}
 		id := fmt.Sprintf("0x%x", sess.ID())
 		switch ch.State {
 		case zkcoord.Suspended:
-			a.log.Warn("lost contact with ZooKeeper; what this process holds is still valid for now", "session", id)
+			a.Log.Warn("lost contact with ZooKeeper; what this process holds is still valid for now", "session", id)
 		case zkcoord.Reconnected:
-			a.log.Info("in contact with ZooKeeper again", "session", id, "server", ch.Server)
+			a.Log.Info("in contact with ZooKeeper again", "session", id, "server", ch.Server)
 		case zkcoord.Lost, zkcoord.Expired:
-			a.log.Error("ZooKeeper session ended", "session", id, "state", ch.State.String(), "err", ch.Err)
+			a.Log.Error("ZooKeeper session ended", "session", id, "state", ch.State.String(), "err", ch.Err)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -72,10 +71,10 @@ func runStatus(a *app, group string, o *statusOptions) error {
 			a.printf("%s\n", b)
 			return
 		}
-		printStatus(a.stdout, d)
+		printStatus(a.Stdout, d)
 	}
 	if o.watch {
-		err := groupwatch.Watch(a.ctx, sess, o.root, group, func(s groupwatch.Snapshot) {
+		err := groupwatch.Watch(a.Ctx, sess, o.root, group, func(s groupwatch.Snapshot) {
 			if !o.asJSON {
 				a.printf("--- %s\n", s.At.Format(time.RFC3339Nano))
 			}
@@ -89,7 +88,7 @@ func runStatus(a *app, group string, o *statusOptions) error {
 			}
 			show(s.D)
 		})
-		if a.ctx.Err() != nil {
+		if a.Ctx.Err() != nil {
 			return nil
 		}
 		return err
@@ -112,7 +111,7 @@ func runStatus(a *app, group string, o *statusOptions) error {
 
 // printStatus prints a description as tables.
 func printStatus(w io.Writer, d *rebalance.Description) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := cli.Table(w)
 	state := "settled"
 	switch {
 	case len(d.Members) == 0:
@@ -141,7 +140,7 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	tw.Flush()
 
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw = cli.Table(w)
 	fmt.Fprintln(tw, "MEMBER\tNAME\tHOST\tPID\tMODE\tALLOCATED\tHOLDING")
 	for _, m := range d.Members {
 		id := m.ID
@@ -157,7 +156,7 @@ func printStatus(w io.Writer, d *rebalance.Description) {
 	tw.Flush()
 
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw = cli.Table(w)
 	fmt.Fprintln(tw, "RESOURCE\tALLOCATED TO\tHELD BY\tTOKEN")
 	owners := map[string]string{}
 	for c, rs := range d.Allocation {

@@ -69,7 +69,7 @@ Example:
 // runUI serves the console with opts (the logger aside) on listen, Session
 // after Session: after a session loss the console resumes with a new one.
 func runUI(a *app, listen string, opts console.Options) error {
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", listen)
@@ -77,13 +77,13 @@ func runUI(a *app, listen string, opts console.Options) error {
 		return fmt.Errorf("--listen: %w", err)
 	}
 	defer ln.Close()
-	opts.Logger = a.log
-	ctx, fail := context.WithCancelCause(a.ctx)
+	opts.Logger = a.Log
+	ctx, fail := context.WithCancelCause(a.Ctx)
 	defer fail(nil)
 	var served *cli.ConsoleServer
 	defer func() {
 		if served != nil {
-			served.Stop(a.log)
+			served.Stop(a.Log)
 		}
 	}()
 	err = a.supervise(ctx, func(ctx context.Context, sess *zkcoord.Session) error {
@@ -92,7 +92,7 @@ func runUI(a *app, listen string, opts console.Options) error {
 			if err != nil {
 				return err
 			}
-			s := cli.StartConsole(c, ln, func(url string) { a.printf("console at %s\n", url) }, a.stderr)
+			s := cli.StartConsole(c, ln, func(url string) { a.printf("console at %s\n", url) }, a.Stderr)
 			go func() { fail(s.Err()) }() // Err waits until serving has stopped
 			served = s
 		} else if err := served.Console().Resume(sess); err != nil {
@@ -101,12 +101,12 @@ func runUI(a *app, listen string, opts console.Options) error {
 		<-ctx.Done()
 		if sess.Err() == nil {
 			// Interrupted, or serving failed: stop while the Session lives.
-			served.Stop(a.log)
+			served.Stop(a.Log)
 		}
 		return nil
 	})
 	switch {
-	case a.ctx.Err() != nil:
+	case a.Ctx.Err() != nil:
 		return nil
 	case ctx.Err() != nil:
 		return context.Cause(ctx)

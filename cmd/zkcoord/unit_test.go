@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
 func TestParseTemplate(t *testing.T) {
@@ -64,19 +65,19 @@ func parseLine(t *testing.T, a *app, args ...string) (*cobra.Command, []string) 
 // Flags may come before, between and after arguments, a flag's value may
 // start with a dash, and what follows "--" is arguments, taken as they are.
 func TestFlagParsing(t *testing.T) {
-	a := &app{stdout: io.Discard, stderr: io.Discard}
+	a := &app{App: cli.NewApp(nil, io.Discard, io.Discard)}
 	cc, pos := parseLine(t, a, "counter", "add", "/c", "--zk", "h:1", "--seed", "-3", "--", "-5")
 	seed, _ := cc.Flags().GetInt("seed")
-	if !slices.Equal(pos, []string{"/c", "-5"}) || seed != -3 || a.conn.Servers != "h:1" {
-		t.Fatalf("pos %q seed %d servers %q", pos, seed, a.conn.Servers)
+	if !slices.Equal(pos, []string{"/c", "-5"}) || seed != -3 || a.Conn.Servers != "h:1" {
+		t.Fatalf("pos %q seed %d servers %q", pos, seed, a.Conn.Servers)
 	}
-	a = &app{stdout: io.Discard, stderr: io.Discard}
+	a = &app{App: cli.NewApp(nil, io.Discard, io.Discard)}
 	cc, pos = parseLine(t, a, "--zk", "h:2", "lock", "--try", "/l", "--wait=5s", "--", "cmd", "--zk", "-5")
 	if cc.Name() != "lock" || !slices.Equal(pos, []string{"/l", "cmd", "--zk", "-5"}) || cc.ArgsLenAtDash() != 1 ||
-		a.conn.Servers != "h:2" || !cc.Flags().Changed("wait") || !cc.Flags().Changed("try") {
-		t.Fatalf("%s: pos %q at dash %d servers %q", cc.Name(), pos, cc.ArgsLenAtDash(), a.conn.Servers)
+		a.Conn.Servers != "h:2" || !cc.Flags().Changed("wait") || !cc.Flags().Changed("try") {
+		t.Fatalf("%s: pos %q at dash %d servers %q", cc.Name(), pos, cc.ArgsLenAtDash(), a.Conn.Servers)
 	}
-	a = &app{stdout: io.Discard, stderr: io.Discard}
+	a = &app{App: cli.NewApp(nil, io.Discard, io.Discard)}
 	cc, pos = parseLine(t, a, "queue", "take", "/q", "-n", "3")
 	if n, _ := cc.Flags().GetInt("n"); n != 3 || !slices.Equal(pos, []string{"/q"}) {
 		t.Fatalf("queue take: n %d pos %q", n, pos)

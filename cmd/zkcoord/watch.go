@@ -73,12 +73,12 @@ type watchEvent struct {
 }
 
 func runWatch(a *app, path string, o *watchOptions) error {
-	if err := a.setup(); err != nil {
+	if err := a.Setup(); err != nil {
 		return err
 	}
 	w := &watcher{a: a, path: path, o: o, printed: map[string]cache.Node{}}
-	err := a.supervise(a.ctx, w.watch)
-	if a.ctx.Err() != nil {
+	err := a.supervise(a.Ctx, w.watch)
+	if a.Ctx.Err() != nil {
 		return nil
 	}
 	return err
@@ -123,7 +123,7 @@ func (w *watcher) watch(_ context.Context, sess *zkcoord.Session) error {
 	var loaded []cache.Node // the new Session's first load, while resyncing
 	for {
 		select {
-		case <-w.a.ctx.Done():
+		case <-w.a.Ctx.Done():
 			return nil
 		case ev, ok := <-c.Events():
 			switch {

@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/zkcoord/zkcoord"
+	"github.com/zkcoord/zkcoord/cmd/internal/cli"
 )
 
 func newWhoAmICommand(a *app) *cobra.Command {
@@ -58,8 +58,8 @@ func runWhoAmI(a *app, asJSON bool) error {
 		}
 		return a.printJSON(out)
 	}
-	term := isTerminal(a.stdout)
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	term := isTerminal(a.Stdout)
+	tw := cli.Table(a.Stdout)
 	for _, id := range ids {
 		fmt.Fprintf(tw, "%s\t%s\n", shownName(id.Scheme, term), shownName(id.User, term))
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -123,7 +122,7 @@ func annotation(f *pflag.Flag, key string) string {
 
 // PrintLines prints lines whose columns are separated by tabs, aligned.
 func PrintLines(w io.Writer, lines []string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := Table(w)
 	for _, l := range lines {
 		fmt.Fprintln(tw, l)
 	}

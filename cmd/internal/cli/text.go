@@ -1,6 +1,10 @@
 package cli
 
-import "strings"
+import (
+	"io"
+	"strings"
+	"text/tabwriter"
+)
 
 // Dash returns s, or "-" for an empty s: how the zkcoord programs print a
 // value that is not there.
@@ -18,3 +22,8 @@ func Words(list []string) string {
 	}
 	return strings.Join(list, " ")
 }
+
+// Table returns a writer that lines up tab-separated columns as every
+// listing of the zkcoord programs does, two spaces apart. Flush it once the
+// rows are written.
+func Table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }

@@ -91,17 +91,45 @@ func electionChanges(prev, next *ElectionView) []string {
 	return out
 }
 
-func lockChanges(prev, next *LockView) []string {
-	held := map[string]bool{}
-	for _, h := range prev.Holders {
-		held[h.Node] = true
-	}
+// listChanges compares two lists of entries told apart by key and says,
+// in list order, joined(e) of each entry of next that prev lacks,
+// changed(was, e) of each entry in both, and left(e) of each entry of prev
+// that next lacks. changed and left may be nil; an empty string says
+// nothing.
+func listChanges[T any](prev, next []T, key func(T) string,
+	joined func(T) string, changed func(was, is T) string, left func(T) string) []string {
 	var out []string
-	for _, h := range next.Holders {
-		if !held[h.Node] {
-			out = append(out, "granted to "+who(h))
+	say := func(s string) {
+		if s != "" {
+			out = append(out, s)
 		}
 	}
+	was := map[string]T{}
+	for _, e := range prev {
+		was[key(e)] = e
+	}
+	is := map[string]bool{}
+	for _, e := range next {
+		is[key(e)] = true
+		old, ok := was[key(e)]
+		switch {
+		case !ok:
+			say(joined(e))
+		case changed != nil:
+			say(changed(old, e))
+		}
+	}
+	for _, e := range prev {
+		if left != nil && !is[key(e)] {
+			say(left(e))
+		}
+	}
+	return out
+}
+
+func lockChanges(prev, next *LockView) []string {
+	out := listChanges(prev.Holders, next.Holders, func(h Contender) string { return h.Node },
+		func(h Contender) string { return "granted to " + who(h) }, nil, nil)
 	if len(next.Holders) == 0 && len(prev.Holders) > 0 {
 		out = append(out, "released")
 	}
@@ -109,20 +137,10 @@ func lockChanges(prev, next *LockView) []string {
 }
 
 func groupChanges(prev, next *GroupView) []string {
-	var out []string
 	name := memberNames(prev.Members, next.Members)
-	before := memberIDs(prev.Members)
-	after := memberIDs(next.Members)
-	for _, id := range after {
-		if !slices.Contains(before, id) {
-			out = append(out, "member "+name(id)+" joined")
-		}
-	}
-	for _, id := range before {
-		if !slices.Contains(after, id) {
-			out = append(out, "member "+name(id)+" left")
-		}
-	}
+	out := listChanges(prev.Members, next.Members, func(m Member) string { return m.ID },
+		func(m Member) string { return "member " + name(m.ID) + " joined" }, nil,
+		func(m Member) string { return "member " + name(m.ID) + " left" })
 	if next.Coordinator != prev.Coordinator && next.Coordinator != "" {
 		out = append(out, "coordinator: "+name(next.Coordinator))
 	}
@@ -133,14 +151,6 @@ func groupChanges(prev, next *GroupView) []string {
 		out = append(out, fmt.Sprintf("settled: every resource held by its owner (generation %d)", next.Generation))
 	}
 	return out
-}
-
-func memberIDs(ms []Member) []string {
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return ids
 }
 
 // memberNames returns how the timeline names a member of either list: by
@@ -213,30 +223,18 @@ func orNone(name func(string) string, id string) string {
 // serviceChanges: instances registered and unregistered, disabled and
 // enabled again, moved to another address.
 func serviceChanges(prev, next *ServiceView) []string {
-	was := map[string]Instance{}
-	for _, in := range prev.Instances {
-		was[in.Node] = in
-	}
-	is := map[string]bool{}
-	var out []string
-	for _, in := range next.Instances {
-		is[in.Node] = true
-		old, ok := was[in.Node]
-		switch {
-		case !ok:
-			out = append(out, "instance "+in.ID+" registered"+at(in))
-		case old.Disabled != in.Disabled:
-			out = append(out, "instance "+in.ID+map[bool]string{true: " disabled", false: " enabled"}[in.Disabled])
-		case at(old) != at(in):
-			out = append(out, "instance "+in.ID+" now"+at(in))
-		}
-	}
-	for _, in := range prev.Instances {
-		if !is[in.Node] {
-			out = append(out, "instance "+in.ID+" unregistered")
-		}
-	}
-	return out
+	return listChanges(prev.Instances, next.Instances, func(in Instance) string { return in.Node },
+		func(in Instance) string { return "instance " + in.ID + " registered" + at(in) },
+		func(old, in Instance) string {
+			switch {
+			case old.Disabled != in.Disabled:
+				return "instance " + in.ID + map[bool]string{true: " disabled", false: " enabled"}[in.Disabled]
+			case at(old) != at(in):
+				return "instance " + in.ID + " now" + at(in)
+			}
+			return ""
+		},
+		func(in Instance) string { return "instance " + in.ID + " unregistered" })
 }
 
 // at gives an instance's address and ports.
@@ -253,22 +251,7 @@ func at(in Instance) string {
 
 // membershipChanges: members joined and left.
 func membershipChanges(prev, next *MembershipView) []string {
-	was := map[string]bool{}
-	for _, mb := range prev.Members {
-		was[mb.Node] = true
-	}
-	is := map[string]bool{}
-	var out []string
-	for _, mb := range next.Members {
-		is[mb.Node] = true
-		if !was[mb.Node] {
-			out = append(out, fmt.Sprintf("member %s joined (session %s)", mb.ID, mb.Session))
-		}
-	}
-	for _, mb := range prev.Members {
-		if !is[mb.Node] {
-			out = append(out, "member "+mb.ID+" left")
-		}
-	}
-	return out
+	return listChanges(prev.Members, next.Members, func(mb GroupMember) string { return mb.Node },
+		func(mb GroupMember) string { return fmt.Sprintf("member %s joined (session %s)", mb.ID, mb.Session) }, nil,
+		func(mb GroupMember) string { return "member " + mb.ID + " left" })
 }

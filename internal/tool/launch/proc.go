@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/zkcoord/zkcoord/internal/end"
 )
 
 var (
@@ -47,8 +49,7 @@ type Proc struct {
 	stdin  io.WriteCloser
 
 	stderr *tail
-	done   chan struct{}
-	err    error // the exit status; written before done is closed
+	exit   *end.End // ends with the exit status once the process is reaped
 }
 
 // Start starts the process described by spec. Every line it writes on its
@@ -69,7 +70,7 @@ func Start(ctx context.Context, spec Spec, sink func(line string)) (*Proc, error
 	cmd.Dir = spec.Dir
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = drainTimeout
-	p := &Proc{name: name, cmd: cmd, stderr: &tail{max: 64 << 10}, done: make(chan struct{})}
+	p := &Proc{name: name, cmd: cmd, stderr: &tail{max: 64 << 10}, exit: end.New()}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -103,15 +104,14 @@ func Start(ctx context.Context, spec Spec, sink func(line string)) (*Proc, error
 			<-lines
 		}
 		outR.Close()
-		p.err = err
-		close(p.done)
+		p.exit.End(err)
 	}()
 	if ctx.Done() != nil {
 		go func() {
 			select {
 			case <-ctx.Done():
 				p.Kill()
-			case <-p.done:
+			case <-p.exit.Done():
 			}
 		}()
 	}
@@ -160,23 +160,16 @@ func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 // Done is closed once the process has exited, been reaped, and all of its
 // standard output has been delivered to the sink.
-func (p *Proc) Done() <-chan struct{} { return p.done }
+func (p *Proc) Done() <-chan struct{} { return p.exit.Done() }
 
 // ExitErr returns how the process ended (nil for exit status 0, an
 // *exec.ExitError otherwise); it returns nil while the process runs.
-func (p *Proc) ExitErr() error {
-	select {
-	case <-p.done:
-		return p.err
-	default:
-		return nil
-	}
-}
+func (p *Proc) ExitErr() error { return p.exit.Err() }
 
 // Exited reports whether the process is gone.
 func (p *Proc) Exited() bool {
 	select {
-	case <-p.done:
+	case <-p.exit.Done():
 		return true
 	default:
 		return false
@@ -190,8 +183,8 @@ func (p *Proc) Stderr() string { return p.stderr.String() }
 // ctx's error.
 func (p *Proc) Wait(ctx context.Context) error {
 	select {
-	case <-p.done:
-		return p.err
+	case <-p.exit.Done():
+		return p.exit.Err()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -214,7 +207,7 @@ func (p *Proc) Kill() error {
 	if err := p.signal(os.Kill); err != nil && !errors.Is(err, ErrExited) {
 		return err
 	}
-	<-p.done
+	<-p.exit.Done()
 	return nil
 }
 
@@ -228,7 +221,7 @@ func (p *Proc) Terminate(grace time.Duration) error {
 	}
 	if err := p.signal(sigTerm); err != nil {
 		if errors.Is(err, ErrExited) {
-			<-p.done
+			<-p.exit.Done()
 			return nil
 		}
 		return err
@@ -237,7 +230,7 @@ func (p *Proc) Terminate(grace time.Duration) error {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case <-p.done:
+	case <-p.exit.Done():
 		return nil
 	case <-t.C:
 		return p.Kill()
