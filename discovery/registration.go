@@ -76,17 +76,9 @@ func (r *Registration) Reregister(ctx context.Context, d *Discovery) error {
 func (r *Registration) Update(ctx context.Context, in Instance) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if in.Name != r.in.Name || in.ID != r.in.ID {
-		return fmt.Errorf("%w: an update cannot change the name or id of %s", ErrInvalid, r.in)
-	}
-	if err := reachable(in); err != nil {
+	in, err := updated(r.in, in)
+	if err != nil {
 		return err
-	}
-	if in.RegistrationTimeUTC == 0 {
-		in.RegistrationTimeUTC = r.in.RegistrationTimeUTC
-	}
-	if in.ServiceType == "" {
-		in.ServiceType = r.in.ServiceType
 	}
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -110,6 +102,26 @@ func (r *Registration) Unregister(ctx context.Context) error {
 		return fmt.Errorf("discovery: unregister %s: %w", r.in, err)
 	}
 	return nil
+}
+
+// updated returns next, an Update of the registered instance cur, with
+// the registration time and service type of cur where next leaves them
+// unset, or why next cannot replace cur: another name or id, or no
+// address and no port.
+func updated(cur, next Instance) (Instance, error) {
+	if next.Name != cur.Name || next.ID != cur.ID {
+		return Instance{}, fmt.Errorf("%w: an update cannot change the name or id of %s", ErrInvalid, cur)
+	}
+	if err := reachable(next); err != nil {
+		return Instance{}, err
+	}
+	if next.RegistrationTimeUTC == 0 {
+		next.RegistrationTimeUTC = cur.RegistrationTimeUTC
+	}
+	if next.ServiceType == "" {
+		next.ServiceType = cur.ServiceType
+	}
+	return next, nil
 }
 
 // reachable checks that an instance has an address or a port: providers

@@ -224,19 +224,10 @@ func (r *SupervisedRegistration) Path() string {
 // the write goes on in the background, and Update returns ctx's error.
 func (r *SupervisedRegistration) Update(ctx context.Context, in Instance) error {
 	r.mu.Lock()
-	if in.Name != r.in.Name || in.ID != r.in.ID {
-		r.mu.Unlock()
-		return fmt.Errorf("%w: an update cannot change the name or id of %s", ErrInvalid, r.in)
-	}
-	if err := reachable(in); err != nil {
+	in, err := updated(r.in, in)
+	if err != nil {
 		r.mu.Unlock()
 		return err
-	}
-	if in.RegistrationTimeUTC == 0 {
-		in.RegistrationTimeUTC = r.in.RegistrationTimeUTC
-	}
-	if in.ServiceType == "" {
-		in.ServiceType = r.in.ServiceType
 	}
 	r.in = in
 	r.version++

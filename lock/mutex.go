@@ -59,14 +59,14 @@ func (m *Mutex) Path() string { return m.path }
 // one waiter. If it fails, its node is deleted: a waiter that gives up
 // leaves nothing behind.
 func (m *Mutex) Lock(ctx context.Context) (*Lease, error) {
-	return m.slot.acquire(kindWrite, func() (*Lease, error) { return m.c.acquire(ctx, false) })
+	return m.slot.lock(ctx, kindWrite, m.c, false)
 }
 
 // TryLock acquires the lock if no other client holds it or waits for it,
 // and returns ErrLocked otherwise. It costs about what Lock costs when the
 // lock is free.
 func (m *Mutex) TryLock(ctx context.Context) (*Lease, error) {
-	return m.slot.acquire(kindWrite, func() (*Lease, error) { return m.c.acquire(ctx, true) })
+	return m.slot.lock(ctx, kindWrite, m.c, true)
 }
 
 // Unlock releases the lock held through this Mutex: it is Release on the
@@ -90,6 +90,12 @@ type slot struct {
 	busy bool // an acquisition is running
 	held *Lease
 	kind kind
+}
+
+// lock acquires c's lock (without waiting if try) into the slot, as one of
+// kind k: the acquisition of Lock, TryLock, RLock and TryRLock.
+func (s *slot) lock(ctx context.Context, k kind, c contention, try bool) (*Lease, error) {
+	return s.acquire(k, func() (*Lease, error) { return c.acquire(ctx, try) })
 }
 
 // acquire runs get unless the slot is busy or holds a live lease. A lease

@@ -57,13 +57,13 @@ func (rw *RWMutex) Path() string { return rw.path }
 
 // Lock waits until it holds the write lock, ctx ends or the Session ends.
 func (rw *RWMutex) Lock(ctx context.Context) (*Lease, error) {
-	return rw.slot.acquire(kindWrite, func() (*Lease, error) { return rw.write.acquire(ctx, false) })
+	return rw.slot.lock(ctx, kindWrite, rw.write, false)
 }
 
 // TryLock acquires the write lock if nobody holds or waits for the lock,
 // and returns ErrLocked otherwise.
 func (rw *RWMutex) TryLock(ctx context.Context) (*Lease, error) {
-	return rw.slot.acquire(kindWrite, func() (*Lease, error) { return rw.write.acquire(ctx, true) })
+	return rw.slot.lock(ctx, kindWrite, rw.write, true)
 }
 
 // Unlock releases the write lock held through this value.
@@ -74,13 +74,13 @@ func (rw *RWMutex) Unlock(ctx context.Context) error {
 // RLock waits until it holds a read lock, ctx ends or the Session ends.
 // Readers queue behind writers that came first, so writers do not starve.
 func (rw *RWMutex) RLock(ctx context.Context) (*Lease, error) {
-	return rw.slot.acquire(kindRead, func() (*Lease, error) { return rw.read.acquire(ctx, false) })
+	return rw.slot.lock(ctx, kindRead, rw.read, false)
 }
 
 // TryRLock acquires a read lock if no writer holds or waits for the lock,
 // and returns ErrLocked otherwise.
 func (rw *RWMutex) TryRLock(ctx context.Context) (*Lease, error) {
-	return rw.slot.acquire(kindRead, func() (*Lease, error) { return rw.read.acquire(ctx, true) })
+	return rw.slot.lock(ctx, kindRead, rw.read, true)
 }
 
 // RUnlock releases the read lock held through this value.

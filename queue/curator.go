@@ -71,6 +71,16 @@ func WithLockPath(path string) Option {
 // embedded in each of them.
 type curatorTakes struct{ q *curatorQueue }
 
+// newCurator returns the queue of type Q at path in layout l. It does no
+// I/O.
+func newCurator[Q ~struct{ curatorTakes }](sess *zkcoord.Session, path string, l layout, opts []Option) (*Q, error) {
+	q, err := newCuratorQueue(sess, path, l, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Q{curatorTakes{q}}, nil
+}
+
 // Path returns the queue node's path.
 func (t curatorTakes) Path() string { return t.q.path }
 
@@ -131,11 +141,7 @@ type CuratorQueue struct {
 // NewCurator returns the queue at path in the layout of Curator's
 // DistributedQueue. It does no I/O.
 func NewCurator(sess *zkcoord.Session, path string, opts ...Option) (*CuratorQueue, error) {
-	q, err := newCuratorQueue(sess, path, fifoLayout, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &CuratorQueue{curatorTakes{q}}, nil
+	return newCurator[CuratorQueue](sess, path, fifoLayout, opts)
 }
 
 // Put appends an item. It creates the queue node (and the lock path) if
@@ -166,11 +172,7 @@ type CuratorPriorityQueue struct {
 // NewCuratorPriority returns the priority queue at path in the layout of
 // Curator's DistributedPriorityQueue. It does no I/O.
 func NewCuratorPriority(sess *zkcoord.Session, path string, opts ...Option) (*CuratorPriorityQueue, error) {
-	q, err := newCuratorQueue(sess, path, priorityLayout, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &CuratorPriorityQueue{curatorTakes{q}}, nil
+	return newCurator[CuratorPriorityQueue](sess, path, priorityLayout, opts)
 }
 
 // Put adds an item with a priority (any int32; lower is served first). See
@@ -197,11 +199,7 @@ type CuratorDelayQueue struct {
 // NewCuratorDelay returns the delay queue at path in the layout of
 // Curator's DistributedDelayQueue. It does no I/O.
 func NewCuratorDelay(sess *zkcoord.Session, path string, opts ...Option) (*CuratorDelayQueue, error) {
-	q, err := newCuratorQueue(sess, path, delayLayout, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &CuratorDelayQueue{curatorTakes{q}}, nil
+	return newCurator[CuratorDelayQueue](sess, path, delayLayout, opts)
 }
 
 // Put adds an item due at the given time (a time in the past is due at
@@ -232,11 +230,7 @@ type CuratorIDQueue struct {
 // NewCuratorID returns the id queue at path in the layout of Curator's
 // DistributedIdQueue. It does no I/O.
 func NewCuratorID(sess *zkcoord.Session, path string, opts ...Option) (*CuratorIDQueue, error) {
-	q, err := newCuratorQueue(sess, path, idLayout, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &CuratorIDQueue{curatorTakes{q}}, nil
+	return newCurator[CuratorIDQueue](sess, path, idLayout, opts)
 }
 
 // Put adds an item with an id (not empty; ids need not be unique). See

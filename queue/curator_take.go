@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,8 +25,7 @@ type curatorQueue struct {
 	layout layout
 	claims *claimer // with a lock path
 
-	mu      sync.Mutex
-	pending []string // names of the last listing not yet tried, in order
+	pending backlog[string]
 	spread  spreader // after a lost race
 	warned  atomic.Bool
 }
@@ -181,11 +179,7 @@ func (q *curatorQueue) ready(children, locked []string) ([]string, time.Time) {
 // block is set, for a change or for the next delay item to come due;
 // otherwise it returns ErrEmpty.
 func (q *curatorQueue) candidates(ctx context.Context, block bool) ([]string, error) {
-	q.mu.Lock()
-	names := q.pending
-	q.pending = nil
-	q.mu.Unlock()
-	if len(names) > 0 {
+	if names := q.pending.pop(); len(names) > 0 {
 		return names, nil
 	}
 	for {
@@ -224,14 +218,9 @@ func (q *curatorQueue) wait(ctx context.Context, w <-chan zkcoord.Event, next ti
 // keep keeps the untried rest of a listing for the next take, unless the
 // layout lists afresh for every take.
 func (q *curatorQueue) keep(rest []string) {
-	if q.layout.fresh() || len(rest) == 0 {
-		return
+	if !q.layout.fresh() {
+		q.pending.keep(rest)
 	}
-	q.mu.Lock()
-	if q.pending == nil {
-		q.pending = rest
-	}
-	q.mu.Unlock()
 }
 
 // takeDeleting takes the first item it can by reading it and deleting it

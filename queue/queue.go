@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/recipe"
@@ -33,11 +32,7 @@ type Queue struct {
 	// item, so that a higher-priority item put meanwhile is served first.
 	fresh bool
 
-	// pending holds the items of the last listing not yet tried, in order:
-	// a FIFO taker works through one listing before listing again, as the
-	// recipe advises, instead of listing the whole queue for every item.
-	mu      sync.Mutex
-	pending []item
+	pending backlog[item]
 	spread  spreader // after a lost race
 }
 
@@ -100,7 +95,7 @@ func (q *Queue) takeN(ctx context.Context, n int, block bool) ([][]byte, error) 
 	}
 	n = min(n, MaxBatch)
 	for {
-		items := q.popPending()
+		items := q.pending.pop()
 		var w <-chan zkcoord.Event
 		if len(items) == 0 {
 			var err error
@@ -146,27 +141,13 @@ func (q *Queue) takeN(ctx context.Context, n int, block bool) ([][]byte, error) 
 	}
 }
 
-// popPending takes the items left from the last listing.
-func (q *Queue) popPending() []item {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.pending
-	q.pending = nil
-	return items
-}
-
 // keepPending keeps the untried rest of a listing for the next take. A
 // priority queue keeps nothing: an item of higher priority may come in
 // meanwhile.
 func (q *Queue) keepPending(rest []item) {
-	if q.fresh || len(rest) == 0 {
-		return
+	if !q.fresh {
+		q.pending.keep(rest)
 	}
-	q.mu.Lock()
-	if q.pending == nil {
-		q.pending = rest
-	}
-	q.mu.Unlock()
 }
 
 // testHookList, if set, runs before every listing of the queue.
