@@ -36,6 +36,7 @@ func TestBrowserAdminBreaksLock(t *testing.T) {
 		wg      sync.WaitGroup
 		mu      sync.Mutex
 		dialogs []string
+		ended   bool // set before wg.Wait: no answer starts after it
 	)
 	chromedp.ListenTarget(b, func(ev any) {
 		d, ok := ev.(*page.EventJavascriptDialogOpening)
@@ -43,15 +44,23 @@ func TestBrowserAdminBreaksLock(t *testing.T) {
 			return
 		}
 		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return
+		}
 		dialogs = append(dialogs, d.Message)
-		mu.Unlock()
 		wg.Add(1)
 		go func() { // answering from the listener itself would deadlock
 			defer wg.Done()
 			_ = chromedp.Run(b, page.HandleJavaScriptDialog(true).WithPromptText(node))
 		}()
 	})
-	t.Cleanup(wg.Wait)
+	t.Cleanup(func() {
+		mu.Lock()
+		ended = true
+		mu.Unlock()
+		wg.Wait()
+	})
 	run(t, b, time.Minute, chromedp.Navigate(c.AdminURL(srv.URL+"/")))
 	shown(t, b, "/brk/lock", fmt.Sprintf(`c.querySelector(".holders").textContent === "0x%x"`, s1.ID()))
 	screenshot(t, b, "admin.png", `[id="card:/brk/lock"]`)
