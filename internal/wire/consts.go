@@ -62,10 +62,16 @@ var opNames = map[OpCode]string{
 
 // String returns ZooKeeper's name of the operation.
 func (o OpCode) String() string {
-	if n, ok := opNames[o]; ok {
+	return nameOf(opNames, o, "OpCode")
+}
+
+// nameOf returns a value's name in names, or typ(value) for a value the
+// table lacks, as the String methods of the protocol's numbers do.
+func nameOf[T ~int32](names map[T]string, v T, typ string) string {
+	if n, ok := names[v]; ok {
 		return n
 	}
-	return "OpCode(" + strconv.Itoa(int(o)) + ")"
+	return typ + "(" + strconv.Itoa(int(v)) + ")"
 }
 
 // The xids ZooKeeper reserves (ClientCnxn). Ordinary requests use xids from
@@ -147,10 +153,7 @@ var codeNames = map[Code]string{
 // String returns the code's name in KeeperException.Code, such as "NoNode",
 // or "Code(-99)" for a code ZooKeeper does not define.
 func (c Code) String() string {
-	if n, ok := codeNames[c]; ok {
-		return n
-	}
-	return "Code(" + strconv.Itoa(int(c)) + ")"
+	return nameOf(codeNames, c, "Code")
 }
 
 // Error returns the name and number, such as "zookeeper: NoNode (-101)".
@@ -190,10 +193,7 @@ var eventNames = map[EventType]string{
 
 // String returns the name in Watcher.Event.EventType.
 func (t EventType) String() string {
-	if n, ok := eventNames[t]; ok {
-		return n
-	}
-	return "EventType(" + strconv.Itoa(int(t)) + ")"
+	return nameOf(eventNames, t, "EventType")
 }
 
 // State is a WatcherEvent's State (Watcher.Event.KeeperState). The server
@@ -222,10 +222,7 @@ var stateNames = map[State]string{
 
 // String returns the name in Watcher.Event.KeeperState.
 func (s State) String() string {
-	if n, ok := stateNames[s]; ok {
-		return n
-	}
-	return "State(" + strconv.Itoa(int(s)) + ")"
+	return nameOf(stateNames, s, "State")
 }
 
 // CreateMode is the Flags of a create request (CreateMode.java).

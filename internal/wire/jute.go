@@ -183,6 +183,13 @@ func (d *Decoder) Bool() bool {
 	return b != nil && b[0] != 0
 }
 
+// optionalBool reads a boolean that ends a record and that older peers
+// leave out: no byte left reads as false, as ZooKeeper reads the readOnly
+// of its connect records.
+func (d *Decoder) optionalBool() bool {
+	return d.err == nil && d.Len() > 0 && d.Bool()
+}
+
 // length reads a length or count: -1 is null, other negative values are
 // malformed, and a value larger than the remaining bytes could hold (at
 // minSize bytes per element) is malformed too.

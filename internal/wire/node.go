@@ -62,17 +62,23 @@ func (r *CreateTTLRequest) Decode(d *Decoder) {
 	r.TTL = d.Int64()
 }
 
-// CreateResponse is the reply to OpCreate: the created node's path (with
-// its sequence number for a sequential node).
-type CreateResponse struct {
+// PathRecord is the record of a path alone, which ZooKeeper's jute
+// declares five times alike for the operations here (and a sixth time
+// as GetMaxChildrenRequest, which no OpCode sends): CreateResponse,
+// SyncRequest, SyncResponse, GetACLRequest and GetAllChildrenNumberRequest.
+type PathRecord struct {
 	Path string
 }
 
 // Encode appends the record.
-func (r *CreateResponse) Encode(e *Encoder) { e.String(r.Path) }
+func (r *PathRecord) Encode(e *Encoder) { e.String(r.Path) }
 
 // Decode reads the record.
-func (r *CreateResponse) Decode(d *Decoder) { r.Path = d.String() }
+func (r *PathRecord) Decode(d *Decoder) { r.Path = d.String() }
+
+// CreateResponse is the reply to OpCreate: the created node's path (with
+// its sequence number for a sequential node).
+type CreateResponse = PathRecord
 
 // Create2Response is the reply to OpCreate2, OpCreateTTL and
 // OpCreateContainer: the created node's path and Stat.
@@ -93,24 +99,29 @@ func (r *Create2Response) Decode(d *Decoder) {
 	r.Stat.Decode(d)
 }
 
-// DeleteRequest deletes a node if its version is Version (-1: any
-// version); sent as OpDelete, the reply has no record.
-type DeleteRequest struct {
+// VersionRequest is the record of the requests that hold a node to its
+// version, Path and Version, which ZooKeeper's jute declares twice alike:
+// DeleteRequest and CheckVersionRequest.
+type VersionRequest struct {
 	Path    string
 	Version int32
 }
 
 // Encode appends the record.
-func (r *DeleteRequest) Encode(e *Encoder) {
+func (r *VersionRequest) Encode(e *Encoder) {
 	e.String(r.Path)
 	e.Int32(r.Version)
 }
 
 // Decode reads the record.
-func (r *DeleteRequest) Decode(d *Decoder) {
+func (r *VersionRequest) Decode(d *Decoder) {
 	r.Path = d.String()
 	r.Version = d.Int32()
 }
+
+// DeleteRequest deletes a node if its version is Version (-1: any
+// version); sent as OpDelete, the reply has no record.
+type DeleteRequest = VersionRequest
 
 // ReadRequest is the record of the reads that may leave a watch, Path and
 // Watch, which ZooKeeper's jute declares four times alike: ExistsRequest,
@@ -137,16 +148,21 @@ func (r *ReadRequest) Decode(d *Decoder) {
 // also when it does not exist.
 type ExistsRequest = ReadRequest
 
-// ExistsResponse is the reply to OpExists.
-type ExistsResponse struct {
+// StatResponse is the record of the replies that are a node's Stat
+// alone, which ZooKeeper's jute declares three times alike:
+// ExistsResponse, SetDataResponse and SetACLResponse.
+type StatResponse struct {
 	Stat Stat
 }
 
 // Encode appends the record.
-func (r *ExistsResponse) Encode(e *Encoder) { r.Stat.Encode(e) }
+func (r *StatResponse) Encode(e *Encoder) { r.Stat.Encode(e) }
 
 // Decode reads the record.
-func (r *ExistsResponse) Decode(d *Decoder) { r.Stat.Decode(d) }
+func (r *StatResponse) Decode(d *Decoder) { r.Stat.Decode(d) }
+
+// ExistsResponse is the reply to OpExists.
+type ExistsResponse = StatResponse
 
 // GetDataRequest reads a node's data and Stat (OpGetData, reply
 // GetDataResponse). Watch leaves a data watch.
@@ -194,15 +210,7 @@ func (r *SetDataRequest) Decode(d *Decoder) {
 }
 
 // SetDataResponse is the reply to OpSetData: the node's new Stat.
-type SetDataResponse struct {
-	Stat Stat
-}
-
-// Encode appends the record.
-func (r *SetDataResponse) Encode(e *Encoder) { r.Stat.Encode(e) }
-
-// Decode reads the record.
-func (r *SetDataResponse) Decode(d *Decoder) { r.Stat.Decode(d) }
+type SetDataResponse = StatResponse
 
 // GetChildrenRequest lists a node's children (OpGetChildren, reply
 // GetChildrenResponse). Watch leaves a child watch.
@@ -247,56 +255,17 @@ func (r *GetChildren2Response) Decode(d *Decoder) {
 // server builds the reply from a Stat the check does not set and fails
 // to send it (seen on 3.8; the current sources do the same), and the
 // request hangs until the session expires. Send it only inside a multi.
-type CheckVersionRequest struct {
-	Path    string
-	Version int32
-}
-
-// Encode appends the record.
-func (r *CheckVersionRequest) Encode(e *Encoder) {
-	e.String(r.Path)
-	e.Int32(r.Version)
-}
-
-// Decode reads the record.
-func (r *CheckVersionRequest) Decode(d *Decoder) {
-	r.Path = d.String()
-	r.Version = d.Int32()
-}
+type CheckVersionRequest = VersionRequest
 
 // SyncRequest makes the server catch up with the leader before it answers
 // later requests (OpSync, reply SyncResponse with the same path).
-type SyncRequest struct {
-	Path string
-}
-
-// Encode appends the record.
-func (r *SyncRequest) Encode(e *Encoder) { e.String(r.Path) }
-
-// Decode reads the record.
-func (r *SyncRequest) Decode(d *Decoder) { r.Path = d.String() }
+type SyncRequest = PathRecord
 
 // SyncResponse is the reply to OpSync.
-type SyncResponse struct {
-	Path string
-}
-
-// Encode appends the record.
-func (r *SyncResponse) Encode(e *Encoder) { e.String(r.Path) }
-
-// Decode reads the record.
-func (r *SyncResponse) Decode(d *Decoder) { r.Path = d.String() }
+type SyncResponse = PathRecord
 
 // GetACLRequest reads a node's ACL (OpGetACL, reply GetACLResponse).
-type GetACLRequest struct {
-	Path string
-}
-
-// Encode appends the record.
-func (r *GetACLRequest) Encode(e *Encoder) { e.String(r.Path) }
-
-// Decode reads the record.
-func (r *GetACLRequest) Decode(d *Decoder) { r.Path = d.String() }
+type GetACLRequest = PathRecord
 
 // GetACLResponse is the reply to OpGetACL.
 type GetACLResponse struct {
@@ -339,15 +308,7 @@ func (r *SetACLRequest) Decode(d *Decoder) {
 }
 
 // SetACLResponse is the reply to OpSetACL.
-type SetACLResponse struct {
-	Stat Stat
-}
-
-// Encode appends the record.
-func (r *SetACLResponse) Encode(e *Encoder) { r.Stat.Encode(e) }
-
-// Decode reads the record.
-func (r *SetACLResponse) Decode(d *Decoder) { r.Stat.Decode(d) }
+type SetACLResponse = StatResponse
 
 // GetEphemeralsRequest lists the session's ephemeral nodes whose paths
 // start with PrefixPath ("/" for all); OpGetEphemerals, reply
@@ -375,15 +336,7 @@ func (r *GetEphemeralsResponse) Decode(d *Decoder) { r.Ephemerals = d.Strings() 
 
 // GetAllChildrenNumberRequest counts a node's descendants
 // (OpGetAllChildrenNumber, reply GetAllChildrenNumberResponse).
-type GetAllChildrenNumberRequest struct {
-	Path string
-}
-
-// Encode appends the record.
-func (r *GetAllChildrenNumberRequest) Encode(e *Encoder) { e.String(r.Path) }
-
-// Decode reads the record.
-func (r *GetAllChildrenNumberRequest) Decode(d *Decoder) { r.Path = d.String() }
+type GetAllChildrenNumberRequest = PathRecord
 
 // GetAllChildrenNumberResponse is the reply to OpGetAllChildrenNumber.
 type GetAllChildrenNumberResponse struct {

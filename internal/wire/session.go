@@ -44,7 +44,7 @@ func (r *ConnectRequest) Decode(d *Decoder) {
 	r.TimeOut = d.Int32()
 	r.SessionID = d.Int64()
 	r.Passwd = d.Buffer()
-	r.ReadOnly = d.err == nil && d.Len() > 0 && d.Bool()
+	r.ReadOnly = d.optionalBool()
 }
 
 // ConnectResponse is the server's answer to a ConnectRequest, again
@@ -76,7 +76,7 @@ func (r *ConnectResponse) Decode(d *Decoder) {
 	r.TimeOut = d.Int32()
 	r.SessionID = d.Int64()
 	r.Passwd = d.Buffer()
-	r.ReadOnly = d.err == nil && d.Len() > 0 && d.Bool()
+	r.ReadOnly = d.optionalBool()
 }
 
 // RequestHeader starts every request frame after the ConnectRequest. Xid
@@ -151,40 +151,29 @@ func (r *AuthPacket) Decode(d *Decoder) {
 	r.Auth = d.Buffer()
 }
 
-// GetSASLRequest carries a client's SASL token (request OpSASL); the reply
-// is a SetSASLResponse with the server's next token.
-type GetSASLRequest struct {
+// SASLToken is the record of a SASL exchange, a token alone, which
+// ZooKeeper's jute declares three times alike: GetSASLRequest,
+// SetSASLRequest and SetSASLResponse.
+type SASLToken struct {
 	Token []byte
 }
 
 // Encode appends the record.
-func (r *GetSASLRequest) Encode(e *Encoder) { e.Buffer(r.Token) }
+func (r *SASLToken) Encode(e *Encoder) { e.Buffer(r.Token) }
 
 // Decode reads the record.
-func (r *GetSASLRequest) Decode(d *Decoder) { r.Token = d.Buffer() }
+func (r *SASLToken) Decode(d *Decoder) { r.Token = d.Buffer() }
+
+// GetSASLRequest carries a client's SASL token (request OpSASL); the reply
+// is a SetSASLResponse with the server's next token.
+type GetSASLRequest = SASLToken
 
 // SetSASLRequest is jute's other SASL request record; ZooKeeper's own
 // client sends GetSASLRequest.
-type SetSASLRequest struct {
-	Token []byte
-}
-
-// Encode appends the record.
-func (r *SetSASLRequest) Encode(e *Encoder) { e.Buffer(r.Token) }
-
-// Decode reads the record.
-func (r *SetSASLRequest) Decode(d *Decoder) { r.Token = d.Buffer() }
+type SetSASLRequest = SASLToken
 
 // SetSASLResponse is the server's SASL token.
-type SetSASLResponse struct {
-	Token []byte
-}
-
-// Encode appends the record.
-func (r *SetSASLResponse) Encode(e *Encoder) { e.Buffer(r.Token) }
-
-// Decode reads the record.
-func (r *SetSASLResponse) Decode(d *Decoder) { r.Token = d.Buffer() }
+type SetSASLResponse = SASLToken
 
 // WhoAmIResponse answers OpWhoAmI (a request without a record) with the
 // connection's identities.

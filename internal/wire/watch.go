@@ -96,29 +96,32 @@ func (r *AddWatchRequest) Decode(d *Decoder) {
 	r.Mode = AddWatchMode(d.Int32())
 }
 
-// CheckWatchesRequest asks whether the connection has a watch of Type on
-// Path (OpCheckWatches, no reply record; NoWatcher if not).
-type CheckWatchesRequest struct {
+// WatchesRequest is the record of the requests about the connection's
+// watches of one type on a path, Path and Type, which ZooKeeper's jute
+// declares twice alike: CheckWatchesRequest and RemoveWatchesRequest.
+type WatchesRequest struct {
 	Path string
 	Type WatcherType
 }
 
 // Encode appends the record.
-func (r *CheckWatchesRequest) Encode(e *Encoder) {
+func (r *WatchesRequest) Encode(e *Encoder) {
 	e.String(r.Path)
 	e.Int32(int32(r.Type))
 }
 
 // Decode reads the record.
-func (r *CheckWatchesRequest) Decode(d *Decoder) {
+func (r *WatchesRequest) Decode(d *Decoder) {
 	r.Path = d.String()
 	r.Type = WatcherType(d.Int32())
 }
 
+// CheckWatchesRequest asks whether the connection has a watch of Type on
+// Path (OpCheckWatches, no reply record; NoWatcher if not).
+type CheckWatchesRequest = WatchesRequest
+
 // RemoveWatchesRequest removes the connection's watches of Type on Path
 // (OpRemoveWatches, no reply record; NoWatcher if there were none). The
 // server sends no event for them: the DataWatchRemoved, ChildWatchRemoved
-// and PersistentWatchRemoved events are the client's to deliver. Its
-// record is CheckWatchesRequest's, field for field, as in ZooKeeper's
-// jute.
-type RemoveWatchesRequest = CheckWatchesRequest
+// and PersistentWatchRemoved events are the client's to deliver.
+type RemoveWatchesRequest = WatchesRequest
