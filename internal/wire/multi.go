@@ -61,6 +61,46 @@ type MultiRequest struct {
 	Ops []MultiOp
 }
 
+// request returns the record op's Type sends, holding op's fields, or
+// nil for a Type a MultiOp may not have.
+func (op *MultiOp) request() Record {
+	switch op.Type {
+	case OpCreate, OpCreate2, OpCreateContainer:
+		return &CreateRequest{Path: op.Path, Data: op.Data, ACL: op.ACL, Flags: op.Flags}
+	case OpCreateTTL:
+		return &CreateTTLRequest{Path: op.Path, Data: op.Data, ACL: op.ACL, Flags: op.Flags, TTL: op.TTL}
+	case OpDelete, OpCheck:
+		return &VersionRequest{Path: op.Path, Version: op.Version}
+	case OpSetData:
+		return &SetDataRequest{Path: op.Path, Data: op.Data, Version: op.Version}
+	case OpGetChildren, OpGetData:
+		return &ReadRequest{Path: op.Path, Watch: op.Watch}
+	}
+	return nil
+}
+
+// setRequest sets op's fields from rec, a record of request's.
+func (op *MultiOp) setRequest(rec Record) {
+	switch r := rec.(type) {
+	case *CreateRequest:
+		op.Path, op.Data, op.ACL, op.Flags = r.Path, r.Data, r.ACL, r.Flags
+	case *CreateTTLRequest:
+		op.Path, op.Data, op.ACL, op.Flags, op.TTL = r.Path, r.Data, r.ACL, r.Flags, r.TTL
+	case *VersionRequest:
+		op.Path, op.Version = r.Path, r.Version
+	case *SetDataRequest:
+		op.Path, op.Data, op.Version = r.Path, r.Data, r.Version
+	case *ReadRequest:
+		op.Path, op.Watch = r.Path, r.Watch
+	}
+}
+
+// ValidMultiOp reports whether t is a Type a MultiOp may have.
+func ValidMultiOp(t OpCode) bool {
+	op := MultiOp{Type: t}
+	return op.request() != nil
+}
+
 // Encode appends the record. An operation of a Type not listed at MultiOp
 // is written as its header alone, which the server refuses; callers check
 // their operations first (see ValidMultiOp).
@@ -69,83 +109,44 @@ func (r *MultiRequest) Encode(e *Encoder) {
 		op := &r.Ops[i]
 		h := MultiHeader{Type: op.Type, Err: -1}
 		h.Encode(e)
-		switch op.Type {
-		case OpCreate, OpCreate2, OpCreateContainer:
-			e.String(op.Path)
-			e.Buffer(op.Data)
-			encodeVector(e, op.ACL)
-			e.Int32(int32(op.Flags))
-		case OpCreateTTL:
-			e.String(op.Path)
-			e.Buffer(op.Data)
-			encodeVector(e, op.ACL)
-			e.Int32(int32(op.Flags))
-			e.Int64(op.TTL)
-		case OpDelete, OpCheck:
-			e.String(op.Path)
-			e.Int32(op.Version)
-		case OpSetData:
-			e.String(op.Path)
-			e.Buffer(op.Data)
-			e.Int32(op.Version)
-		case OpGetChildren, OpGetData:
-			e.String(op.Path)
-			e.Bool(op.Watch)
+		if rec := op.request(); rec != nil {
+			rec.Encode(e)
 		}
 	}
 	multiEnd.Encode(e)
 }
 
-// ValidMultiOp reports whether t is a Type a MultiOp may have.
-func ValidMultiOp(t OpCode) bool {
-	switch t {
-	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL, OpDelete,
-		OpSetData, OpCheck, OpGetChildren, OpGetData:
-		return true
-	}
-	return false
-}
-
 // Decode reads the record; an operation of an unknown Type is malformed.
 func (r *MultiRequest) Decode(d *Decoder) {
-	r.Ops = nil
+	r.Ops = decodeSequence(d, func(h MultiHeader) MultiOp {
+		op := MultiOp{Type: h.Type}
+		if rec := op.request(); rec != nil {
+			rec.Decode(d)
+			op.setRequest(rec)
+		} else {
+			d.Fail("multi operation of type %v", h.Type)
+		}
+		return op
+	})
+}
+
+// decodeSequence reads a multi's sequence up to the MultiHeader that ends
+// it, reading each entry after its header with entry. It returns nil if
+// the sequence is malformed.
+func decodeSequence[T any](d *Decoder, entry func(MultiHeader) T) []T {
+	var entries []T
 	for d.err == nil {
 		var h MultiHeader
 		h.Decode(d)
 		if d.err != nil || h.Done {
 			break
 		}
-		op := MultiOp{Type: h.Type}
-		switch h.Type {
-		case OpCreate, OpCreate2, OpCreateContainer:
-			op.Path = d.String()
-			op.Data = d.Buffer()
-			op.ACL = decodeVector[ACL](d, "vector<ACL>", aclMinSize)
-			op.Flags = CreateMode(d.Int32())
-		case OpCreateTTL:
-			op.Path = d.String()
-			op.Data = d.Buffer()
-			op.ACL = decodeVector[ACL](d, "vector<ACL>", aclMinSize)
-			op.Flags = CreateMode(d.Int32())
-			op.TTL = d.Int64()
-		case OpDelete, OpCheck:
-			op.Path = d.String()
-			op.Version = d.Int32()
-		case OpSetData:
-			op.Path = d.String()
-			op.Data = d.Buffer()
-			op.Version = d.Int32()
-		case OpGetChildren, OpGetData:
-			op.Path = d.String()
-			op.Watch = d.Bool()
-		default:
-			d.Fail("multi operation of type %v", h.Type)
-		}
-		r.Ops = append(r.Ops, op)
+		entries = append(entries, entry(h))
 	}
 	if d.err != nil {
-		r.Ops = nil
+		return nil
 	}
+	return entries
 }
 
 // MultiResult is one result of a multi or multiRead reply. Type decides
@@ -183,6 +184,47 @@ type MultiResponse struct {
 	Results []MultiResult
 }
 
+// reply returns the record a result of res's Type carries, holding res's
+// fields, and whether the Type is one a MultiResult may have; the record
+// is nil for OpDelete and OpCheck, which carry none.
+func (res *MultiResult) reply() (Record, bool) {
+	switch res.Type {
+	case OpCreate:
+		return &CreateResponse{Path: res.Path}, true
+	case OpCreate2:
+		return &Create2Response{Path: res.Path, Stat: res.Stat}, true
+	case OpDelete, OpCheck:
+		return nil, true
+	case OpSetData:
+		return &SetDataResponse{Stat: res.Stat}, true
+	case OpGetChildren:
+		return &GetChildrenResponse{Children: res.Children}, true
+	case OpGetData:
+		return &GetDataResponse{Data: res.Data, Stat: res.Stat}, true
+	case OpError:
+		return &ErrorResponse{Err: res.Err}, true
+	}
+	return nil, false
+}
+
+// setReply sets res's fields from rec, a record of reply's.
+func (res *MultiResult) setReply(rec Record) {
+	switch r := rec.(type) {
+	case *PathRecord:
+		res.Path = r.Path
+	case *Create2Response:
+		res.Path, res.Stat = r.Path, r.Stat
+	case *StatResponse:
+		res.Stat = r.Stat
+	case *GetChildrenResponse:
+		res.Children = r.Children
+	case *GetDataResponse:
+		res.Data, res.Stat = r.Data, r.Stat
+	case *ErrorResponse:
+		res.Err = r.Err
+	}
+}
+
 // Encode appends the record. A result of a Type not listed at MultiResult
 // is written as its header alone.
 func (r *MultiResponse) Encode(e *Encoder) {
@@ -193,21 +235,8 @@ func (r *MultiResponse) Encode(e *Encoder) {
 			h.Err = res.Err
 		}
 		h.Encode(e)
-		switch res.Type {
-		case OpCreate:
-			e.String(res.Path)
-		case OpCreate2:
-			e.String(res.Path)
-			res.Stat.Encode(e)
-		case OpSetData:
-			res.Stat.Encode(e)
-		case OpGetChildren:
-			e.Strings(res.Children)
-		case OpGetData:
-			e.Buffer(res.Data)
-			res.Stat.Encode(e)
-		case OpError:
-			e.Int32(int32(res.Err))
+		if rec, _ := res.reply(); rec != nil {
+			rec.Encode(e)
 		}
 	}
 	multiEnd.Encode(e)
@@ -217,36 +246,15 @@ func (r *MultiResponse) Encode(e *Encoder) {
 // Err of an OpError result is its ErrorResponse's, as ZooKeeper's client
 // reads it.
 func (r *MultiResponse) Decode(d *Decoder) {
-	r.Results = nil
-	for d.err == nil {
-		var h MultiHeader
-		h.Decode(d)
-		if d.err != nil || h.Done {
-			break
-		}
+	r.Results = decodeSequence(d, func(h MultiHeader) MultiResult {
 		res := MultiResult{Type: h.Type}
-		switch h.Type {
-		case OpCreate:
-			res.Path = d.String()
-		case OpCreate2:
-			res.Path = d.String()
-			res.Stat.Decode(d)
-		case OpDelete, OpCheck:
-		case OpSetData:
-			res.Stat.Decode(d)
-		case OpGetChildren:
-			res.Children = d.Strings()
-		case OpGetData:
-			res.Data = d.Buffer()
-			res.Stat.Decode(d)
-		case OpError:
-			res.Err = Code(d.Int32())
-		default:
+		rec, known := res.reply()
+		if !known {
 			d.Fail("multi result of type %v", h.Type)
+		} else if rec != nil {
+			rec.Decode(d)
+			res.setReply(rec)
 		}
-		r.Results = append(r.Results, res)
-	}
-	if d.err != nil {
-		r.Results = nil
-	}
+		return res
+	})
 }
