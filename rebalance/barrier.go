@@ -113,6 +113,9 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, 
 				mk = b.mark
 			}
 		}
+		if testHookBeforeCreate != nil {
+			testHookBeforeCreate()
+		}
 		b, err := createBarrier(settle, sess, path, markPath, owner, gen, mk)
 		switch {
 		case err == nil && b.mine:
@@ -138,6 +141,10 @@ func acquireBarrier(ctx context.Context, sess *zkcoord.Session, path, markPath, 
 		}
 	}
 }
+
+// testHookBeforeCreate, if set, runs after the mark is read and before
+// the transaction that creates a barrier is sent.
+var testHookBeforeCreate func()
 
 // createBarrier sends the transaction that creates the barrier at path
 // and marks the resource held at markPath, provided the mark is still mk,

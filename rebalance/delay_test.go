@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,6 +216,45 @@ func TestLockDelayAfterRemovalAndExpiry(t *testing.T) {
 // that transaction checked (released), not by the mark as it is now
 // (held, its own write).
 func TestLockDelayTakeoverWithLostReply(t *testing.T) {
+	observer, mark, clean := takeOverWithLostReply(t, nil)
+	if data, _, err := observer.Get(testCtx(t, 30*time.Second), mark); err != nil || string(data) != "held" {
+		t.Fatalf("mark after the takeover: %q, %v; want held", data, err)
+	}
+	if !clean {
+		t.Fatal("the takeover after a clean release, whose reply was lost, was judged not clean")
+	}
+}
+
+// TestTakeoverAfterMarkMadeAgainWithLostReply: between the taker's read
+// of the handover mark ("released") and its transaction, the mark is
+// deleted and made again "held" at version 0, as by another member whose
+// take then ended unreleased. The transaction, checking version 0, goes
+// through, and its reply is lost. The taker finds its own barrier, whose
+// data say "clean" (the mark it read), but the mark its transaction set is
+// not that one: the takeover must not count as clean.
+func TestTakeoverAfterMarkMadeAgainWithLostReply(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	_, _, clean := takeOverWithLostReply(t, func(observer *zkcoord.Session, mark string) {
+		if err := observer.Delete(ctx, mark, -1); err != nil {
+			t.Error(err)
+		}
+		if _, err := observer.Create(ctx, mark, []byte("held"), zkcoord.FlagPersistent); err != nil {
+			t.Error(err)
+		}
+	})
+	if clean {
+		t.Fatal("a takeover whose transaction set a mark made again, and whose reply was lost, counts as clean")
+	}
+}
+
+// takeOverWithLostReply takes a barrier over, after a clean release (its
+// handover mark "released"), so that the reply to the take's transaction
+// is lost. If beforeCreate is not nil, the take calls it with the mark's
+// path after reading the mark, before its transaction. It checks that the
+// taker holds the barrier, that the barrier's data say the mark read was
+// "released", and returns the observer Session, the mark's path and
+// whether the take counted as clean.
+func takeOverWithLostReply(t *testing.T, beforeCreate func(observer *zkcoord.Session, mark string)) (*zkcoord.Session, string, bool) {
 	ctx := testCtx(t, 2*time.Minute)
 	root := newRoot(t)
 	p := cluster.NewProxy(t)
@@ -224,9 +264,9 @@ func TestLockDelayTakeoverWithLostReply(t *testing.T) {
 	if err := observer.EnsurePath(ctx, root); err != nil {
 		t.Fatal(err)
 	}
-	// The transaction's reply is read together with the barrier's, which
-	// waits for the connection to come back: the taker learns of the loss
-	// only then, so the fault is driven by the Session's suspension.
+	// A take's transaction reply is read together with the barrier's,
+	// which waits for the connection to come back: the taker learns of
+	// the loss only then, so the fault is driven by its suspension.
 	suspended := make(chan struct{}, 1)
 	go func() {
 		for sc := range taker.Watch(ctx) {
@@ -238,10 +278,18 @@ func TestLockDelayTakeoverWithLostReply(t *testing.T) {
 			}
 		}
 	}()
-	n := 0
+	var (
+		n           int
+		path, mark  string // of the current attempt
+		token       int64
+		clean, lost bool
+	)
+	if beforeCreate != nil {
+		rebalance.SetBeforeBarrierCreateHookForTest(t, func() { beforeCreate(observer, mark) })
+	}
 	testkit.UntilLost(t, func(delay time.Duration) bool {
 		n++
-		path, mark := fmt.Sprintf("%s/barrier%d", root, n), fmt.Sprintf("%s/mark%d", root, n)
+		path, mark = fmt.Sprintf("%s/barrier%d", root, n), fmt.Sprintf("%s/mark%d", root, n)
 		if _, err := observer.Create(ctx, mark, []byte("released"), zkcoord.FlagPersistent); err != nil {
 			t.Fatal(err)
 		}
@@ -252,11 +300,8 @@ func TestLockDelayTakeoverWithLostReply(t *testing.T) {
 		case <-suspended: // an earlier suspension
 		default:
 		}
-		var (
-			token int64
-			clean bool
-		)
-		lost, err := testkit.LoseReply(t, ctx, p, observer, path, delay, suspended, func() error {
+		var err error
+		lost, err = testkit.LoseReply(t, ctx, p, observer, path, delay, suspended, func() error {
 			var err error
 			token, clean, err = rebalance.TakeOverForTest(ctx, taker, path, mark, "c_0000000001")
 			return err
@@ -264,20 +309,16 @@ func TestLockDelayTakeoverWithLostReply(t *testing.T) {
 		if err != nil {
 			t.Fatalf("takeover: %v", err)
 		}
-		if !lost {
-			return false
-		}
-		if _, st, err := observer.Get(ctx, path); err != nil || st.Czxid != token || st.EphemeralOwner != taker.ID() {
-			t.Fatalf("barrier after the takeover: %+v, %v; token %d", st, err, token)
-		}
-		if data, _, err := observer.Get(ctx, mark); err != nil || string(data) != "held" {
-			t.Fatalf("mark after the takeover: %q, %v; want held", data, err)
-		}
-		if !clean {
-			t.Fatal("the takeover after a clean release, whose reply was lost, was judged not clean")
-		}
-		return true
+		return lost
 	})
+	data, st, err := observer.Get(ctx, path)
+	if err != nil || st.Czxid != token || st.EphemeralOwner != taker.ID() {
+		t.Fatalf("barrier after the takeover: %+v, %v; token %d", st, err, token)
+	}
+	if !strings.Contains(string(data), `"clean":true`) {
+		t.Fatalf("barrier data %s: the take did not read the mark released", data)
+	}
+	return observer, mark, clean
 }
 
 // TestLockDelayBadInput: a negative lock-delay is refused before anything

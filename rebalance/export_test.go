@@ -3,6 +3,7 @@ package rebalance
 import (
 	"context"
 	"sync"
+	"testing"
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/elect"
@@ -75,6 +76,14 @@ func AcquireBarrierForTest(ctx context.Context, sess *zkcoord.Session, path, own
 func TakeOverForTest(ctx context.Context, sess *zkcoord.Session, path, mark, owner string) (int64, bool, error) {
 	t, err := acquireBarrier(ctx, sess, path, mark, owner, 1)
 	return t.token, t.clean, err
+}
+
+// SetBeforeBarrierCreateHookForTest makes a take call f after it has
+// read the handover mark and before it sends the transaction that creates
+// its barrier, until the test ends.
+func SetBeforeBarrierCreateHookForTest(t testing.TB, f func()) {
+	testHookBeforeCreate = f
+	t.Cleanup(func() { testHookBeforeCreate = nil })
 }
 
 // TakeOverHeldForTest is TakeOverForTest, returning the version of the
