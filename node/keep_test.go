@@ -28,7 +28,7 @@ func TestKeepRecreatesAndSets(t *testing.T) {
 	if err := other.Delete(ctx, "/svc/instance", -1); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, 30*time.Second, "the node created again", func() bool { return k.Created() == 2 })
+	createdTimes(t, k, 2)
 	if err := k.Set(ctx, []byte("v2")); err != nil {
 		t.Fatal(err)
 	}
