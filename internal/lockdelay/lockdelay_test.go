@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkcoord/zkcoord"
 	"github.com/zkcoord/zkcoord/internal/lockdelay"
+	"github.com/zkcoord/zkcoord/internal/tool/testkit"
 	"github.com/zkcoord/zkcoord/zktest"
 )
 
@@ -22,14 +23,9 @@ const d = time.Minute
 
 func connect(t *testing.T) (*zkcoord.Session, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	sess, err := zkcoord.Connect(ctx, zkcoord.Config{Servers: cluster.Servers(), SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close(context.Background()) })
-	return sess, ctx
+	// A chroot of each run's own: a directory left by an earlier run
+	// would not be new.
+	return testkit.Connect(t, cluster.Servers()), testkit.Ctx(t, 30*time.Second)
 }
 
 func isContender(name string) bool { return strings.HasPrefix(name, "n-") }
