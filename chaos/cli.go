@@ -341,9 +341,12 @@ func cliWrapper(use string, daemon cliDaemon, escape bool) string {
 	case cliDoubleFork:
 		// The worker's parent, a subshell, exits at once: the wrapper
 		// cannot wait for it, and polls /proc (a zombie no subreaper
-		// reaps has exited all the same).
+		// reaps has exited all the same). It reads with the shell's own
+		// read: a cat or a command substitution would be a process of
+		// the group, which the SIGTERM the wrapper outlives kills, and
+		// the poll would take the worker for gone.
 		return "trap : TERM; pid=$( (setsid " + use + " >/dev/null & echo $!) ); " +
-			`alive() { s=$(cat /proc/$1/stat 2>/dev/null) && s=${s##*) } && [ "${s%% *}" != Z ]; }; ` +
+			`alive() { read -r s < /proc/$1/stat && s=${s##*) } && [ "${s%% *}" != Z ]; } 2>/dev/null; ` +
 			"while alive $pid; do sleep 0.1; done"
 	}
 	return "trap 'wait' TERM; " + use + " & wait"
