@@ -579,27 +579,37 @@ func (r *cliRun) episode(n int, f Fault) FaultRecord {
 
 // target picks the client a fault hits: of the clients running the command
 // of client number pick (modulo their count), the one that holds a
-// resource now, whichever won it. Between two holders (a lock or a
-// leadership changing hands) it waits for the next, up to a session
-// timeout; if none comes, the next client that holds one, so that faults
-// hit supervisors at work, and the one a schedule names where it can.
+// resource now, whichever won it. A lock or election worker must have
+// taken it less than half a session timeout ago: its hold lasts at least a
+// session timeout (see args), so the fault lands well before the hold ends
+// by itself, which would end the command and leave the fault nothing to
+// hit. Between two holders (a lock or a leadership changing hands) it waits
+// for the next, up to twice the longest hold; if none comes, the next
+// client that holds one, so that faults hit supervisors at work, and the
+// one a schedule names where it can.
 func (r *cliRun) target(pick int) *cliClient {
 	n := len(r.clients)
 	picked := r.clients[pick%n]
-	deadline := time.Now().Add(r.o.SessionTimeout)
+	T := r.o.SessionTimeout
+	deadline := time.Now().Add(4 * T)
 	for {
-		holding := map[string]bool{}
+		holding, fresh := map[string]bool{}, map[string]bool{}
+		now := event.Now()
 		for _, iv := range r.hist.Intervals() {
 			if iv.Open {
 				name, _, _ := strings.Cut(iv.Client, ".")
 				holding[name] = true
+				if time.Duration(now-iv.Start) < T/2 {
+					fresh[name] = true
+				}
 			}
 		}
 		holds := func(c *cliClient) bool { return holding[c.name] && c.current() != nil }
 		// The holder among the clients running the picked command,
 		// whichever of them won at the start.
 		for i := range n {
-			if c := r.clients[(pick+i)%n]; c.command == picked.command && holds(c) {
+			c := r.clients[(pick+i)%n]
+			if c.command == picked.command && holds(c) && (c.command == "rebalance" || fresh[c.name]) {
 				return c
 			}
 		}
