@@ -81,6 +81,7 @@ func running(pid int) bool {
 	if err != nil {
 		return true
 	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z")
+	// The command name, in parentheses, may hold ") " itself.
+	stat := string(b)
+	return !strings.HasPrefix(stat[strings.LastIndex(stat, ")")+1:], " Z")
 }
